@@ -1,0 +1,71 @@
+/*
+ * kernel/arch.h: the only way portable code reaches the CPU.
+ *
+ * Each architecture implements these hooks in kernel/arch/<arch>/; portable
+ * code never includes an architecture header directly.
+ *   arch_irq_save/restore   - mask and restore local interrupts
+ *   arch_this_cpu           - this hart's struct cpu (kept in tp)
+ *   arch_counter            - the free-running time counter (rdtime)
+ *   arch_cycles             - the cycle counter (rdcycle)
+ *   arch_wait_for_interrupt - idle until an interrupt is pending
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+
+struct cpu;
+
+unsigned long arch_irq_save(void);
+void arch_irq_restore(unsigned long flags);
+void arch_irq_enable(void);
+void arch_irq_disable(void);
+bool arch_irqs_enabled(void);
+void arch_wait_for_interrupt(void);
+void arch_cpu_relax(void);
+uint64_t arch_counter(void);
+uint64_t arch_cycles(void);
+void arch_tlb_flush_all(void);
+void arch_tlb_flush_page(uintptr_t va);
+__noreturn void arch_poweroff(int code);
+
+static inline struct cpu *arch_this_cpu(void)
+{
+	struct cpu *c;
+	__asm__ __volatile__("mv %0, tp" : "=r"(c));
+	return c;
+}
+
+/* Full fence between CPUs: orders all earlier memory accesses before later. */
+#define smp_mb() __asm__ __volatile__("fence rw, rw" ::: "memory")
+#define smp_rmb() __asm__ __volatile__("fence r, r" ::: "memory")
+#define smp_wmb() __asm__ __volatile__("fence w, w" ::: "memory")
+/* Device I/O ordering: memory writes before an MMIO write (notify). */
+#define io_wmb() __asm__ __volatile__("fence w, o" ::: "memory")
+#define io_rmb() __asm__ __volatile__("fence i, r" ::: "memory")
+#define io_mb() __asm__ __volatile__("fence iorw, iorw" ::: "memory")
+
+static inline uint32_t mmio_read32(uintptr_t addr)
+{
+	uint32_t v = *(volatile uint32_t *)addr;
+	io_rmb();
+	return v;
+}
+
+static inline void mmio_write32(uintptr_t addr, uint32_t v)
+{
+	io_wmb();
+	*(volatile uint32_t *)addr = v;
+}
+
+static inline uint8_t mmio_read8(uintptr_t addr)
+{
+	uint8_t v = *(volatile uint8_t *)addr;
+	io_rmb();
+	return v;
+}
+
+static inline void mmio_write8(uintptr_t addr, uint8_t v)
+{
+	io_wmb();
+	*(volatile uint8_t *)addr = v;
+}

@@ -1,0 +1,46 @@
+/*
+ * Boot entry. OpenSBI enters _start in S-mode on one hart with a0 = hartid
+ * and a1 = device tree. Other harts enter secondary_entry through SBI HSM
+ * hart_start with a1 = their struct cpu, whose boot_sp is their stack.
+ */
+#include <kernel/arch/riscv64/csr.h>
+#include <kernel/arch/riscv64/asm_offsets.h>
+
+	.section .text.entry, "ax"
+	.globl _start
+_start:
+	csrw sie, zero
+	csrw sscratch, zero
+	li t0, SSTATUS_FS_INITIAL
+	csrs sstatus, t0
+	la sp, boot_stack_top
+	la t0, __bss_start
+	la t1, __bss_end
+1:	bgeu t0, t1, 2f
+	sd zero, 0(t0)
+	addi t0, t0, 8
+	j 1b
+2:	mv fp, zero
+	call kmain
+3:	wfi
+	j 3b
+
+	.globl secondary_entry
+secondary_entry:
+	csrw sie, zero
+	csrw sscratch, zero
+	li t0, SSTATUS_FS_INITIAL
+	csrs sstatus, t0
+	mv tp, a1
+	ld sp, CPU_BOOT_SP(tp)
+	mv fp, zero
+	call secondary_main
+4:	wfi
+	j 4b
+
+	.section .bss
+	.balign 16
+boot_stack:
+	.space 16384
+	.globl boot_stack_top
+boot_stack_top:

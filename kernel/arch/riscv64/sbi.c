@@ -1,0 +1,58 @@
+/*
+ * kernel/arch/riscv64/sbi.c: SBI v0.2+ calls (TIME, HSM, IPI, SRST).
+ */
+#include <kernel/arch/riscv64/sbi.h>
+
+#define SBI_EXT_TIME 0x54494D45
+#define SBI_EXT_IPI 0x735049
+#define SBI_EXT_HSM 0x48534D
+#define SBI_EXT_SRST 0x53525354
+
+struct sbiret {
+	long error;
+	long value;
+};
+
+static struct sbiret sbi_call(long ext, long fid, long a0, long a1, long a2)
+{
+	register long r0 __asm__("a0") = a0;
+	register long r1 __asm__("a1") = a1;
+	register long r2 __asm__("a2") = a2;
+	register long r6 __asm__("a6") = fid;
+	register long r7 __asm__("a7") = ext;
+	__asm__ __volatile__("ecall"
+			     : "+r"(r0), "+r"(r1)
+			     : "r"(r2), "r"(r6), "r"(r7)
+			     : "memory");
+	return (struct sbiret){ r0, r1 };
+}
+
+long sbi_set_timer(uint64_t when)
+{
+	return sbi_call(SBI_EXT_TIME, 0, (long)when, 0, 0).error;
+}
+
+long sbi_hart_start(unsigned long hartid, uintptr_t start, uintptr_t opaque)
+{
+	return sbi_call(SBI_EXT_HSM, 0, (long)hartid, (long)start, (long)opaque)
+		.error;
+}
+
+long sbi_hart_get_status(unsigned long hartid)
+{
+	struct sbiret r = sbi_call(SBI_EXT_HSM, 2, (long)hartid, 0, 0);
+	return r.error ? r.error : r.value;
+}
+
+long sbi_send_ipi_one(unsigned long hartid)
+{
+	/* hart mask of one bit with base hartid */
+	return sbi_call(SBI_EXT_IPI, 0, 1, (long)hartid, 0).error;
+}
+
+void sbi_shutdown(void)
+{
+	sbi_call(SBI_EXT_SRST, 0, 0, 0, 0);
+	for (;;)
+		__asm__ __volatile__("wfi");
+}

@@ -1,0 +1,13 @@
+/*
+ * kernel/arch/riscv64/sbi.h: calls into the SBI firmware (OpenSBI).
+ * Return: SBI error code (0 on success) unless stated.
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+
+long sbi_set_timer(uint64_t when);
+long sbi_hart_start(unsigned long hartid, uintptr_t start, uintptr_t opaque);
+long sbi_hart_get_status(unsigned long hartid);
+long sbi_send_ipi_one(unsigned long hartid);
+__noreturn void sbi_shutdown(void);

@@ -1,0 +1,46 @@
+/*
+ * kernel/compiler.h: small language helpers used everywhere.
+ *
+ * container_of, READ_ONCE/WRITE_ONCE (single, untorn accesses the compiler
+ * may not merge or repeat), BUILD_BUG_ON, likely/unlikely, ARRAY_SIZE,
+ * alignment helpers. Header only.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+#define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define __unused __attribute__((unused))
+#define __noreturn __attribute__((noreturn))
+#define __packed __attribute__((packed))
+#define __aligned(n) __attribute__((aligned(n)))
+#define __section(s) __attribute__((section(s)))
+#define __used __attribute__((used))
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+
+/* Options are constants, tested with if (IS_ENABLED(CONFIG_X)), not #ifdef. */
+#define IS_ENABLED(option) (option)
+
+#define barrier() __asm__ __volatile__("" ::: "memory")

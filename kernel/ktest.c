@@ -1,0 +1,136 @@
+/*
+ * kernel/ktest.c: runs suites and prints KTAP v1.
+ *
+ * Output shape (subtests indented four spaces, as KUnit does):
+ *   KTAP version 1
+ *   1..S
+ *       KTAP version 1
+ *       # Subtest: suite
+ *       1..C
+ *       # case: EXPECTATION FAILED at file:line
+ *       not ok 1 case
+ *       ok 2 other_case
+ *   not ok 1 suite
+ * Diagnostics of a case are printed as it runs, before its result line.
+ * KTAP lines go straight to the console, without printk's time prefix, so
+ * the host runner can tell them from log lines.
+ */
+#include <stdarg.h>
+#include <kernel/ktest.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/wait.h>
+#include <kernel/err.h>
+
+extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
+
+#define KTEST_ABORTED 0x4b54 /* exit code of a case ended by ASSERT */
+
+bool ktest_glob_match(const char *p, const char *s)
+{
+	if (!*p)
+		return !*s;
+	if (*p == '*')
+		return ktest_glob_match(p + 1, s) || (*s && ktest_glob_match(p, s + 1));
+	if (*s && (*p == '?' || *p == *s))
+		return ktest_glob_match(p + 1, s + 1);
+	return false;
+}
+
+void ktest_log(struct ktest *t, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+
+	(void)t;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	console_printf("    # %s\n", buf);
+}
+
+void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+
+	t->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	console_printf("    # %s: EXPECTATION FAILED at %s:%d\n    # %s\n",
+		       t->name, file, line, buf);
+}
+
+void ktest_abort(struct ktest *t)
+{
+	(void)t;
+	task_exit(KTEST_ABORTED);
+}
+
+struct case_run {
+	struct ktest t;
+	struct ktest_case *c;
+};
+
+static int case_entry(void *arg)
+{
+	struct case_run *run = arg;
+
+	run->c->fn(&run->t);
+	return 0;
+}
+
+/* Run one case in its own task. Return: true if it passed. */
+static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
+		     unsigned int n)
+{
+	struct case_run run = { { .suite = s->name, .name = c->name }, c };
+	struct ktest *t = &run.t;
+	struct task *task = task_create(c->name, case_entry, &run);
+	int code;
+
+	if (IS_ERR(task)) {
+		console_printf("    # %s: cannot start task (%ld)\n", c->name,
+			       PTR_ERR(task));
+		t->failed = true;
+	} else {
+		code = task_join(task);
+		if (code == TASK_EXIT_KILLED) {
+			console_printf("    # %s: task crashed\n", c->name);
+			t->failed = true;
+		}
+	}
+	console_printf("    %s %u %s\n", t->failed ? "not ok" : "ok", n, c->name);
+	return !t->failed;
+}
+
+static int run_suite(const struct ktest_suite *s, unsigned int n)
+{
+	unsigned int count = 0, i;
+	int failed = 0;
+
+	while (s->cases[count].name)
+		count++;
+	console_printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n",
+		       s->name, count);
+	for (i = 0; i < count; i++)
+		failed += !run_case(s, &s->cases[i], i + 1);
+	console_printf("%s %u %s\n", failed ? "not ok" : "ok", n, s->name);
+	return failed;
+}
+
+int ktest_run(const char *glob)
+{
+	const struct ktest_suite *s;
+	unsigned int total = 0, n = 0;
+	int failed = 0;
+
+	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
+		total += ktest_glob_match(glob, s->name);
+	console_printf("KTAP version 1\n1..%u\n", total);
+	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
+		if (ktest_glob_match(glob, s->name))
+			failed += run_suite(s, ++n);
+	return failed;
+}

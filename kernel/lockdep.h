@@ -1,0 +1,92 @@
+/*
+ * kernel/lockdep.h: lock debugging, lite.
+ *
+ * Every lock embeds a struct lockdep_map naming its class. A class carries a
+ * rank from DESIGN.md's lock order; a task may only acquire a ranked lock
+ * whose rank is greater than the rank of every ranked lock it holds. An
+ * acquisition out of order is reported once per pair of classes, with both
+ * acquisition sites, and the kernel goes on (WARN, not panic).
+ *
+ * Each task keeps a stack of the locks it holds (lock, mode, site), which
+ * also answers lockdep_assert_held*() for any kind of lock. Spinlocks taken
+ * in interrupt context are not tracked (no task owns them).
+ *
+ * The documented order (outermost first; see DESIGN.md):
+ *   inode->i_rwsem                 LOCK_RANK_I_RWSEM
+ *     mm->mmap_lock                LOCK_RANK_MMAP
+ *       mapping->invalidate_lock   LOCK_RANK_INVALIDATE
+ *         page lock                LOCK_RANK_PAGE
+ *           mapping->i_mmap lock   LOCK_RANK_I_MMAP
+ *             fs block-map locks   LOCK_RANK_FS_BLOCKMAP
+ *               spinlocks          LOCK_RANK_SPIN and above
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+
+enum lock_rank {
+	LOCK_RANK_NONE = 0, /* not ordered: never checked */
+	LOCK_RANK_I_RWSEM = 10,
+	LOCK_RANK_MMAP = 20,
+	LOCK_RANK_INVALIDATE = 30,
+	LOCK_RANK_PAGE = 40,
+	LOCK_RANK_I_MMAP = 50,
+	LOCK_RANK_FS_BLOCKMAP = 60,
+	LOCK_RANK_SPIN = 100,
+};
+
+enum lock_mode {
+	LOCK_MODE_EXCLUSIVE = 1,
+	LOCK_MODE_SHARED = 2,
+	LOCK_MODE_ANY = 3,
+};
+
+struct lock_class {
+	const char *name;
+	int rank;
+};
+
+#define DEFINE_LOCK_CLASS(var, rank_) \
+	struct lock_class var = { .name = #var, .rank = (rank_) }
+
+struct lockdep_map {
+	struct lock_class *class; /* NULL: unranked */
+	const char *name;
+};
+
+struct held_lock {
+	const struct lockdep_map *map;
+	uintptr_t site;
+	enum lock_mode mode;
+	unsigned int subclass;
+};
+
+#define LOCKDEP_MAX_HELD 24
+
+/* Per-task state, embedded in struct task. */
+struct lockdep_task {
+	unsigned int depth;
+	struct held_lock held[LOCKDEP_MAX_HELD];
+};
+
+/* The running task's state, or NULL where no task owns the context. */
+struct lockdep_task *lockdep_current(void);
+
+void lockdep_acquire(const struct lockdep_map *map, enum lock_mode mode,
+		     unsigned int subclass, uintptr_t site);
+void lockdep_release(const struct lockdep_map *map);
+bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode);
+void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
+/* Order violations reported since boot (tests read it). */
+unsigned long lockdep_reports(void);
+
+#define lockdep_assert_held(l) \
+	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_ANY))
+#define lockdep_assert_held_write(l) \
+	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_EXCLUSIVE))
+#define lockdep_assert_held_read(l) \
+	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_SHARED))
+#define lockdep_assert_not_held(l) \
+	WARN_ON_ONCE(lockdep_is_held(&(l)->dep, LOCK_MODE_ANY))
+
+#define _THIS_IP_ ((uintptr_t)__builtin_return_address(0))

@@ -1,0 +1,106 @@
+/*
+ * kernel/panic.c: panic, warnings, frame-pointer backtraces and the
+ * kernel symbol table (generated at link time by tools/ksyms.py).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/platform.h>
+#include <kernel/cpu.h>
+#include <kernel/sched.h>
+
+extern const uint64_t ksyms_count;
+extern const uint64_t ksyms_addrs[];
+extern const uint32_t ksyms_offsets[];
+extern const char ksyms_names[];
+extern const char __kernel_start[], __text_end[];
+
+volatile bool panic_in_progress;
+
+const char *ksym_format(uintptr_t addr, char *buf, size_t len)
+{
+	uint64_t lo = 0, hi = ksyms_count;
+
+	if (!ksyms_count || addr < ksyms_addrs[0] ||
+	    addr >= (uintptr_t)__text_end) {
+		snprintf(buf, len, "%#lx", (unsigned long)addr);
+		return buf;
+	}
+	while (hi - lo > 1) {
+		uint64_t mid = (lo + hi) / 2;
+		if (ksyms_addrs[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint64_t end = lo + 1 < ksyms_count ? ksyms_addrs[lo + 1]
+					    : (uintptr_t)__text_end;
+	snprintf(buf, len, "%s+%#lx/%#lx", ksyms_names + ksyms_offsets[lo],
+		 (unsigned long)(addr - ksyms_addrs[lo]),
+		 (unsigned long)(end - ksyms_addrs[lo]));
+	return buf;
+}
+
+static bool plausible_frame(uintptr_t fp)
+{
+	return fp && IS_ALIGNED(fp, 8) &&
+	       ((fp >= platform.mem_base &&
+		 fp < platform.mem_base + platform.mem_size) ||
+		task_stack_contains(fp));
+}
+
+/*
+ * RISC-V frame layout with frame pointers: fp points just above the saved
+ * pair, return address at fp-8, caller's fp at fp-16.
+ */
+void backtrace_from(uintptr_t fp, uintptr_t pc)
+{
+	char buf[96];
+
+	printk(LOGLEVEL_EMERG, "Backtrace:\n");
+	if (pc)
+		printk(LOGLEVEL_EMERG, "  %s\n", ksym_format(pc, buf, sizeof(buf)));
+	for (int depth = 0; depth < 32 && plausible_frame(fp - 16); depth++) {
+		uintptr_t ra = ((uintptr_t *)fp)[-1];
+		uintptr_t next = ((uintptr_t *)fp)[-2];
+		if (ra < (uintptr_t)__kernel_start || ra >= (uintptr_t)__text_end)
+			break;
+		printk(LOGLEVEL_EMERG, "  %s\n", ksym_format(ra - 4, buf, sizeof(buf)));
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+}
+
+void dump_stack(void)
+{
+	backtrace_from((uintptr_t)__builtin_frame_address(0), 0);
+}
+
+void __warn(const char *file, int line, const char *cond)
+{
+	pr_warn("WARNING: %s at %s:%d (cpu %u, task %s)\n", cond, file, line,
+		cpu_id(), current_task_name());
+	dump_stack();
+}
+
+void panic(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	arch_irq_disable();
+	if (__atomic_exchange_n(&panic_in_progress, true, __ATOMIC_SEQ_CST)) {
+		for (;;) /* another hart is reporting */
+			arch_wait_for_interrupt();
+	}
+	console_force_unlock();
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printk(LOGLEVEL_EMERG, "Kernel panic on cpu %u (task %s): %s\n", cpu_id(),
+	       current_task_name(), buf);
+	dump_stack();
+	platform_poweroff(PANIC_EXIT_CODE);
+}

@@ -1,0 +1,144 @@
+/*
+ * kernel/platform.c: the board, read from the device tree.
+ *
+ * QEMU virt and any board with the same kinds of devices: memory, cpus with
+ * timebase-frequency, an ns16550a UART, a RISC-V PLIC, virtio-mmio slots,
+ * an optional sifive,test0 device for exit codes, /chosen/bootargs.
+ * The one file that names the board's devices.
+ */
+#include <string.h>
+#include <kernel/platform.h>
+#include <kernel/fdt.h>
+#include <kernel/arch/riscv64/sbi.h>
+
+struct platform platform;
+
+static bool mmio_dev(int node, struct platform_mmio_dev *dev)
+{
+	uint64_t base, size;
+	uint32_t irq = 0;
+
+	if (node < 0 || !fdt_reg(node, 0, &base, &size))
+		return false;
+	fdt_read_u32(node, "interrupts", &irq);
+	dev->base = base;
+	dev->size = size;
+	dev->irq = irq;
+	return true;
+}
+
+static void find_harts(unsigned long boot_hartid)
+{
+	int cpus = fdt_path_offset("/cpus"), cpu;
+	uint32_t tb = 0;
+
+	if (fdt_read_u32(cpus, "timebase-frequency", &tb))
+		platform.timebase_hz = tb;
+	platform.hartids[0] = boot_hartid;
+	platform.nharts = 1;
+	fdt_for_each_child(cpu, cpus) {
+		const char *type = fdt_getprop(cpu, "device_type", NULL);
+		uint64_t hartid, unused;
+		if (!type || strcmp(type, "cpu") || !fdt_status_okay(cpu) ||
+		    !fdt_reg(cpu, 0, &hartid, &unused) || hartid == boot_hartid)
+			continue;
+		if (platform.nharts < MAX_CPUS)
+			platform.hartids[platform.nharts++] = hartid;
+	}
+}
+
+static int logical_cpu_of_hart(unsigned long hartid)
+{
+	for (unsigned int i = 0; i < platform.nharts; i++)
+		if (platform.hartids[i] == hartid)
+			return (int)i;
+	return -1;
+}
+
+/* PLIC contexts are listed in interrupts-extended as (cpu-intc, irq) pairs;
+ * the pair with irq 9 (S external) gives a hart's S-mode context. */
+static void find_plic(void)
+{
+	int node = fdt_next_compatible(-1, "riscv,plic0"), len;
+	const void *ext;
+
+	if (node < 0)
+		node = fdt_next_compatible(-1, "sifive,plic-1.0.0");
+	for (unsigned int i = 0; i < MAX_CPUS; i++)
+		platform.plic_context[i] = -1;
+	if (!mmio_dev(node, &platform.plic))
+		return;
+	fdt_read_u32(node, "riscv,ndev", &platform.plic_ndev);
+	ext = fdt_getprop(node, "interrupts-extended", &len);
+	for (int i = 0; ext && i < len / 8; i++) {
+		int intc = fdt_node_by_phandle(fdt_cell(ext, 2 * i));
+		int cpu = intc >= 0 ? fdt_path_offset("/cpus") : -1, c;
+		if (fdt_cell(ext, 2 * i + 1) != 9 || cpu < 0)
+			continue;
+		fdt_for_each_child(c, cpu) {
+			uint64_t hartid, unused;
+			int child, logical;
+			fdt_for_each_child(child, c) {
+				if (child == intc && fdt_reg(c, 0, &hartid, &unused) &&
+				    (logical = logical_cpu_of_hart(hartid)) >= 0)
+					platform.plic_context[logical] = i;
+			}
+		}
+	}
+}
+
+static void find_virtio(void)
+{
+	for (int n = fdt_next_compatible(-1, "virtio,mmio"); n >= 0;
+	     n = fdt_next_compatible(n, "virtio,mmio")) {
+		if (platform.nvirtio < PLATFORM_MAX_VIRTIO &&
+		    mmio_dev(n, &platform.virtio[platform.nvirtio]))
+			platform.nvirtio++;
+	}
+	/* QEMU lists slots from the highest address down; probe in address order. */
+	for (unsigned int i = 1; i < platform.nvirtio; i++)
+		for (unsigned int j = i; j > 0 &&
+		     platform.virtio[j - 1].base > platform.virtio[j].base; j--) {
+			struct platform_mmio_dev t = platform.virtio[j];
+			platform.virtio[j] = platform.virtio[j - 1];
+			platform.virtio[j - 1] = t;
+		}
+}
+
+int platform_init(unsigned long boot_hartid, const void *dtb)
+{
+	int node;
+	uint64_t unused;
+
+	if (fdt_init(dtb))
+		return -1;
+	platform.dtb = (uintptr_t)dtb;
+	platform.dtb_size = __builtin_bswap32(((const uint32_t *)dtb)[1]);
+	node = fdt_path_offset("/memory");
+	if (node < 0 || !fdt_reg(node, 0, &platform.mem_base, &platform.mem_size))
+		return -1;
+	find_harts(boot_hartid);
+	node = fdt_next_compatible(-1, "ns16550a");
+	mmio_dev(node, &platform.uart);
+	fdt_read_u32(node, "clock-frequency", &platform.uart_clock);
+	find_plic();
+	find_virtio();
+	node = fdt_next_compatible(-1, "sifive,test0");
+	if (node >= 0 && fdt_reg(node, 0, &platform.test_base, &unused) == false)
+		platform.test_base = 0;
+	platform.bootargs = fdt_getprop(fdt_path_offset("/chosen"), "bootargs", NULL);
+	if (!platform.bootargs)
+		platform.bootargs = "";
+	return 0;
+}
+
+/* Exit code to the host through sifive_test: 0x5555 passes, anything else
+ * is (code << 16) | 0x3333. Without the device, SBI system reset. */
+void platform_poweroff(int code)
+{
+	if (platform.test_base) {
+		uint32_t v = code ? ((uint32_t)code << 16) | 0x3333 : 0x5555;
+		*(volatile uint32_t *)platform.test_base = v;
+	}
+	sbi_shutdown();
+}

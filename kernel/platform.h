@@ -1,0 +1,43 @@
+/*
+ * kernel/platform.h: what the board is, as the device tree describes it.
+ *
+ * platform_init() fills `platform` once on the boot hart before anything
+ * else runs; afterwards it is read-only. This is the only place that knows
+ * device-tree compatible strings of the board's devices: drivers take their
+ * addresses and interrupt numbers from here.
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+#include <kernel/cpu.h>
+
+#define PLATFORM_MAX_VIRTIO 16
+
+struct platform_mmio_dev {
+	uintptr_t base;
+	uint64_t size;
+	unsigned int irq;
+};
+
+struct platform {
+	uint64_t mem_base, mem_size;
+	uintptr_t dtb;
+	uint32_t dtb_size;
+	unsigned int nharts;
+	unsigned long hartids[MAX_CPUS];	/* [0] is the boot hart */
+	int plic_context[MAX_CPUS];		/* S-mode context per logical cpu */
+	uint64_t timebase_hz;
+	struct platform_mmio_dev uart;
+	uint32_t uart_clock;
+	struct platform_mmio_dev plic;
+	uint32_t plic_ndev;
+	uintptr_t test_base;			/* sifive,test0: 0 if absent */
+	unsigned int nvirtio;
+	struct platform_mmio_dev virtio[PLATFORM_MAX_VIRTIO];
+	const char *bootargs;
+};
+
+extern struct platform platform;
+
+int platform_init(unsigned long boot_hartid, const void *dtb);
+__noreturn void platform_poweroff(int code);

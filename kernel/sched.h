@@ -1,0 +1,102 @@
+/*
+ * kernel/sched.h: kernel tasks and the scheduler.
+ *
+ * Tasks are kernel threads with their own stack (a guard page below it) and
+ * name. All harts take tasks from one run queue; a timer tick preempts a task
+ * that has used its time slice whenever preemption is enabled (no spinlock
+ * held). Idle harts wait in wfi and are woken by an IPI when work arrives.
+ *
+ *   t = task_create("name", fn, arg);   // runnable at once; ERR_PTR on error
+ *   code = task_join(t);                // wait for exit, free, get fn's result
+ *
+ * A task ends by returning from fn or by task_exit(code). A task that traps
+ * is killed with a report; its joiner sees TASK_EXIT_KILLED.
+ *
+ * Lock order: rq_lock (inside) is taken with interrupts off; wait-queue locks
+ * may be held when taking it (wake_up), never the reverse.
+ */
+#pragma once
+
+#include <sys/reent.h>
+#include <kernel/compiler.h>
+#include <kernel/list.h>
+#include <kernel/lockdep.h>
+#include <kernel/cpu.h>
+#include <kernel/wait.h>
+
+#define TASK_NAME_LEN 24
+#define TASK_STACK_SIZE (16 * 1024)
+#define TASK_EXIT_KILLED (-1000)
+#define CPU_ANY (-1)
+
+enum task_state {
+	TASK_RUNNABLE,	/* on the run queue or running */
+	TASK_SLEEPING,	/* waiting for a wake_up */
+	TASK_DEAD,	/* exited, waiting to be joined */
+};
+
+/* Saved by context switch: callee-saved registers (arch layout). */
+struct task_context {
+	uint64_t ra, sp, s[12];
+	uint64_t fs[12];
+	uint64_t fcsr;
+};
+
+struct task {
+	struct task_context ctx;
+	char name[TASK_NAME_LEN];
+	int tid;
+	int (*fn)(void *);
+	void *arg;
+	int exit_code;
+	int affinity;			/* CPU_ANY or a logical cpu */
+	void *stack;			/* lowest usable address */
+	size_t stack_size;
+
+	/* protected by rq_lock: */
+	enum task_state state;
+	bool on_rq;
+	bool on_cpu;			/* its context is live on some hart */
+	struct cpu *cpu;		/* hart it runs or last ran on */
+	struct list_head run_node;
+	unsigned int slice;		/* ticks left before preemption */
+	uint64_t runtime_ns;
+	uint64_t switches;
+
+	struct list_head all_node;	/* protected by tasks_lock */
+	struct wait_queue_head exited;	/* joiners wait here */
+	bool joined;
+	struct lockdep_task lockdep;	/* only the task itself touches it */
+	struct _reent reent;		/* newlib state: errno, strtok ... */
+	void *files;			/* descriptor table, owned by the vfs */
+};
+
+struct task *task_create(const char *name, int (*fn)(void *), void *arg);
+struct task *task_create_on(const char *name, int (*fn)(void *), void *arg,
+			    int cpu);
+int task_join(struct task *t);
+__noreturn void task_exit(int code);
+/* End the running task after a trap; called by the trap handler. */
+__noreturn void task_kill_current(const char *why);
+void task_yield(void);
+void task_sleep_ns(uint64_t ns);
+void task_sleep_ms(unsigned int ms);
+
+static inline struct task *current_task(void)
+{
+	return this_cpu()->current;
+}
+
+const char *current_task_name(void);
+bool task_stack_contains(uintptr_t addr);
+
+/* Visit every live task under tasks_lock (the callback must not sleep). */
+void task_for_each(void (*fn)(struct task *t, void *arg), void *arg);
+
+/* Scheduler internals used by wait queues, timers and the trap path. */
+void schedule(void);
+void wake_up_task(struct task *t);
+void sched_tick(void);
+void preempt_check_resched(void);
+void sched_start_secondary(void);
+__noreturn void sched_idle_loop(void);

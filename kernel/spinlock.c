@@ -1,0 +1,105 @@
+/*
+ * kernel/spinlock.c: test-and-test-and-set spinlocks with owner tracking.
+ *
+ * Acquire uses amoswap with acquire ordering, release a store with release
+ * ordering (__atomic builtins), so the critical section is ordered on every
+ * hart. Preemption stays off while any spinlock is held.
+ */
+#include <kernel/spinlock.h>
+#include <kernel/cpu.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
+
+void spin_lock_init(struct spinlock *l, const char *name)
+{
+	*l = (struct spinlock){ .dep = { .name = name } };
+}
+
+static void spin_acquired(struct spinlock *l, uintptr_t site)
+{
+	l->owner = this_cpu();
+	l->site = site;
+	if (this_cpu()->irq_depth == 0)
+		lockdep_acquire(&l->dep, LOCK_MODE_EXCLUSIVE, 0, site);
+}
+
+static void __spin_lock(struct spinlock *l, uintptr_t site)
+{
+	if (unlikely(l->owner == this_cpu() && READ_ONCE(l->locked)))
+		panic("spinlock %s: recursive acquisition at %p, held from %p",
+		      l->dep.name, (void *)site, (void *)l->site);
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		while (READ_ONCE(l->locked))
+			arch_cpu_relax();
+	}
+	spin_acquired(l, site);
+}
+
+void spin_lock(struct spinlock *l)
+{
+	preempt_disable();
+	__spin_lock(l, _THIS_IP_);
+}
+
+bool spin_trylock(struct spinlock *l)
+{
+	preempt_disable();
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		preempt_enable();
+		return false;
+	}
+	spin_acquired(l, _THIS_IP_);
+	return true;
+}
+
+static void __spin_unlock(struct spinlock *l)
+{
+	WARN_ON_ONCE(l->owner != this_cpu());
+	if (this_cpu()->irq_depth == 0)
+		lockdep_release(&l->dep);
+	l->owner = NULL;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+void spin_unlock(struct spinlock *l)
+{
+	__spin_unlock(l);
+	preempt_enable();
+}
+
+unsigned long spin_lock_irqsave(struct spinlock *l)
+{
+	unsigned long flags = arch_irq_save();
+
+	preempt_disable();
+	__spin_lock(l, _THIS_IP_);
+	return flags;
+}
+
+void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
+{
+	__spin_unlock(l);
+	preempt_enable_no_resched();
+	arch_irq_restore(flags);
+	preempt_check_resched();
+}
+
+void spin_lock_irq(struct spinlock *l)
+{
+	arch_irq_disable();
+	preempt_disable();
+	__spin_lock(l, _THIS_IP_);
+}
+
+void spin_unlock_irq(struct spinlock *l)
+{
+	__spin_unlock(l);
+	preempt_enable_no_resched();
+	arch_irq_enable();
+	preempt_check_resched();
+}
+
+bool spin_lock_held(const struct spinlock *l)
+{
+	return READ_ONCE(l->locked) && l->owner == this_cpu();
+}

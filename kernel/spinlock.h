@@ -1,0 +1,40 @@
+/*
+ * kernel/spinlock.h: busy-waiting locks.
+ *
+ * spin_lock disables preemption on this hart; the _irqsave/_irq variants
+ * also mask interrupts, and must be used for any lock an interrupt handler
+ * takes. Never sleep while holding one. The holder's hart and acquisition
+ * site are recorded: spin_lock_held() answers "does this hart hold it".
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+#include <kernel/lockdep.h>
+
+struct cpu;
+
+struct spinlock {
+	uint32_t locked;
+	struct cpu *owner;	/* hart holding it, for debugging */
+	uintptr_t site;		/* where it was taken */
+	struct lockdep_map dep;
+};
+
+#define SPINLOCK_INIT(lname) { .dep = { .name = #lname } }
+#define DEFINE_SPINLOCK(lname) struct spinlock lname = SPINLOCK_INIT(lname)
+
+void spin_lock_init(struct spinlock *l, const char *name);
+void spin_lock(struct spinlock *l);
+void spin_unlock(struct spinlock *l);
+bool spin_trylock(struct spinlock *l);
+unsigned long spin_lock_irqsave(struct spinlock *l);
+void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
+void spin_lock_irq(struct spinlock *l);
+void spin_unlock_irq(struct spinlock *l);
+bool spin_lock_held(const struct spinlock *l);
+
+void preempt_disable(void);
+void preempt_enable(void);
+/* Drop one preempt count without rescheduling (the switch path). */
+void preempt_enable_no_resched(void);
+bool preemptible(void);

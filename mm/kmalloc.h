@@ -1,0 +1,19 @@
+/*
+ * mm/kmalloc.h: general-purpose kernel allocation.
+ *
+ * Size classes from 16 bytes to 2 KiB come from per-class slabs; larger
+ * requests take whole pages. kmalloc returns NULL when memory runs out.
+ * Safe on all harts; GFP_ATOMIC from interrupt context. newlib's malloc
+ * family is routed here (kernel/libc.c).
+ */
+#pragma once
+
+#include <mm/page_alloc.h>
+
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kcalloc(size_t n, size_t size, gfp_t gfp);
+void *krealloc(void *p, size_t size, gfp_t gfp);
+void kfree(const void *p);
+/* The usable size of an allocation. */
+size_t ksize(const void *p);
