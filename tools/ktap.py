@@ -80,6 +80,13 @@ class Result:
         return f"{len(self.passed)} passed, {self.failed} failed"
 
 
+def _crash_context(lines, idx):
+    """CRASH_CONTEXT lines from the crash on, or the console's tail if the
+    crash is near the end (then the lines leading to it show too)."""
+    start = max(0, min(idx, len(lines) - CRASH_CONTEXT))
+    return lines[start:start + CRASH_CONTEXT]
+
+
 def _is_log(raw):
     """Kernel log lines, and QEMU's own messages on the same stream."""
     body = raw.lstrip()
@@ -303,7 +310,7 @@ def parse(console, end_reason=None):
     if tok is not None and tok.kind == "crash":
         res.crashed = True
         end_reason = f"crashed: {tok.text.strip()}"
-        end_context = lines[tok.no - 1:tok.no - 1 + CRASH_CONTEXT]
+        end_context = _crash_context(lines, tok.no - 1)
     elif tok is not None:
         # Past the top-level block only log-like text may follow; a crash
         # there (e.g. while powering off) still fails the run.
@@ -311,7 +318,7 @@ def parse(console, end_reason=None):
         if crash is not None:
             res.crashed = True
             end_reason = f"crashed: {crash.text.strip()}"
-            end_context = lines[crash.no - 1:crash.no - 1 + CRASH_CONTEXT]
+            end_context = _crash_context(lines, crash.no - 1)
     elif end_reason is None:
         end_reason = "console output ended early"
     if end_reason and not end_context:
