@@ -34,6 +34,7 @@ def make_image(path, size, skel=None, block=4096, features=DEFAULT_FEATURES):
     if skel:
         cmd += ["-d", str(skel)]
     cmd += [str(path), str(size)]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     run = subprocess.run(cmd, env=_ENV, capture_output=True, text=True)
     if run.returncode:
         raise CheckFailed(f"{' '.join(cmd)}: exit {run.returncode}\n"
