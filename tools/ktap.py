@@ -285,8 +285,11 @@ def parse(console, end_reason=None):
     """Parse a console (str or list of lines). end_reason says why the run
     ended abnormally (e.g. "timed out after 300s"), or None."""
     if isinstance(console, str):
-        console = console.splitlines()
-    lines = [ln.rstrip("\r\n").rstrip() for ln in console]
+        # Only "\n" ends a line: SBI consoles turn "\r\n" into "\r\r\n".
+        console = console.split("\n")
+        if console[-1] == "":
+            console.pop()
+    lines = [ln.rstrip() for ln in console]
     start = next((i for i, ln in enumerate(lines) if ln == "KTAP version 1"), None)
     crash_before = next((i for i, ln in enumerate(lines[:start])
                          if CRASH_MARK in ln), None)

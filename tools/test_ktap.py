@@ -61,6 +61,9 @@ class KtapTest(unittest.TestCase):
     def test_crlf_and_banner_ignored(self):
         res = ktap.parse((BANNER + GOOD).replace("\n", "\r\n"))
         self.assertCounts(res, 4, 0)
+        res = ktap.parse((BANNER + GOOD).replace("\n", "\r\r\n"))
+        self.assertCounts(res, 4, 0)
+        self.assertNotIn("", res.lines)
 
     def test_failed_case_keeps_diagnostics(self):
         res = run(GOOD.replace(
