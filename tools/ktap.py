@@ -117,7 +117,6 @@ class _Parser:
         self.tokens = []     # KTAP-block lines, log lines left out
         self.logs_before = {}  # token index -> log lines seen just before it
         self.problems = []   # Failure, in console order
-        self.crash = None    # the crash Line, if any
 
     def tokenize(self, start):
         pending = []
