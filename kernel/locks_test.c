@@ -87,7 +87,7 @@ static void spinlock_irqsave_restores(struct ktest *t)
 
 static void mutex_counter_exact(struct ktest *t)
 {
-	struct counter_test c = { .iterations = 5000 };
+	struct counter_test c = { .iterations = 2000 };
 
 	mutex_init(&c.mutex, "test.mutex", NULL);
 	run_workers(t, mutex_worker, &c);
