@@ -24,9 +24,21 @@ void arch_wait_for_interrupt(void);
 void arch_cpu_relax(void);
 uint64_t arch_counter(void);
 uint64_t arch_cycles(void);
+/* Raise this hart's timer interrupt when the counter reaches @when. */
+void arch_timer_set(uint64_t when);
+/* Make another hart take a software interrupt (reschedule). */
+void arch_send_ipi(const struct cpu *c);
 void arch_tlb_flush_all(void);
 void arch_tlb_flush_page(uintptr_t va);
 __noreturn void arch_poweroff(int code);
+
+struct task_context;
+/* Save the running context in @old, resume @new. */
+void arch_switch_context(struct task_context *old, struct task_context *new);
+/* Start secondary hart @c at secondary_main() on c->boot_sp. */
+int arch_start_cpu(struct cpu *c);
+/* Per-hart trap and interrupt set-up. */
+void arch_init_cpu(void);
 
 static inline struct cpu *arch_this_cpu(void)
 {

@@ -32,12 +32,24 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* newlib's <sys/cdefs.h> may have defined some of these already. */
+#include <sys/cdefs.h>
+#ifndef __unused
 #define __unused __attribute__((unused))
-#define __noreturn __attribute__((noreturn))
+#endif
+#ifndef __packed
 #define __packed __attribute__((packed))
+#endif
+#ifndef __aligned
 #define __aligned(n) __attribute__((aligned(n)))
+#endif
+#ifndef __section
 #define __section(s) __attribute__((section(s)))
+#endif
+#ifndef __used
 #define __used __attribute__((used))
+#endif
+#define __noreturn __attribute__((noreturn))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 
 /* Options are constants, tested with if (IS_ENABLED(CONFIG_X)), not #ifdef. */

@@ -27,6 +27,8 @@ struct cpu {
 	struct task *idle;
 	int preempt_count;	/* >0: no involuntary switch on this hart */
 	bool need_resched;
+	struct task *switch_from; /* task being switched out */
+	uint64_t switched_at;	/* time_ns() of the last switch */
 	unsigned int irq_depth; /* nested trap handlers running */
 	uint64_t ticks;		/* timer interrupts taken */
 	uint64_t next_tick;	/* counter value of the next tick */

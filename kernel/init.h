@@ -23,8 +23,10 @@ struct init_hook {
 	int (*fn)(void);
 };
 
-#define INIT_HOOK(hname, hfn, level)                                       \
+#define __INIT_HOOK(hname, hfn, level)                                     \
 	static const struct init_hook __init_hook_##hname __used           \
 		__section(".init_hooks." #level) = { #hname, hfn }
+/* The extra step expands the level macro to its number. */
+#define INIT_HOOK(hname, hfn, level) __INIT_HOOK(hname, hfn, level)
 
 void init_run_hooks(void);

@@ -75,6 +75,8 @@ struct lockdep_task *lockdep_current(void);
 void lockdep_acquire(const struct lockdep_map *map, enum lock_mode mode,
 		     unsigned int subclass, uintptr_t site);
 void lockdep_release(const struct lockdep_map *map);
+/* An exclusive hold became shared (downgrade_write). */
+void lockdep_downgrade(const struct lockdep_map *map);
 bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode);
 void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
 /* Order violations reported since boot (tests read it). */

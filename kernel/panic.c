@@ -16,7 +16,7 @@ extern const uint32_t ksyms_offsets[];
 extern const char ksyms_names[];
 extern const char __kernel_start[], __text_end[];
 
-volatile bool panic_in_progress;
+volatile int panic_in_progress;
 
 const char *ksym_format(uintptr_t addr, char *buf, size_t len)
 {
@@ -91,7 +91,7 @@ void panic(const char *fmt, ...)
 	va_list ap;
 
 	arch_irq_disable();
-	if (__atomic_exchange_n(&panic_in_progress, true, __ATOMIC_SEQ_CST)) {
+	if (__atomic_exchange_n(&panic_in_progress, 1, __ATOMIC_SEQ_CST)) {
 		for (;;) /* another hart is reporting */
 			arch_wait_for_interrupt();
 	}

@@ -19,7 +19,7 @@ void dump_stack(void);
 const char *ksym_format(uintptr_t addr, char *buf, size_t len);
 void __warn(const char *file, int line, const char *cond);
 /* Set once a hart panics; other harts stop at their next trap. */
-extern volatile bool panic_in_progress;
+extern volatile int panic_in_progress;
 
 #define WARN_ON(cond)                                              \
 	({                                                         \

@@ -98,5 +98,7 @@ void schedule(void);
 void wake_up_task(struct task *t);
 void sched_tick(void);
 void preempt_check_resched(void);
-void sched_start_secondary(void);
+void set_current_sleeping(void);
+void set_current_running(void);
+void sched_init_cpu(void *stack, size_t stack_size);
 __noreturn void sched_idle_loop(void);

@@ -103,3 +103,18 @@ bool spin_lock_held(const struct spinlock *l)
 {
 	return READ_ONCE(l->locked) && l->owner == this_cpu();
 }
+
+void raw_spin_lock(struct spinlock *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		while (READ_ONCE(l->locked))
+			arch_cpu_relax();
+	}
+	l->owner = this_cpu();
+}
+
+void raw_spin_unlock(struct spinlock *l)
+{
+	l->owner = NULL;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}

@@ -33,6 +33,12 @@ void spin_lock_irq(struct spinlock *l);
 void spin_unlock_irq(struct spinlock *l);
 bool spin_lock_held(const struct spinlock *l);
 
+/* Bare lock for the scheduler's run queue, held across a context switch:
+ * no preemption count, no lockdep (the releasing task is not the taker).
+ * Caller has interrupts off. */
+void raw_spin_lock(struct spinlock *l);
+void raw_spin_unlock(struct spinlock *l);
+
 void preempt_disable(void);
 void preempt_enable(void);
 /* Drop one preempt count without rescheduling (the switch path). */

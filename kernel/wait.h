@@ -41,13 +41,14 @@ void prepare_to_wait_exclusive(struct wait_queue_head *wq,
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w);
 void wake_up(struct wait_queue_head *wq);
 void wake_up_all(struct wait_queue_head *wq);
+void schedule(void);
 /* Sleep until woken or until the counter passes @deadline_ns (time_ns()).
  * Return: false if the deadline passed. */
 bool schedule_until(uint64_t deadline_ns);
 
 #define wait_event(wq, cond)                                      \
 	do {                                                      \
-		struct wait_queue_entry __w;                      \
+		struct wait_queue_entry __w = { .task = NULL };                      \
 		for (;;) {                                        \
 			prepare_to_wait((wq), &__w);              \
 			if (cond)                                 \
@@ -60,7 +61,7 @@ bool schedule_until(uint64_t deadline_ns);
 /* Return: 0 if @cond was still false at the deadline, 1 otherwise. */
 #define wait_event_timeout(wq, cond, ns)                                 \
 	({                                                               \
-		struct wait_queue_entry __w;                             \
+		struct wait_queue_entry __w = { .task = NULL };                             \
 		uint64_t __deadline = time_ns() + (ns);                  \
 		int __ret = 1;                                           \
 		for (;;) {                                               \

@@ -40,6 +40,7 @@ secondary_entry:
 
 	.section .bss
 	.balign 16
+	.globl boot_stack
 boot_stack:
 	.space 16384
 	.globl boot_stack_top

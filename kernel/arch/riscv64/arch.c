@@ -1,0 +1,100 @@
+/*
+ * kernel/arch/riscv64/arch.c: the arch_*() hooks of <kernel/arch.h>.
+ */
+#include <kernel/arch.h>
+#include <kernel/platform.h>
+#include <kernel/arch/riscv64/csr.h>
+#include <kernel/arch/riscv64/sbi.h>
+#include <errno.h>
+#include <kernel/cpu.h>
+#include <kernel/arch/riscv64/trap.h>
+
+unsigned long arch_irq_save(void)
+{
+	return csr_read_clear(sstatus, SSTATUS_SIE) & SSTATUS_SIE;
+}
+
+void arch_irq_restore(unsigned long flags)
+{
+	if (flags & SSTATUS_SIE)
+		csr_set(sstatus, SSTATUS_SIE);
+}
+
+void arch_irq_enable(void)
+{
+	csr_set(sstatus, SSTATUS_SIE);
+}
+
+void arch_irq_disable(void)
+{
+	csr_clear(sstatus, SSTATUS_SIE);
+}
+
+bool arch_irqs_enabled(void)
+{
+	return csr_read(sstatus) & SSTATUS_SIE;
+}
+
+void arch_wait_for_interrupt(void)
+{
+	__asm__ __volatile__("wfi" ::: "memory");
+}
+
+void arch_cpu_relax(void)
+{
+	/* pause (Zihintpause) is a hint: a no-op fence where unsupported */
+	__asm__ __volatile__(".4byte 0x0100000f" ::: "memory");
+}
+
+uint64_t arch_counter(void)
+{
+	uint64_t t;
+	__asm__ __volatile__("rdtime %0" : "=r"(t));
+	return t;
+}
+
+uint64_t arch_cycles(void)
+{
+	uint64_t c;
+	__asm__ __volatile__("rdcycle %0" : "=r"(c));
+	return c;
+}
+
+void arch_tlb_flush_all(void)
+{
+	__asm__ __volatile__("sfence.vma" ::: "memory");
+}
+
+void arch_tlb_flush_page(uintptr_t va)
+{
+	__asm__ __volatile__("sfence.vma %0" ::"r"(va) : "memory");
+}
+
+void arch_poweroff(int code)
+{
+	arch_irq_disable();
+	platform_poweroff(code);
+}
+
+void arch_timer_set(uint64_t when)
+{
+	sbi_set_timer(when);
+}
+
+void arch_send_ipi(const struct cpu *c)
+{
+	sbi_send_ipi_one(c->hartid);
+}
+
+int arch_start_cpu(struct cpu *c)
+{
+	extern char secondary_entry[];
+
+	return sbi_hart_start(c->hartid, (uintptr_t)secondary_entry,
+			      (uintptr_t)c) ? -EIO : 0;
+}
+
+void arch_init_cpu(void)
+{
+	trap_init_hart();
+}

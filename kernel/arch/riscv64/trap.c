@@ -1,0 +1,169 @@
+/*
+ * kernel/arch/riscv64/trap.c: what happens after trap_entry saved a frame.
+ *
+ * Interrupts: timer (the scheduler tick), external (PLIC), software (IPI:
+ * "look at the run queue"). An interrupted task is preempted on the way out
+ * when it asked for it and preemption is enabled.
+ * Exceptions: a fault in a task prints a report (cause, registers,
+ * backtrace) and ends that task; the kernel goes on. A fault where no task
+ * can be blamed (interrupt handler, idle, boot) is a panic.
+ */
+#include <stdio.h>
+#include <kernel/arch/riscv64/trap.h>
+#include <kernel/arch/riscv64/csr.h>
+#include <kernel/arch/riscv64/asm_offsets.h>
+#include <kernel/cpu.h>
+#include <kernel/irq.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/timer.h>
+#include <mm/vm.h>
+
+BUILD_BUG_ON(offsetof(struct cpu, stack_lo) != CPU_STACK_LO);
+BUILD_BUG_ON(offsetof(struct cpu, emergency_sp) != CPU_EMERGENCY_SP);
+BUILD_BUG_ON(offsetof(struct cpu, boot_sp) != CPU_BOOT_SP);
+BUILD_BUG_ON(sizeof(struct trap_frame) != TF_SIZE);
+BUILD_BUG_ON(offsetof(struct trap_frame, fcsr) != TF_FCSR);
+BUILD_BUG_ON(offsetof(struct trap_frame, record_pc) != TF_RECORD_PC);
+BUILD_BUG_ON(offsetof(struct task_context, fcsr) != 208);
+
+extern char trap_entry[];
+
+static const char *const exception_names[] = {
+	[EXC_INST_MISALIGNED] = "instruction address misaligned",
+	[EXC_INST_ACCESS] = "instruction access fault",
+	[EXC_ILLEGAL_INST] = "illegal instruction",
+	[EXC_BREAKPOINT] = "breakpoint",
+	[EXC_LOAD_MISALIGNED] = "load address misaligned",
+	[EXC_LOAD_ACCESS] = "load access fault",
+	[EXC_STORE_MISALIGNED] = "store address misaligned",
+	[EXC_STORE_ACCESS] = "store access fault",
+	[EXC_ECALL_U] = "ecall from U-mode",
+	[EXC_ECALL_S] = "ecall from S-mode",
+	[EXC_INST_PAGE_FAULT] = "instruction page fault",
+	[EXC_LOAD_PAGE_FAULT] = "load page fault",
+	[EXC_STORE_PAGE_FAULT] = "store page fault",
+};
+
+static const char *exception_name(unsigned long cause)
+{
+	if (cause < ARRAY_SIZE(exception_names) && exception_names[cause])
+		return exception_names[cause];
+	return "unknown exception";
+}
+
+void trap_init_hart(void)
+{
+	csr_write(stvec, (uintptr_t)trap_entry);
+	csr_set(sie, SIE_SSIE | SIE_STIE | SIE_SEIE);
+}
+
+void trap_dump_frame(const struct trap_frame *tf)
+{
+	static const char *const names[32] = {
+		"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0",
+		"a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5",
+		"s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+	};
+	char sym[96];
+
+	printk(LOGLEVEL_EMERG, " sepc: %016llx %s\n", (unsigned long long)tf->sepc,
+	       ksym_format(tf->sepc, sym, sizeof(sym)));
+	printk(LOGLEVEL_EMERG, " ra  : %016llx %s\n", (unsigned long long)tf->regs[1],
+	       ksym_format(tf->regs[1], sym, sizeof(sym)));
+	printk(LOGLEVEL_EMERG, " sstatus %016llx scause %016llx stval %016llx\n",
+	       (unsigned long long)tf->sstatus, (unsigned long long)tf->scause,
+	       (unsigned long long)tf->stval);
+	for (int i = 1; i < 32; i += 4)
+		printk(LOGLEVEL_EMERG, " %-4s %016llx %-4s %016llx %-4s %016llx %-4s %016llx\n",
+		       names[i], (unsigned long long)tf->regs[i], names[i + 1],
+		       (unsigned long long)tf->regs[i + 1],
+		       i + 2 < 32 ? names[i + 2] : "", (unsigned long long)(i + 2 < 32 ? tf->regs[i + 2] : 0),
+		       i + 3 < 32 ? names[i + 3] : "", (unsigned long long)(i + 3 < 32 ? tf->regs[i + 3] : 0));
+}
+
+static bool task_context(void)
+{
+	struct cpu *c = this_cpu();
+	return c->current && c->current != c->idle && c->irq_depth == 0;
+}
+
+static void handle_exception(struct trap_frame *tf)
+{
+	unsigned long cause = tf->scause;
+	char why[96];
+
+	if ((cause == EXC_LOAD_PAGE_FAULT || cause == EXC_STORE_PAGE_FAULT ||
+	     cause == EXC_INST_PAGE_FAULT) &&
+	    vm_handle_spurious_fault(tf->stval))
+		return;
+	snprintf(why, sizeof(why), "%s at %#llx, address %#llx",
+		 exception_name(cause), (unsigned long long)tf->sepc,
+		 (unsigned long long)tf->stval);
+	if (!task_context())
+		panic("%s (no task to blame)", why);
+	printk(LOGLEVEL_ERR, "Oops: %s in task %s on cpu %u\n", why,
+	       current_task_name(), cpu_id());
+	trap_dump_frame(tf);
+	backtrace_from(tf->regs[8], tf->sepc);
+	task_kill_current(why);
+}
+
+static void handle_interrupt(struct trap_frame *tf)
+{
+	struct cpu *c = this_cpu();
+	unsigned long irq = tf->scause & ~CAUSE_INTERRUPT;
+
+	c->irq_depth++;
+	switch (irq) {
+	case IRQ_S_TIMER:
+		timer_interrupt();
+		break;
+	case IRQ_S_EXT:
+		irq_dispatch();
+		break;
+	case IRQ_S_SOFT:
+		csr_clear(sip, 1UL << IRQ_S_SOFT);
+		c->need_resched = true;
+		break;
+	default:
+		pr_warn("trap: unexpected interrupt %lu\n", irq);
+	}
+	c->irq_depth--;
+}
+
+void trap_handler(struct trap_frame *tf)
+{
+	struct cpu *c = this_cpu();
+
+	if (unlikely(panic_in_progress))
+		for (;;)
+			arch_wait_for_interrupt();
+	if (!(tf->scause & CAUSE_INTERRUPT)) {
+		handle_exception(tf);
+		return;
+	}
+	handle_interrupt(tf);
+	/* Preempt only a context that had interrupts on and no spinlock. */
+	if (c->need_resched && c->preempt_count == 0 && c->irq_depth == 0 &&
+	    (tf->sstatus & SSTATUS_SPIE))
+		schedule();
+}
+
+void trap_stack_overflow(struct trap_frame *tf)
+{
+	struct cpu *c = this_cpu();
+	uintptr_t lo = c->stack_lo;
+	char why[96];
+
+	c->stack_lo = 0; /* we are on the emergency stack now */
+	snprintf(why, sizeof(why), "stack overflow (sp %#llx, stack bottom %#lx)",
+		 (unsigned long long)tf->regs[2], (unsigned long)lo);
+	if (!task_context())
+		panic("%s (no task to blame)", why);
+	printk(LOGLEVEL_ERR, "Oops: %s in task %s on cpu %u\n", why,
+	       current_task_name(), cpu_id());
+	trap_dump_frame(tf);
+	task_kill_current(why);
+}

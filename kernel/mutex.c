@@ -1,0 +1,90 @@
+/*
+ * kernel/mutex.c: FIFO mutex with direct hand-off.
+ *
+ * mutex_unlock passes ownership to the oldest waiter before waking it, so a
+ * task that arrives later cannot overtake the queue. Lock: m->wait_lock
+ * guards owner and waiters.
+ */
+#include <kernel/mutex.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
+
+struct mutex_waiter {
+	struct list_head node;
+	struct task *task;
+	bool granted;
+};
+
+void mutex_init(struct mutex *m, const char *name, struct lock_class *class)
+{
+	*m = (struct mutex){ .dep = { .class = class, .name = name } };
+	spin_lock_init(&m->wait_lock, "mutex.wait_lock");
+	list_init(&m->waiters);
+}
+
+static void __mutex_lock(struct mutex *m, uintptr_t site)
+{
+	struct mutex_waiter w = { .task = current_task() };
+
+	DEBUG_ASSERT(m->owner != current_task()); /* not recursive */
+	lockdep_acquire(&m->dep, LOCK_MODE_EXCLUSIVE, 0, site);
+	spin_lock(&m->wait_lock);
+	if (!m->owner) {
+		m->owner = w.task;
+	} else {
+		list_add_tail(&w.node, &m->waiters);
+		while (!w.granted) {
+			set_current_sleeping();
+			spin_unlock(&m->wait_lock);
+			schedule();
+			spin_lock(&m->wait_lock);
+		}
+		set_current_running();
+	}
+	m->site = site;
+	spin_unlock(&m->wait_lock);
+}
+
+void mutex_lock(struct mutex *m)
+{
+	__mutex_lock(m, _THIS_IP_);
+}
+
+bool mutex_trylock(struct mutex *m)
+{
+	bool ok;
+
+	spin_lock(&m->wait_lock);
+	ok = !m->owner;
+	if (ok) {
+		m->owner = current_task();
+		m->site = _THIS_IP_;
+	}
+	spin_unlock(&m->wait_lock);
+	if (ok)
+		lockdep_acquire(&m->dep, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	return ok;
+}
+
+void mutex_unlock(struct mutex *m)
+{
+	struct mutex_waiter *w = NULL;
+
+	lockdep_release(&m->dep);
+	spin_lock(&m->wait_lock);
+	WARN_ON_ONCE(m->owner != current_task());
+	m->owner = NULL;
+	if (!list_empty(&m->waiters)) {
+		w = list_first_entry(&m->waiters, struct mutex_waiter, node);
+		list_del(&w->node);
+		m->owner = w->task;
+		w->granted = true;
+		wake_up_task(w->task);
+	}
+	spin_unlock(&m->wait_lock);
+}
+
+bool mutex_is_locked(struct mutex *m)
+{
+	return READ_ONCE(m->owner) != NULL;
+}

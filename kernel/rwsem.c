@@ -1,0 +1,176 @@
+/*
+ * kernel/rwsem.c: reader/writer semaphore, FIFO and writer-fair.
+ *
+ * A new reader enters directly only when there is no writer and nobody is
+ * queued; otherwise it queues behind the waiting writer. Waking grants the
+ * lock before the wake-up: either the writer at the head, or the run of
+ * readers at the head. Lock: s->wait_lock guards readers, writer, waiters.
+ */
+#include <kernel/rwsem.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
+
+struct rwsem_waiter {
+	struct list_head node;
+	struct task *task;
+	bool writer;
+	bool granted;
+};
+
+void init_rwsem(struct rw_semaphore *s, const char *name,
+		struct lock_class *class)
+{
+	*s = (struct rw_semaphore){ .dep = { .class = class, .name = name } };
+	spin_lock_init(&s->wait_lock, "rwsem.wait_lock");
+	list_init(&s->waiters);
+}
+
+/* Hand the lock to whoever is at the head of the queue. Caller holds
+ * wait_lock. */
+static void grant_waiters(struct rw_semaphore *s)
+{
+	struct rwsem_waiter *w, *n;
+
+	if (s->writer)
+		return;
+	list_for_each_entry_safe(w, n, &s->waiters, node) {
+		if (w->writer) {
+			if (s->readers)
+				return;
+			s->writer = w->task;
+		} else {
+			s->readers++;
+		}
+		list_del(&w->node);
+		w->granted = true;
+		wake_up_task(w->task);
+		if (w->writer)
+			return;
+	}
+}
+
+static void wait_granted(struct rw_semaphore *s, struct rwsem_waiter *w)
+{
+	list_add_tail(&w->node, &s->waiters);
+	while (!w->granted) {
+		set_current_sleeping();
+		spin_unlock(&s->wait_lock);
+		schedule();
+		spin_lock(&s->wait_lock);
+	}
+	set_current_running();
+}
+
+static bool read_can_enter(struct rw_semaphore *s)
+{
+	return !s->writer && list_empty(&s->waiters);
+}
+
+static bool write_can_enter(struct rw_semaphore *s)
+{
+	return !s->writer && !s->readers && list_empty(&s->waiters);
+}
+
+void down_read(struct rw_semaphore *s)
+{
+	struct rwsem_waiter w = { .task = current_task() };
+
+	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
+	spin_lock(&s->wait_lock);
+	if (read_can_enter(s))
+		s->readers++;
+	else
+		wait_granted(s, &w);
+	spin_unlock(&s->wait_lock);
+}
+
+static void __down_write(struct rw_semaphore *s, unsigned int subclass,
+			 uintptr_t site)
+{
+	struct rwsem_waiter w = { .task = current_task(), .writer = true };
+
+	DEBUG_ASSERT(s->writer != current_task());
+	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, subclass, site);
+	spin_lock(&s->wait_lock);
+	if (write_can_enter(s))
+		s->writer = w.task;
+	else
+		wait_granted(s, &w);
+	s->writer_site = site;
+	spin_unlock(&s->wait_lock);
+}
+
+void down_write(struct rw_semaphore *s)
+{
+	__down_write(s, 0, _THIS_IP_);
+}
+
+void down_write_nested(struct rw_semaphore *s, unsigned int subclass)
+{
+	__down_write(s, subclass, _THIS_IP_);
+}
+
+bool down_read_trylock(struct rw_semaphore *s)
+{
+	bool ok;
+
+	spin_lock(&s->wait_lock);
+	ok = read_can_enter(s);
+	if (ok)
+		s->readers++;
+	spin_unlock(&s->wait_lock);
+	if (ok)
+		lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
+	return ok;
+}
+
+bool down_write_trylock(struct rw_semaphore *s)
+{
+	bool ok;
+
+	spin_lock(&s->wait_lock);
+	ok = write_can_enter(s);
+	if (ok) {
+		s->writer = current_task();
+		s->writer_site = _THIS_IP_;
+	}
+	spin_unlock(&s->wait_lock);
+	if (ok)
+		lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	return ok;
+}
+
+void up_read(struct rw_semaphore *s)
+{
+	lockdep_release(&s->dep);
+	spin_lock(&s->wait_lock);
+	if (!WARN_ON_ONCE(s->readers <= 0 || s->writer) && --s->readers == 0)
+		grant_waiters(s);
+	spin_unlock(&s->wait_lock);
+}
+
+void up_write(struct rw_semaphore *s)
+{
+	lockdep_release(&s->dep);
+	spin_lock(&s->wait_lock);
+	WARN_ON_ONCE(s->writer != current_task());
+	s->writer = NULL;
+	grant_waiters(s);
+	spin_unlock(&s->wait_lock);
+}
+
+void downgrade_write(struct rw_semaphore *s)
+{
+	spin_lock(&s->wait_lock);
+	WARN_ON_ONCE(s->writer != current_task());
+	s->writer = NULL;
+	s->readers = 1;
+	grant_waiters(s); /* lets in the readers at the head, not a writer */
+	spin_unlock(&s->wait_lock);
+	lockdep_downgrade(&s->dep);
+}
+
+bool rwsem_is_locked(struct rw_semaphore *s)
+{
+	return READ_ONCE(s->readers) || READ_ONCE(s->writer);
+}

@@ -1,0 +1,441 @@
+/*
+ * kernel/sched.c: tasks, the run queue and context switching.
+ *
+ * One run queue for all harts, FIFO, protected by rq_lock (a raw spinlock
+ * taken with interrupts off). rq_lock is held across the switch itself: the
+ * task that was switched to releases it in finish_switch(), after the
+ * previous task's context is fully saved, which is what lets a waker on
+ * another hart see a consistent on_cpu/on_rq/state triple.
+ *
+ * Lock order: any wait-queue lock -> rq_lock. tasks_lock is a leaf.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <kernel/sched.h>
+#include <kernel/err.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/init.h>
+#include <kernel/timer.h>
+#include <kernel/time.h>
+#include <mm/kmalloc.h>
+#include <mm/vm.h>
+
+#define TIME_SLICE_TICKS 5
+
+static DEFINE_SPINLOCK(rq_lock);
+static struct list_head run_queue = LIST_HEAD_INIT(run_queue);
+static DEFINE_SPINLOCK(tasks_lock);
+static struct list_head all_tasks = LIST_HEAD_INIT(all_tasks);
+static int next_tid = 1;
+
+/* ---- preemption ---- */
+
+void preempt_disable(void)
+{
+	this_cpu()->preempt_count++;
+	barrier();
+}
+
+void preempt_enable_no_resched(void)
+{
+	barrier();
+	WARN_ON_ONCE(this_cpu()->preempt_count <= 0);
+	this_cpu()->preempt_count--;
+}
+
+bool preemptible(void)
+{
+	struct cpu *c = this_cpu();
+	return c->preempt_count == 0 && c->irq_depth == 0 && arch_irqs_enabled();
+}
+
+void preempt_check_resched(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->current && READ_ONCE(c->need_resched) && preemptible())
+		schedule();
+}
+
+void preempt_enable(void)
+{
+	preempt_enable_no_resched();
+	preempt_check_resched();
+}
+
+/* ---- the run queue (caller holds rq_lock) ---- */
+
+static void enqueue(struct task *t)
+{
+	DEBUG_ASSERT(!t->on_rq);
+	t->on_rq = true;
+	list_add_tail(&t->run_node, &run_queue);
+}
+
+static bool can_run_on(const struct task *t, const struct cpu *c)
+{
+	return t->affinity == CPU_ANY || t->affinity == (int)c->id;
+}
+
+static struct task *pick_next(struct cpu *c)
+{
+	struct task *t;
+
+	list_for_each_entry(t, &run_queue, run_node) {
+		if (can_run_on(t, c)) {
+			list_del(&t->run_node);
+			t->on_rq = false;
+			return t;
+		}
+	}
+	return c->idle;
+}
+
+/* A task became runnable: get an idle hart that may run it to look. */
+static void kick_idle_cpu(const struct task *t)
+{
+	struct cpu *c;
+
+	for_each_cpu(c) {
+		if (c != this_cpu() && c->online && c->current == c->idle &&
+		    can_run_on(t, c)) {
+			c->need_resched = true;
+			arch_send_ipi(c);
+			return;
+		}
+	}
+	if (can_run_on(t, this_cpu()))
+		this_cpu()->need_resched = true;
+}
+
+/* ---- switching ---- */
+
+static void set_running(struct cpu *c, struct task *next)
+{
+	next->on_cpu = true;
+	next->cpu = c;
+	next->slice = TIME_SLICE_TICKS;
+	c->current = next;
+	c->stack_lo = (uintptr_t)next->stack;
+}
+
+/* Runs on the new task right after a switch, rq_lock held, irqs off. */
+static void finish_switch(struct task *prev)
+{
+	bool dead = prev->state == TASK_DEAD;
+
+	prev->on_cpu = false;
+	raw_spin_unlock(&rq_lock);
+	if (dead)
+		wake_up_all(&prev->exited);
+}
+
+void schedule(void)
+{
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	struct task *prev = c->current, *next;
+	uint64_t now = time_ns();
+
+	WARN_ON_ONCE(c->preempt_count != 0);
+	raw_spin_lock(&rq_lock);
+	c->need_resched = false;
+	if (prev->state == TASK_RUNNABLE && prev != c->idle && !prev->on_rq)
+		enqueue(prev);
+	next = pick_next(c);
+	if (next == prev) {
+		raw_spin_unlock(&rq_lock);
+		arch_irq_restore(flags);
+		return;
+	}
+	prev->runtime_ns += now - c->switched_at;
+	c->switched_at = now;
+	next->switches++;
+	set_running(c, next);
+	c->switch_from = prev;
+	arch_switch_context(&prev->ctx, &next->ctx);
+	/* prev runs again here, perhaps on another hart */
+	finish_switch(this_cpu()->switch_from);
+	arch_irq_restore(flags);
+}
+
+void wake_up_task(struct task *t)
+{
+	unsigned long flags = arch_irq_save();
+
+	raw_spin_lock(&rq_lock);
+	if (t->state == TASK_SLEEPING) {
+		t->state = TASK_RUNNABLE;
+		if (!t->on_cpu && !t->on_rq) {
+			enqueue(t);
+			kick_idle_cpu(t);
+		}
+	}
+	raw_spin_unlock(&rq_lock);
+	arch_irq_restore(flags);
+}
+
+/* Mark the running task as going to sleep; called before re-checking the
+ * condition it waits for, so a wake-up in between is not lost. */
+void set_current_sleeping(void)
+{
+	unsigned long flags = arch_irq_save();
+
+	raw_spin_lock(&rq_lock);
+	current_task()->state = TASK_SLEEPING;
+	raw_spin_unlock(&rq_lock);
+	arch_irq_restore(flags);
+}
+
+void set_current_running(void)
+{
+	unsigned long flags = arch_irq_save();
+
+	raw_spin_lock(&rq_lock);
+	current_task()->state = TASK_RUNNABLE;
+	raw_spin_unlock(&rq_lock);
+	arch_irq_restore(flags);
+}
+
+void sched_tick(void)
+{
+	struct cpu *c = this_cpu();
+	struct task *t = c->current;
+
+	if (!t)
+		return;
+	if (t == c->idle) {
+		if (!list_empty(&run_queue)) /* racy peek: a hint only */
+			c->need_resched = true;
+	} else if (t->slice && --t->slice == 0) {
+		c->need_resched = true;
+	}
+}
+
+/* ---- task life ---- */
+
+static __noreturn void task_entry(void)
+{
+	struct cpu *c = this_cpu();
+	struct task *t = c->current;
+
+	finish_switch(c->switch_from);
+	arch_irq_enable();
+	task_exit(t->fn(t->arg));
+}
+
+static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
+{
+	struct task *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	t->stack = vm_alloc_stack(TASK_STACK_SIZE);
+	if (!t->stack) {
+		kfree(t);
+		return ERR_PTR(-ENOMEM);
+	}
+	t->stack_size = TASK_STACK_SIZE;
+	strncpy(t->name, name, sizeof(t->name) - 1);
+	t->fn = fn;
+	t->arg = arg;
+	t->affinity = CPU_ANY;
+	t->state = TASK_RUNNABLE;
+	t->ctx.ra = (uintptr_t)task_entry;
+	t->ctx.sp = (uintptr_t)t->stack + t->stack_size;
+	list_init(&t->run_node);
+	wait_queue_init(&t->exited);
+	_REENT_INIT_PTR(&t->reent);
+	return t;
+}
+
+static void task_register(struct task *t)
+{
+	unsigned long flags = spin_lock_irqsave(&tasks_lock);
+
+	t->tid = next_tid++;
+	list_add_tail(&t->all_node, &all_tasks);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+struct task *task_create_on(const char *name, int (*fn)(void *), void *arg,
+			    int cpu)
+{
+	struct task *t = task_alloc(name, fn, arg);
+	unsigned long flags;
+
+	if (IS_ERR(t))
+		return t;
+	t->affinity = cpu;
+	task_register(t);
+	flags = arch_irq_save();
+	raw_spin_lock(&rq_lock);
+	enqueue(t);
+	kick_idle_cpu(t);
+	raw_spin_unlock(&rq_lock);
+	arch_irq_restore(flags);
+	preempt_check_resched();
+	return t;
+}
+
+struct task *task_create(const char *name, int (*fn)(void *), void *arg)
+{
+	return task_create_on(name, fn, arg, CPU_ANY);
+}
+
+void task_exit(int code)
+{
+	struct task *t = current_task();
+	unsigned long flags;
+
+	DEBUG_ASSERT(t != this_cpu()->idle);
+	if (t->lockdep.depth)
+		pr_warn("task %s exits holding %u locks\n", t->name,
+			t->lockdep.depth);
+	t->exit_code = code;
+	flags = arch_irq_save();
+	raw_spin_lock(&rq_lock);
+	t->state = TASK_DEAD;
+	raw_spin_unlock(&rq_lock);
+	arch_irq_restore(flags);
+	schedule();
+	panic("dead task %s scheduled", t->name);
+}
+
+void task_kill_current(const char *why)
+{
+	struct cpu *c = this_cpu();
+
+	pr_err("task %s (tid %d) killed: %s\n", c->current->name,
+	       c->current->tid, why);
+	c->preempt_count = 0;
+	c->current->lockdep.depth = 0;
+	task_exit(TASK_EXIT_KILLED);
+}
+
+int task_join(struct task *t)
+{
+	unsigned long flags;
+	int code;
+
+	wait_event(&t->exited, READ_ONCE(t->state) == TASK_DEAD &&
+				       !READ_ONCE(t->on_cpu));
+	code = t->exit_code;
+	flags = spin_lock_irqsave(&tasks_lock);
+	list_del(&t->all_node);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+	vm_free_stack(t->stack, t->stack_size);
+	kfree(t);
+	return code;
+}
+
+void task_yield(void)
+{
+	schedule();
+}
+
+static void wake_timer_fn(struct ktimer *tm)
+{
+	wake_up_task(tm->data);
+}
+
+bool schedule_until(uint64_t deadline_ns)
+{
+	struct ktimer tm;
+
+	timer_init(&tm, wake_timer_fn);
+	tm.data = current_task();
+	timer_arm(&tm, deadline_ns);
+	schedule();
+	timer_cancel(&tm);
+	return time_ns() < deadline_ns;
+}
+
+void task_sleep_ns(uint64_t ns)
+{
+	uint64_t deadline = time_ns() + ns;
+
+	do {
+		set_current_sleeping();
+	} while (schedule_until(deadline));
+	set_current_running();
+}
+
+void task_sleep_ms(unsigned int ms)
+{
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
+}
+
+/* ---- introspection ---- */
+
+const char *current_task_name(void)
+{
+	struct task *t = this_cpu()->current;
+	return t ? t->name : "boot";
+}
+
+bool task_stack_contains(uintptr_t addr)
+{
+	struct task *t = this_cpu()->current;
+	return t && t->stack && addr >= (uintptr_t)t->stack &&
+	       addr < (uintptr_t)t->stack + t->stack_size;
+}
+
+void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
+{
+	unsigned long flags = spin_lock_irqsave(&tasks_lock);
+	struct task *t;
+
+	list_for_each_entry(t, &all_tasks, all_node)
+		fn(t, arg);
+	spin_unlock_irqrestore(&tasks_lock, flags);
+}
+
+struct lockdep_task *lockdep_current(void)
+{
+	struct cpu *c = this_cpu();
+	return c->current && c->current != c->idle ? &c->current->lockdep : NULL;
+}
+
+/* newlib's per-task state: errno and friends follow the running task. */
+struct _reent *__getreent(void)
+{
+	struct cpu *c = this_cpu();
+	return c && c->current ? &c->current->reent : _impure_ptr;
+}
+
+/* ---- idle ---- */
+
+/* Turn the running boot context of this hart into its idle task. */
+void sched_init_cpu(void *stack, size_t stack_size)
+{
+	struct cpu *c = this_cpu();
+	struct task *idle = kzalloc(sizeof(*idle), GFP_KERNEL);
+
+	if (!idle)
+		panic("no memory for the idle task of cpu %u", c->id);
+	snprintf(idle->name, sizeof(idle->name), "idle%u", c->id);
+	idle->stack = stack;
+	idle->stack_size = stack_size;
+	idle->affinity = (int)c->id;
+	idle->state = TASK_RUNNABLE;
+	list_init(&idle->run_node);
+	wait_queue_init(&idle->exited);
+	_REENT_INIT_PTR(&idle->reent);
+	task_register(idle);
+	c->idle = idle;
+	set_running(c, idle);
+	c->switched_at = time_ns();
+}
+
+void sched_idle_loop(void)
+{
+	for (;;) {
+		arch_irq_disable();
+		if (!READ_ONCE(this_cpu()->need_resched) && list_empty(&run_queue))
+			arch_wait_for_interrupt();
+		arch_irq_enable();
+		schedule();
+	}
+}

@@ -1,0 +1,29 @@
+/*
+ * kernel/shell.h: the serial-console shell.
+ *
+ * shell_main(NULL) reads commands interactively until `poweroff`;
+ * shell_main("cmd; cmd") runs those commands without a prompt. Either way
+ * the return value is the status of the last command (0 = success), which
+ * becomes QEMU's exit code.
+ *
+ * Commands register with SHELL_COMMAND(name, fn, "usage", "help text");
+ * fn(argc, argv) returns 0 or a non-zero status.
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+
+struct shell_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *help;
+};
+
+#define SHELL_COMMAND(cname, cfn, cusage, chelp)                              \
+	static const struct shell_command __shell_cmd_##cname __used          \
+		__section(".shell_commands") = { #cname, cfn, cusage, chelp }
+
+int shell_main(const char *cmdline);
+/* Run one command line (may hold several commands separated by ';'). */
+int shell_run_line(char *line);

@@ -1,0 +1,77 @@
+/*
+ * kernel/smp.c: per-hart data and starting the other harts.
+ *
+ * The boot hart is cpu 0. Every other hart the platform lists is started
+ * through SBI HSM on a fresh guarded stack, which becomes its idle task's
+ * stack, and joins the scheduler. A hart that fails to start is reported
+ * and left out.
+ */
+#include <kernel/cpu.h>
+#include <kernel/init.h>
+#include <kernel/irq.h>
+#include <kernel/platform.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/time.h>
+#include <kernel/timer.h>
+#include <mm/vm.h>
+
+#define EMERGENCY_STACK_SIZE 4096
+
+struct cpu cpus[MAX_CPUS];
+unsigned int ncpus = 1;
+static char emergency_stacks[MAX_CPUS][EMERGENCY_STACK_SIZE] __aligned(16);
+
+void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid)
+{
+	c->id = id;
+	c->hartid = hartid;
+	c->emergency_sp = (uintptr_t)emergency_stacks[id + 1 > MAX_CPUS ? 0 : id] +
+			  EMERGENCY_STACK_SIZE;
+}
+
+/* Runs on each secondary hart, entered from secondary_entry. */
+__noreturn void secondary_main(void)
+{
+	struct cpu *c = this_cpu();
+
+	vm_init_hart();
+	arch_init_cpu();
+	irq_init_hart();
+	sched_init_cpu((void *)(c->boot_sp - TASK_STACK_SIZE), TASK_STACK_SIZE);
+	timer_init_hart();
+	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+	arch_irq_enable();
+	sched_idle_loop();
+}
+
+static int smp_init(void)
+{
+	for (unsigned int i = 1; i < platform.nharts; i++) {
+		struct cpu *c = &cpus[ncpus];
+		void *stack = vm_alloc_stack(TASK_STACK_SIZE);
+		uint64_t deadline;
+
+		if (!stack) {
+			pr_err("smp: no memory for hart %lu\n", platform.hartids[i]);
+			break;
+		}
+		cpu_init_data(c, ncpus, platform.hartids[i]);
+		c->boot_sp = (uintptr_t)stack + TASK_STACK_SIZE;
+		if (arch_start_cpu(c)) {
+			pr_err("smp: hart %lu did not start\n", c->hartid);
+			vm_free_stack(stack, TASK_STACK_SIZE);
+			continue;
+		}
+		ncpus++; /* before it runs: for_each_cpu must see it */
+		deadline = time_ns() + NSEC_PER_SEC;
+		while (!__atomic_load_n(&c->online, __ATOMIC_ACQUIRE) &&
+		       time_ns() < deadline)
+			arch_cpu_relax();
+		if (!c->online)
+			pr_err("smp: hart %lu did not come online\n", c->hartid);
+	}
+	pr_info("smp: %u of %u harts online\n", ncpus, platform.nharts);
+	return 0;
+}
+INIT_HOOK(smp, smp_init, INIT_LEVEL_SCHED);

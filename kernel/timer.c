@@ -1,0 +1,104 @@
+/*
+ * kernel/timer.c: tick and timer list.
+ *
+ * Lock: timer_lock (irqsave) protects the sorted list of pending timers.
+ * Callbacks run without the lock held.
+ */
+#include <kernel/timer.h>
+#include <kernel/time.h>
+#include <kernel/cpu.h>
+#include <kernel/sched.h>
+#include <kernel/spinlock.h>
+
+
+static DEFINE_SPINLOCK(timer_lock);
+static struct list_head timers = LIST_HEAD_INIT(timers);
+
+void timer_init(struct ktimer *tm, void (*fn)(struct ktimer *tm))
+{
+	tm->fn = fn;
+	tm->pending = false;
+	list_init(&tm->node);
+}
+
+void timer_arm(struct ktimer *tm, uint64_t expires_ns)
+{
+	unsigned long flags = spin_lock_irqsave(&timer_lock);
+	struct ktimer *pos;
+
+	if (tm->pending)
+		list_del(&tm->node);
+	tm->expires_ns = expires_ns;
+	tm->pending = true;
+	list_for_each_entry(pos, &timers, node) {
+		if (pos->expires_ns > expires_ns)
+			break;
+	}
+	list_add_tail(&tm->node, &pos->node);
+	spin_unlock_irqrestore(&timer_lock, flags);
+}
+
+bool timer_cancel(struct ktimer *tm)
+{
+	unsigned long flags = spin_lock_irqsave(&timer_lock);
+	bool was = tm->pending;
+
+	if (was) {
+		list_del(&tm->node);
+		tm->pending = false;
+	}
+	spin_unlock_irqrestore(&timer_lock, flags);
+	return was;
+}
+
+static void run_expired(void)
+{
+	uint64_t now = time_ns();
+
+	for (;;) {
+		unsigned long flags = spin_lock_irqsave(&timer_lock);
+		struct ktimer *tm = NULL;
+		if (!list_empty(&timers)) {
+			tm = list_first_entry(&timers, struct ktimer, node);
+			if (tm->expires_ns > now)
+				tm = NULL;
+			else {
+				list_del(&tm->node);
+				tm->pending = false;
+			}
+		}
+		spin_unlock_irqrestore(&timer_lock, flags);
+		if (!tm)
+			return;
+		tm->fn(tm);
+	}
+}
+
+static void program_next_tick(struct cpu *c)
+{
+	uint64_t period = time_ns_to_counter(NSEC_PER_SEC / TIMER_HZ);
+	uint64_t now = arch_counter();
+
+	c->next_tick += period;
+	if (c->next_tick <= now)
+		c->next_tick = now + period;
+	arch_timer_set(c->next_tick);
+}
+
+void timer_init_hart(void)
+{
+	struct cpu *c = this_cpu();
+
+	c->next_tick = arch_counter();
+	program_next_tick(c);
+}
+
+void timer_interrupt(void)
+{
+	struct cpu *c = this_cpu();
+
+	c->ticks++;
+	program_next_tick(c);
+	run_expired();
+	sched_tick();
+}
