@@ -72,7 +72,9 @@ typedef uint64_t pte_t;
 extern char __kernel_start[], __text_end[], __rodata_end[];
 
 static pte_t *root;
-static unsigned long kernel_satp;
+/* Written once by vm_init; secondary_entry loads it before touching its
+ * stack, which lives in the stack area. */
+unsigned long vm_kernel_satp;
 
 static DEFINE_SPINLOCK(stack_lock);
 /* protected by stack_lock (read without it by vm_is_stack_guard): */
@@ -232,7 +234,7 @@ static int map_devices(void)
 
 void vm_init_hart(void)
 {
-	csr_write(satp, kernel_satp);
+	csr_write(satp, vm_kernel_satp);
 	arch_tlb_flush_all();
 }
 
@@ -249,7 +251,7 @@ int vm_init(void)
 	spin_unlock_irqrestore(&stack_lock, flags);
 	if (err)
 		panic("vm: cannot build the kernel page table (%d)", err);
-	kernel_satp = SATP_MODE_SV39 | ((uintptr_t)root >> PAGE_SHIFT);
+	vm_kernel_satp = SATP_MODE_SV39 | ((uintptr_t)root >> PAGE_SHIFT);
 	smp_mb();
 	vm_init_hart();
 	pr_info("vm: Sv39 on, %lu pages free after page tables\n",

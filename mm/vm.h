@@ -11,6 +11,10 @@
 
 #include <kernel/compiler.h>
 
+/* The satp value every hart uses; read by secondary_entry (entry.S), which
+ * must turn translation on before it can use its stack. */
+extern unsigned long vm_kernel_satp;
+
 /* Boot hart: build the tables and turn translation on. */
 int vm_init(void);
 /* Each secondary hart: use the same tables. */
