@@ -72,6 +72,7 @@ typedef uint64_t pte_t;
 extern char __kernel_start[], __text_end[], __rodata_end[];
 
 static pte_t *root;
+static unsigned long nr_table_pages; /* only grows; under stack_lock */
 /* Written once by vm_init; secondary_entry loads it before touching its
  * stack, which lives in the stack area. */
 unsigned long vm_kernel_satp;
@@ -120,6 +121,7 @@ static pte_t *pte_walk(uintptr_t va, int level, bool alloc, int *at)
 			void *next = alloc_pages_va(GFP_ZERO, 0);
 			if (!next)
 				return NULL;
+			nr_table_pages++;
 			smp_wmb(); /* zeroed table before the entry */
 			e = pa_to_pte((uintptr_t)next, 0);
 			WRITE_ONCE(*pte, e);
@@ -244,6 +246,7 @@ int vm_init(void)
 	int err;
 
 	root = alloc_pages_va(GFP_ZERO, 0);
+	nr_table_pages = 1;
 	if (!root)
 		panic("vm: no memory for the page table (page_alloc not up?)");
 	flags = spin_lock_irqsave(&stack_lock);
@@ -399,6 +402,11 @@ void vm_free_stack(void *stack, size_t size)
 			 lo + npages * PAGE_SIZE != slot_top(slot)))
 		return;
 	stack_release(slot, lo, slot_top(slot));
+}
+
+unsigned long vm_page_table_pages(void)
+{
+	return READ_ONCE(nr_table_pages);
 }
 
 bool vm_is_stack_guard(uintptr_t addr)
