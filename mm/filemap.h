@@ -13,7 +13,8 @@
  * Page state bits (page->flags, atomic): PG_locked (I/O or truncation in
  * progress; lock_page sleeps), PG_uptodate (contents valid), PG_dirty,
  * PG_writeback, PG_error, PG_referenced, PG_lru, PG_readahead (reaching it
- * starts the next asynchronous readahead).
+ * starts the next asynchronous readahead), PG_waiters (a task may sleep
+ * for PG_locked or PG_writeback to clear: the clearer must wake it).
  *
  * Lookup of a cached, uptodate page takes only i_pages_lock: no sleeping
  * lock (filemap_read's fast path).
@@ -25,11 +26,15 @@
 
 #include <sys/types.h>
 #include <kernel/compiler.h>
+#include <kernel/list.h>
 #include <kernel/rwsem.h>
 #include <kernel/spinlock.h>
 #include <kernel/wait.h>
 #include <mm/page_alloc.h>
 #include <mm/radix_tree.h>
+
+/* File offsets in bytes. newlib's <sys/types.h> has only __loff_t. */
+typedef __loff_t loff_t;
 
 /* page->flags bit numbers for page-cache pages; 0-7 belong to page_alloc. */
 enum pageflag {
@@ -41,6 +46,7 @@ enum pageflag {
 	PG_referenced,
 	PG_lru,
 	PG_readahead,
+	PG_waiters,	/* someone may sleep on this page's wait queue */
 };
 
 static inline bool page_test(const struct page *p, enum pageflag f)
@@ -135,6 +141,8 @@ struct address_space {
 	unsigned long nrpages;
 	unsigned long nrdirty;
 	int wb_err;			/* first writeback error since last fsync */
+	/* protected by writeback's wb_lock (mm/writeback.c): */
+	struct list_head wb_node;	/* on the flusher's list while dirty */
 };
 
 void mapping_init(struct address_space *m, struct inode *host,
@@ -151,8 +159,9 @@ void unlock_page(struct page *page);
 void wait_on_page_locked(struct page *page);
 void wait_on_page_writeback(struct page *page);
 void end_page_writeback(struct page *page);
-/* Mark dirty and account it to the mapping (and its inode). */
-void set_page_dirty(struct page *page);
+/* Mark dirty and account it to the mapping (and its inode). Return: true
+ * if the page was clean. */
+bool set_page_dirty(struct page *page);
 /* I/O finished reading @page: uptodate or error, then unlock. */
 void page_read_done(struct page *page, int err);
 
@@ -176,6 +185,9 @@ int filemap_add_page(struct address_space *m, struct page *page,
 void truncate_inode_pages_range(struct address_space *m, loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* A fresh page for the cache: referenced once, not locked, no owner.
+ * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
+struct page *page_cache_alloc(void);
 
 /* Buffered I/O for file_operations. filemap_read takes no inode lock. */
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
@@ -188,6 +200,21 @@ int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end);
 int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end);
 int filemap_write_and_wait_range(struct address_space *m, loff_t start,
 				 loff_t end);
+
+/* Writeback (mm/writeback.c). A mapping joins the flusher's list when its
+ * first page becomes dirty; the flusher task writes each such mapping every
+ * WRITEBACK_INTERVAL_MS, and at once after writeback_wakeup(). */
+#define WRITEBACK_INTERVAL_MS 500
+/* Write the dirty pages of @wbc's range. Errors are recorded in wb_err.
+ * Return: pages submitted. Context: may sleep; takes page locks. */
+long writeback_mapping(struct address_space *m, struct writeback_control *wbc);
+/* Write (and with @wait, wait for) every dirty mapping: sync's core. */
+int writeback_all(bool wait);
+void writeback_wakeup(void);
+/* @m leaves the flusher's list (its inode is going away). */
+void writeback_forget(struct address_space *m);
+/* Record @err for the next filemap_fdatawait/fsync of @m (first one wins). */
+void mapping_set_error(struct address_space *m, int err);
 
 /* Readahead (mm/readahead.c): on a miss at @index, and on reaching a
  * PG_readahead page. */
@@ -203,3 +230,24 @@ void lru_add(struct page *page);
 /* Free up to @nr pages of clean cache (writing dirty ones back first).
  * Return: pages freed. Called by the page allocator when memory is low. */
 unsigned long reclaim_pages(unsigned long nr);
+/* Pages freed and dirty pages written by reclaim since boot. */
+unsigned long vmscan_reclaimed(void);
+unsigned long vmscan_written(void);
+/* True inside reclaim: an allocation there must not wait for reclaim. */
+bool current_is_reclaiming(void);
+
+/* For mm/ only: the helpers the doors and reclaim share. */
+#define RECLAIM_BATCH 32	/* pages reclaim tries to free per call */
+/* Clear PG_dirty and uncount it. Caller holds the page lock. Return: true
+ * if it was dirty. */
+bool page_clear_dirty(struct page *page);
+/* @m got its first dirty page: put it on the flusher's list. */
+void writeback_mark_dirty(struct address_space *m);
+/* Delete @page (locked) from its mapping's index and the LRU and drop the
+ * cache's reference, if at most @max_refs references are held (0: any).
+ * Return: true if deleted. Context: no spinlock held. */
+bool filemap_delete_page(struct page *page, int max_refs);
+/* Write back @page: caller holds its lock, which write_page releases.
+ * Return: 0 or the error write_page reported (also in wb_err). */
+int filemap_writeout_page(struct page *page, struct writeback_control *wbc);
+void lru_del(struct page *page);
