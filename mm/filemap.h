@@ -230,6 +230,8 @@ void lru_add(struct page *page);
 /* Free up to @nr pages of clean cache (writing dirty ones back first).
  * Return: pages freed. Called by the page allocator when memory is low. */
 unsigned long reclaim_pages(unsigned long nr);
+/* Pages on the LRU, i.e. in some mapping. */
+unsigned long lru_pages(void);
 /* Pages freed and dirty pages written by reclaim since boot. */
 unsigned long vmscan_reclaimed(void);
 unsigned long vmscan_written(void);

@@ -143,6 +143,11 @@ unsigned long reclaim_pages(unsigned long nr)
 	return freed;
 }
 
+unsigned long lru_pages(void)
+{
+	return READ_ONCE(nr_lru);
+}
+
 unsigned long vmscan_reclaimed(void)
 {
 	return __atomic_load_n(&nr_reclaimed, __ATOMIC_RELAXED);

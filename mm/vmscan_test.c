@@ -1,16 +1,58 @@
 /*
- * mm/vmscan_test.c: suites pcache_reclaim and pcache_writeback - dirty
- * pages written before they are dropped, busy pages kept, and the
+ * mm/vmscan_test.c: suites pcache_reclaim and pcache_writeback - reclaim
+ * under memory pressure (a file larger than RAM written and read back),
+ * dirty pages written before they are dropped, busy pages kept, and the
  * flusher and sync writing dirty mappings without being asked per file.
  */
 #include <limits.h>
 #include <string.h>
-#include <kernel/printk.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <mm/pcache_test.h>
 
 #define MIB (1UL << 20)
+
+/* Write the whole file as version-1 patterns, then read it back. */
+static void reclaim_file_larger_than_ram(struct ktest *t)
+{
+	unsigned long pages = MAX(128 * MIB / PAGE_SIZE, pages_total() + 8192);
+	struct tdisk *d = tdisk_create(t, 0, 0);
+	unsigned long reclaimed = vmscan_reclaimed(), bad = 0;
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL), *expect;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	tdisk_destroy(t, d); /* sized below, once pages_total is known */
+	d = tdisk_create(t, pages * PAGE_SIZE, 0);
+	expect = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	KTEST_ASSERT_NOT_NULL(t, expect);
+	ktest_log(t, "%lu MiB file, %lu MiB RAM", pages * PAGE_SIZE / MIB,
+		  pages_total() * PAGE_SIZE / MIB);
+	for (unsigned long i = 0; i < pages; i++) {
+		tdisk_pattern(buf, i, 1);
+		KTEST_ASSERT_EQ(t, tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
+				PAGE_SIZE);
+	}
+	KTEST_EXPECT_LT(t, d->inode.i_data.nrpages, pages);
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(d->inode.i_mapping, 0,
+							LLONG_MAX), 0);
+	for (unsigned long i = 0; i < pages; i++) {
+		KTEST_ASSERT_EQ(t, tdisk_read(d, buf, PAGE_SIZE, i * PAGE_SIZE),
+				PAGE_SIZE);
+		tdisk_pattern(expect, i, 1);
+		bad += memcmp(buf, expect, PAGE_SIZE) != 0;
+	}
+	KTEST_EXPECT_EQ(t, bad, 0);
+	KTEST_EXPECT_EQ(t, d->corrupt, 0);
+	KTEST_EXPECT_GE(t, vmscan_reclaimed() - reclaimed, pages - pages_total());
+	for (unsigned long i = 0; i < pages; i++)
+		bad += d->writes[i] == 0;
+	KTEST_EXPECT_EQ(t, bad, 0); /* every page reached the disk */
+	ktest_log(t, "reclaimed %lu pages, %lu reads, %lu writes",
+		  vmscan_reclaimed() - reclaimed, d->read_calls, d->write_calls);
+	kfree(buf);
+	kfree(expect);
+	tdisk_destroy(t, d);
+}
 
 static void reclaim_writes_dirty_pages_first(struct ktest *t)
 {
@@ -63,6 +105,7 @@ static void reclaim_keeps_busy_pages(struct ktest *t)
 static struct ktest_case reclaim_cases[] = {
 	KTEST_CASE(reclaim_writes_dirty_pages_first),
 	KTEST_CASE(reclaim_keeps_busy_pages),
+	KTEST_CASE(reclaim_file_larger_than_ram),
 	{},
 };
 KTEST_SUITE(pcache_reclaim, reclaim_cases);

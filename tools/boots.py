@@ -41,4 +41,7 @@ BOOTS = [
     Boot("core", smp=4, mem="256M", filter="*"),
     Boot("mem128", smp=2, mem="128M", filter="mm_*"),
     Boot("mem1g", smp=4, mem="1G", filter="mm_*"),
+    # A 128 MiB file written and read back through a cache that must
+    # reclaim: the page cache's memory-pressure case.
+    Boot("pcache64m", smp=4, mem="64M", filter="pcache_*"),
 ]
