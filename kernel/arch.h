@@ -4,7 +4,7 @@
  * Each architecture implements these hooks in kernel/arch/<arch>/; portable
  * code never includes an architecture header directly.
  *   arch_irq_save/restore   - mask and restore local interrupts
- *   arch_this_cpu           - this hart's struct cpu (kept in tp)
+ *   arch_current_task       - the running task (kept in tp)
  *   arch_counter            - the free-running time counter (rdtime)
  *   arch_cycles             - the cycle counter (rdcycle)
  *   arch_wait_for_interrupt - idle until an interrupt is pending
@@ -14,6 +14,7 @@
 #include <kernel/compiler.h>
 
 struct cpu;
+struct task;
 
 unsigned long arch_irq_save(void);
 void arch_irq_restore(unsigned long flags);
@@ -33,18 +34,25 @@ void arch_tlb_flush_page(uintptr_t va);
 __noreturn void arch_poweroff(int code);
 
 struct task_context;
-/* Save the running context in @old, resume @new. */
-void arch_switch_context(struct task_context *old, struct task_context *new);
+/* Save the running context in @old, resume @new as task @next (tp). */
+void arch_switch_context(struct task_context *old, struct task_context *new,
+			 struct task *next);
 /* Start secondary hart @c at secondary_main() on c->boot_sp. */
 int arch_start_cpu(struct cpu *c);
 /* Per-hart trap and interrupt set-up. */
 void arch_init_cpu(void);
 
-static inline struct cpu *arch_this_cpu(void)
+/* One register read, so it cannot be torn by a migration to another hart. */
+static inline struct task *arch_current_task(void)
 {
-	struct cpu *c;
-	__asm__ __volatile__("mv %0, tp" : "=r"(c));
-	return c;
+	struct task *t;
+	__asm__ __volatile__("mv %0, tp" : "=r"(t));
+	return t;
+}
+
+static inline void arch_set_current_task(struct task *t)
+{
+	__asm__ __volatile__("mv tp, %0" ::"r"(t));
 }
 
 /* Full fence between CPUs: orders all earlier memory accesses before later. */

@@ -1,10 +1,12 @@
 /*
  * kernel/cpu.h: per-hart data.
  *
- * Each hart owns one struct cpu; arch_this_cpu() returns it (tp holds it).
+ * Each hart owns one struct cpu; this_cpu() finds it through the running
+ * task, so callers must not be preemptible (a migration would make the
+ * answer stale): hold a spinlock, have interrupts off, or be in a trap.
  * Fields are touched only by their own hart, with interrupts off, unless a
  * comment says otherwise. The first fields are read by assembly: their
- * offsets are checked in kernel/arch/riscv64/asm_offsets.c.
+ * offsets are checked in kernel/arch/riscv64/trap.c.
  */
 #pragma once
 
@@ -17,7 +19,6 @@ struct task;
 
 struct cpu {
 	/* read by trap entry (assembly) */
-	uintptr_t stack_lo;	/* lowest valid address of the running stack */
 	uintptr_t emergency_sp; /* stack used to report a stack overflow */
 	uintptr_t boot_sp;	/* initial stack of a secondary hart */
 
@@ -25,7 +26,6 @@ struct cpu {
 	unsigned long hartid;	/* the platform's hart id */
 	struct task *current;
 	struct task *idle;
-	int preempt_count;	/* >0: no involuntary switch on this hart */
 	bool need_resched;
 	struct task *switch_from; /* task being switched out */
 	uint64_t switched_at;	/* time_ns() of the last switch */
@@ -38,14 +38,20 @@ struct cpu {
 extern struct cpu cpus[MAX_CPUS];
 extern unsigned int ncpus;
 
+/* struct task begins with these two fields (checked in sched.c). */
+struct task_head {
+	uintptr_t stack_lo;
+	struct cpu *cpu;
+};
+
 static inline struct cpu *this_cpu(void)
 {
-	return arch_this_cpu();
+	return ((struct task_head *)arch_current_task())->cpu;
 }
 
 static inline unsigned int cpu_id(void)
 {
-	return arch_this_cpu()->id;
+	return this_cpu()->id;
 }
 
 #define for_each_cpu(c) for (c = &cpus[0]; c < &cpus[ncpus]; c++)

@@ -83,9 +83,14 @@ __noreturn void ktest_abort(struct ktest *t);
 	__KTEST_CHECK(t, (p) == NULL, false, "expected %s to be NULL", #p)
 #define KTEST_EXPECT_NOT_NULL(t, p) \
 	__KTEST_CHECK(t, (p) != NULL, false, "expected %s to be non-NULL", #p)
+/* Each operand is evaluated once. */
 #define KTEST_EXPECT_STREQ(t, a, b)                                        \
-	__KTEST_CHECK(t, !strcmp((a), (b)), false,                         \
-		      "expected %s == %s, got \"%s\" and \"%s\"", #a, #b, (a), (b))
+	do {                                                               \
+		const char *__sa = (a), *__sb = (b);                       \
+		__KTEST_CHECK(t, !strcmp(__sa, __sb), false,               \
+			      "expected %s == %s, got \"%s\" and \"%s\"", #a, \
+			      #b, __sa, __sb);                             \
+	} while (0)
 #define KTEST_EXPECT_MEMEQ(t, a, b, n)                                     \
 	__KTEST_CHECK(t, !memcmp((a), (b), (n)), false,                    \
 		      "expected %zu bytes of %s and %s to match", (size_t)(n), #a, #b)

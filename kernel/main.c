@@ -51,7 +51,7 @@ static int main_task(void *arg)
 
 static int sched_boot_init(void)
 {
-	sched_init_cpu(boot_stack, BOOT_STACK_SIZE);
+	sched_start_cpu();
 	timer_init_hart();
 	this_cpu()->online = true;
 	arch_irq_enable();
@@ -71,9 +71,9 @@ __noreturn void kmain(unsigned long hartid, const void *dtb)
 {
 	struct cpu *c = &cpus[0];
 
-	__asm__ __volatile__("mv tp, %0" ::"r"(c));
 	cpu_init_data(c, 0, hartid);
-	c->stack_lo = (uintptr_t)boot_stack;
+	sched_prepare_cpu(c, boot_stack, BOOT_STACK_SIZE);
+	arch_set_current_task(c->idle);
 	if (platform_init(hartid, dtb))
 		arch_poweroff(4); /* no device tree: nothing to print on */
 	time_ns(); /* time 0 is now */

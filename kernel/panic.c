@@ -64,7 +64,9 @@ void backtrace_from(uintptr_t fp, uintptr_t pc)
 	for (int depth = 0; depth < 32 && plausible_frame(fp - 16); depth++) {
 		uintptr_t ra = ((uintptr_t *)fp)[-1];
 		uintptr_t next = ((uintptr_t *)fp)[-2];
-		if (ra < (uintptr_t)__kernel_start || ra >= (uintptr_t)__text_end)
+		/* the outermost frame (task entry, kmain) has no caller */
+		if (ra < (uintptr_t)__kernel_start || ra >= (uintptr_t)__text_end ||
+		    next == 0)
 			break;
 		printk(LOGLEVEL_EMERG, "  %s\n", ksym_format(ra - 4, buf, sizeof(buf)));
 		if (next <= fp)

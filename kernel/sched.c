@@ -16,6 +16,7 @@
 #include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/init.h>
+#include <kernel/irq.h>
 #include <kernel/timer.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
@@ -28,34 +29,42 @@ static struct list_head run_queue = LIST_HEAD_INIT(run_queue);
 static DEFINE_SPINLOCK(tasks_lock);
 static struct list_head all_tasks = LIST_HEAD_INIT(all_tasks);
 static int next_tid = 1;
+static struct task idle_tasks[MAX_CPUS];
+
+BUILD_BUG_ON(offsetof(struct task, stack_lo) != offsetof(struct task_head, stack_lo));
+BUILD_BUG_ON(offsetof(struct task, cpu) != offsetof(struct task_head, cpu));
 
 /* ---- preemption ---- */
 
+/* The count lives in the task: tp is read once, so a migration between
+ * the read and the update cannot move the update to another hart. */
 void preempt_disable(void)
 {
-	this_cpu()->preempt_count++;
+	current_task()->preempt_count++;
 	barrier();
 }
 
 void preempt_enable_no_resched(void)
 {
 	barrier();
-	WARN_ON_ONCE(this_cpu()->preempt_count <= 0);
-	this_cpu()->preempt_count--;
+	WARN_ON_ONCE(current_task()->preempt_count <= 0);
+	current_task()->preempt_count--;
 }
 
 bool preemptible(void)
 {
-	struct cpu *c = this_cpu();
-	return c->preempt_count == 0 && c->irq_depth == 0 && arch_irqs_enabled();
+	return current_task()->preempt_count == 0 && !in_interrupt() &&
+	       arch_irqs_enabled();
 }
 
 void preempt_check_resched(void)
 {
-	struct cpu *c = this_cpu();
+	unsigned long flags = arch_irq_save();
+	bool resched = this_cpu()->need_resched && this_cpu()->online;
 
-	if (c->current && READ_ONCE(c->need_resched) && preemptible())
-		schedule();
+	arch_irq_restore(flags);
+	if (resched && preemptible())
+		schedule_preempt();
 }
 
 void preempt_enable(void)
@@ -117,7 +126,6 @@ static void set_running(struct cpu *c, struct task *next)
 	next->cpu = c;
 	next->slice = TIME_SLICE_TICKS;
 	c->current = next;
-	c->stack_lo = (uintptr_t)next->stack;
 }
 
 /* Runs on the new task right after a switch, rq_lock held, irqs off. */
@@ -131,20 +139,27 @@ static void finish_switch(struct task *prev)
 		wake_up_all(&prev->exited);
 }
 
-void schedule(void)
+/*
+ * @preempt: the task did not ask to stop (tick, preempt_enable). It stays
+ * on the run queue even if it was about to sleep: it will re-check its
+ * condition when it runs again, so no wake-up can be lost.
+ */
+static void __schedule(bool preempt)
 {
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 	struct task *prev = c->current, *next;
 	uint64_t now = time_ns();
 
-	WARN_ON_ONCE(c->preempt_count != 0);
+	WARN_ON_ONCE(prev->preempt_count != 0);
 	raw_spin_lock(&rq_lock);
 	c->need_resched = false;
-	if (prev->state == TASK_RUNNABLE && prev != c->idle && !prev->on_rq)
+	if ((preempt || prev->state == TASK_RUNNABLE) && prev != c->idle &&
+	    prev->state != TASK_DEAD && !prev->on_rq)
 		enqueue(prev);
 	next = pick_next(c);
 	if (next == prev) {
+		prev->slice = TIME_SLICE_TICKS; /* nobody else wants the hart */
 		raw_spin_unlock(&rq_lock);
 		arch_irq_restore(flags);
 		return;
@@ -154,10 +169,20 @@ void schedule(void)
 	next->switches++;
 	set_running(c, next);
 	c->switch_from = prev;
-	arch_switch_context(&prev->ctx, &next->ctx);
+	arch_switch_context(&prev->ctx, &next->ctx, next);
 	/* prev runs again here, perhaps on another hart */
 	finish_switch(this_cpu()->switch_from);
 	arch_irq_restore(flags);
+}
+
+void schedule(void)
+{
+	__schedule(false);
+}
+
+void schedule_preempt(void)
+{
+	__schedule(true);
 }
 
 void wake_up_task(struct task *t)
@@ -237,6 +262,7 @@ static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
 		return ERR_PTR(-ENOMEM);
 	}
 	t->stack_size = TASK_STACK_SIZE;
+	t->stack_lo = (uintptr_t)t->stack;
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	t->fn = fn;
 	t->arg = arg;
@@ -309,7 +335,7 @@ void task_kill_current(const char *why)
 
 	pr_err("task %s (tid %d) killed: %s\n", c->current->name,
 	       c->current->tid, why);
-	c->preempt_count = 0;
+	c->current->preempt_count = 0;
 	c->current->lockdep.depth = 0;
 	task_exit(TASK_EXIT_KILLED);
 }
@@ -371,14 +397,13 @@ void task_sleep_ms(unsigned int ms)
 
 const char *current_task_name(void)
 {
-	struct task *t = this_cpu()->current;
-	return t ? t->name : "boot";
+	return current_task()->name;
 }
 
 bool task_stack_contains(uintptr_t addr)
 {
-	struct task *t = this_cpu()->current;
-	return t && t->stack && addr >= (uintptr_t)t->stack &&
+	struct task *t = current_task();
+	return t->stack && addr >= (uintptr_t)t->stack &&
 	       addr < (uintptr_t)t->stack + t->stack_size;
 }
 
@@ -394,38 +419,53 @@ void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 
 struct lockdep_task *lockdep_current(void)
 {
-	struct cpu *c = this_cpu();
-	return c->current && c->current != c->idle ? &c->current->lockdep : NULL;
+	struct task *t = current_task();
+	return t != t->cpu->idle && !in_interrupt() ? &t->lockdep : NULL;
 }
 
 /* newlib's per-task state: errno and friends follow the running task. */
 struct _reent *__getreent(void)
 {
-	struct cpu *c = this_cpu();
-	return c && c->current ? &c->current->reent : _impure_ptr;
+	return &current_task()->reent;
 }
 
 /* ---- idle ---- */
 
-/* Turn the running boot context of this hart into its idle task. */
-void sched_init_cpu(void *stack, size_t stack_size)
+struct task *sched_idle_task(unsigned int cpu)
 {
-	struct cpu *c = this_cpu();
-	struct task *idle = kzalloc(sizeof(*idle), GFP_KERNEL);
+	return &idle_tasks[cpu];
+}
 
-	if (!idle)
-		panic("no memory for the idle task of cpu %u", c->id);
-	snprintf(idle->name, sizeof(idle->name), "idle%u", c->id);
+/*
+ * Make idle_tasks[c->id] the context of hart @c before it runs C code that
+ * looks at the running task (printk, locks). @stack is the stack the hart
+ * boots on; it stays the idle task's stack.
+ */
+void sched_prepare_cpu(struct cpu *c, void *stack, size_t stack_size)
+{
+	struct task *idle = &idle_tasks[c->id];
+
+	/* no snprintf: newlib needs the running task, which this becomes */
+	strcpy(idle->name, "idle0");
+	idle->name[4] = (char)('0' + c->id % 10);
 	idle->stack = stack;
 	idle->stack_size = stack_size;
+	idle->stack_lo = (uintptr_t)stack;
 	idle->affinity = (int)c->id;
 	idle->state = TASK_RUNNABLE;
 	list_init(&idle->run_node);
 	wait_queue_init(&idle->exited);
 	_REENT_INIT_PTR(&idle->reent);
-	task_register(idle);
 	c->idle = idle;
 	set_running(c, idle);
+}
+
+/* On the hart itself, once the scheduler may run: list the idle task. */
+void sched_start_cpu(void)
+{
+	struct cpu *c = this_cpu();
+
+	task_register(c->idle);
 	c->switched_at = time_ns();
 }
 

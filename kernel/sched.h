@@ -43,6 +43,10 @@ struct task_context {
 };
 
 struct task {
+	/* first, at fixed offsets: read by trap entry (struct task_head) */
+	uintptr_t stack_lo;		/* lowest valid stack address */
+	struct cpu *cpu;		/* hart it runs or last ran on */
+
 	struct task_context ctx;
 	char name[TASK_NAME_LEN];
 	int tid;
@@ -50,6 +54,7 @@ struct task {
 	void *arg;
 	int exit_code;
 	int affinity;			/* CPU_ANY or a logical cpu */
+	int preempt_count;		/* >0: not preemptible */
 	void *stack;			/* lowest usable address */
 	size_t stack_size;
 
@@ -57,7 +62,6 @@ struct task {
 	enum task_state state;
 	bool on_rq;
 	bool on_cpu;			/* its context is live on some hart */
-	struct cpu *cpu;		/* hart it runs or last ran on */
 	struct list_head run_node;
 	unsigned int slice;		/* ticks left before preemption */
 	uint64_t runtime_ns;
@@ -84,7 +88,7 @@ void task_sleep_ms(unsigned int ms);
 
 static inline struct task *current_task(void)
 {
-	return this_cpu()->current;
+	return arch_current_task();
 }
 
 const char *current_task_name(void);
@@ -95,10 +99,15 @@ void task_for_each(void (*fn)(struct task *t, void *arg), void *arg);
 
 /* Scheduler internals used by wait queues, timers and the trap path. */
 void schedule(void);
+/* Involuntary switch: the task stays runnable whatever its state. */
+void schedule_preempt(void);
+/* Hart @cpu's idle task, which is also its context before the scheduler. */
+struct task *sched_idle_task(unsigned int cpu);
 void wake_up_task(struct task *t);
 void sched_tick(void);
 void preempt_check_resched(void);
 void set_current_sleeping(void);
 void set_current_running(void);
-void sched_init_cpu(void *stack, size_t stack_size);
+void sched_prepare_cpu(struct cpu *c, void *stack, size_t stack_size);
+void sched_start_cpu(void);
 __noreturn void sched_idle_loop(void);

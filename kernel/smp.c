@@ -38,7 +38,7 @@ __noreturn void secondary_main(void)
 	vm_init_hart();
 	arch_init_cpu();
 	irq_init_hart();
-	sched_init_cpu((void *)(c->boot_sp - TASK_STACK_SIZE), TASK_STACK_SIZE);
+	sched_start_cpu();
 	timer_init_hart();
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 	arch_irq_enable();
@@ -58,6 +58,7 @@ static int smp_init(void)
 		}
 		cpu_init_data(c, ncpus, platform.hartids[i]);
 		c->boot_sp = (uintptr_t)stack + TASK_STACK_SIZE;
+		sched_prepare_cpu(c, stack, TASK_STACK_SIZE);
 		if (arch_start_cpu(c)) {
 			pr_err("smp: hart %lu did not start\n", c->hartid);
 			vm_free_stack(stack, TASK_STACK_SIZE);

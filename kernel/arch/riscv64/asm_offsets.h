@@ -1,9 +1,10 @@
 /*
  * Offsets used by assembly. Checked against the C structures with
- * BUILD_BUG_ON in kernel/arch/riscv64/trap.c and switch checks.
+ * BUILD_BUG_ON in kernel/arch/riscv64/trap.c.
  */
 #pragma once
 
-#define CPU_STACK_LO 0
-#define CPU_EMERGENCY_SP 8
-#define CPU_BOOT_SP 16
+#define CPU_EMERGENCY_SP 0
+#define CPU_BOOT_SP 8
+#define TASK_STACK_LO 0
+#define TASK_CPU 8

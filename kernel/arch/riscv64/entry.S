@@ -1,7 +1,7 @@
 /*
  * Boot entry. OpenSBI enters _start in S-mode on one hart with a0 = hartid
  * and a1 = device tree. Other harts enter secondary_entry through SBI HSM
- * hart_start with a1 = their struct cpu, whose boot_sp is their stack.
+ * hart_start with a1 = their idle task, whose cpu's boot_sp is their stack.
  */
 #include <kernel/arch/riscv64/csr.h>
 #include <kernel/arch/riscv64/asm_offsets.h>
@@ -32,7 +32,8 @@ secondary_entry:
 	li t0, SSTATUS_FS_INITIAL
 	csrs sstatus, t0
 	mv tp, a1
-	ld sp, CPU_BOOT_SP(tp)
+	ld sp, TASK_CPU(tp)
+	ld sp, CPU_BOOT_SP(sp)
 	mv fp, zero
 	call secondary_main
 4:	wfi

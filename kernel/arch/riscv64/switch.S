@@ -1,6 +1,6 @@
 /*
- * arch_switch_context(old, new): save the callee-saved state of the running
- * task into old, load new's and return into it. Layout: struct task_context
+ * arch_switch_context(old, new, next): save the callee-saved state of the
+ * running task into old, load new's, make tp = next and return into it. Layout: struct task_context
  * in kernel/sched.h (ra, sp, s0-s11, fs0-fs11, fcsr).
  */
 	.section .text
@@ -27,4 +27,5 @@ arch_switch_context:
 	.endr
 	ld t0, 208(a1)
 	fscsr t0
+	mv tp, a2
 	ret

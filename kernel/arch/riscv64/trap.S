@@ -1,8 +1,9 @@
 /*
  * Trap entry and return. Kernel and tasks share S-mode, so every trap
- * arrives on the running stack. Before pushing the frame, the entry checks
- * that the frame fits above cpu->stack_lo; if not, the stack overflowed into
- * its guard page and the frame goes on the hart's emergency stack instead.
+ * arrives on the running stack. tp is the running task. Before pushing the
+ * frame, the entry checks that the frame fits above task->stack_lo; if not,
+ * the stack overflowed into its guard page and the frame goes on the hart's
+ * emergency stack instead.
  */
 #include <kernel/arch/riscv64/asm_offsets.h>
 #include <kernel/arch/riscv64/trap.h>
@@ -38,7 +39,7 @@
 	.globl trap_entry
 trap_entry:
 	csrw sscratch, t0
-	ld t0, CPU_STACK_LO(tp)
+	ld t0, TASK_STACK_LO(tp)
 	addi t0, t0, TF_SIZE
 	bltu sp, t0, .Loverflow
 	addi sp, sp, -TF_SIZE
@@ -72,7 +73,8 @@ trap_entry:
 
 .Loverflow:
 	mv t0, sp
-	ld sp, CPU_EMERGENCY_SP(tp)
+	ld sp, TASK_CPU(tp)
+	ld sp, CPU_EMERGENCY_SP(sp)
 	addi sp, sp, -TF_SIZE
 	sd t0, TF_REG(2)(sp)
 	csrr t0, sscratch

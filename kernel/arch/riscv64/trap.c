@@ -20,13 +20,14 @@
 #include <kernel/timer.h>
 #include <mm/vm.h>
 
-BUILD_BUG_ON(offsetof(struct cpu, stack_lo) != CPU_STACK_LO);
 BUILD_BUG_ON(offsetof(struct cpu, emergency_sp) != CPU_EMERGENCY_SP);
 BUILD_BUG_ON(offsetof(struct cpu, boot_sp) != CPU_BOOT_SP);
 BUILD_BUG_ON(sizeof(struct trap_frame) != TF_SIZE);
 BUILD_BUG_ON(offsetof(struct trap_frame, fcsr) != TF_FCSR);
 BUILD_BUG_ON(offsetof(struct trap_frame, record_pc) != TF_RECORD_PC);
 BUILD_BUG_ON(offsetof(struct task_context, fcsr) != 208);
+BUILD_BUG_ON(offsetof(struct task, stack_lo) != TASK_STACK_LO);
+BUILD_BUG_ON(offsetof(struct task, cpu) != TASK_CPU);
 
 extern char trap_entry[];
 
@@ -146,18 +147,18 @@ void trap_handler(struct trap_frame *tf)
 	}
 	handle_interrupt(tf);
 	/* Preempt only a context that had interrupts on and no spinlock. */
-	if (c->need_resched && c->preempt_count == 0 && c->irq_depth == 0 &&
-	    (tf->sstatus & SSTATUS_SPIE))
-		schedule();
+	if (c->need_resched && current_task()->preempt_count == 0 &&
+	    c->irq_depth == 0 && (tf->sstatus & SSTATUS_SPIE))
+		schedule_preempt();
 }
 
 void trap_stack_overflow(struct trap_frame *tf)
 {
-	struct cpu *c = this_cpu();
-	uintptr_t lo = c->stack_lo;
+	struct task *t = current_task();
+	uintptr_t lo = t->stack_lo;
 	char why[96];
 
-	c->stack_lo = 0; /* we are on the emergency stack now */
+	t->stack_lo = 0; /* on the emergency stack now: no second overflow */
 	snprintf(why, sizeof(why), "stack overflow (sp %#llx, stack bottom %#lx)",
 		 (unsigned long long)tf->regs[2], (unsigned long)lo);
 	if (!task_context())

@@ -1,0 +1,317 @@
+/*
+ * kernel/locks_test.c: suites locks_spinlock, locks_mutex, locks_rwsem.
+ *
+ * Counters updated with plain (non-atomic) increments stay exact under the
+ * lock; readers provably overlap; writers exclude everyone; a writer gets
+ * in while a stream of readers keeps the lock busy.
+ */
+#include <kernel/ktest.h>
+#include <kernel/mutex.h>
+#include <kernel/rwsem.h>
+#include <kernel/sched.h>
+#include <kernel/spinlock.h>
+#include <kernel/err.h>
+#include <kernel/time.h>
+
+#define WORKERS 4
+
+struct counter_test {
+	struct spinlock spin;
+	struct mutex mutex;
+	volatile long value;
+	int iterations;
+};
+
+static int spin_worker(void *arg)
+{
+	struct counter_test *c = arg;
+
+	for (int i = 0; i < c->iterations; i++) {
+		spin_lock(&c->spin);
+		c->value = c->value + 1;
+		spin_unlock(&c->spin);
+	}
+	return 0;
+}
+
+static int mutex_worker(void *arg)
+{
+	struct counter_test *c = arg;
+
+	for (int i = 0; i < c->iterations; i++) {
+		mutex_lock(&c->mutex);
+		long v = c->value;
+		if (i % 64 == 0)
+			task_yield(); /* sleep holding it: others must queue */
+		c->value = v + 1;
+		mutex_unlock(&c->mutex);
+	}
+	return 0;
+}
+
+static void run_workers(struct ktest *t, int (*fn)(void *), void *arg)
+{
+	struct task *tasks[WORKERS];
+
+	for (int i = 0; i < WORKERS; i++) {
+		tasks[i] = task_create_on("worker", fn, arg, i % (int)ncpus);
+		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[i]));
+	}
+	for (int i = 0; i < WORKERS; i++)
+		KTEST_EXPECT_EQ(t, task_join(tasks[i]), 0);
+}
+
+static void spinlock_counter_exact(struct ktest *t)
+{
+	struct counter_test c = { .iterations = 50000 };
+
+	spin_lock_init(&c.spin, "test.spin");
+	run_workers(t, spin_worker, &c);
+	KTEST_EXPECT_EQ(t, c.value, (long)WORKERS * c.iterations);
+}
+
+static void spinlock_irqsave_restores(struct ktest *t)
+{
+	DEFINE_SPINLOCK(l);
+	unsigned long flags;
+
+	KTEST_ASSERT_TRUE(t, arch_irqs_enabled());
+	flags = spin_lock_irqsave(&l);
+	KTEST_EXPECT_FALSE(t, arch_irqs_enabled());
+	KTEST_EXPECT_TRUE(t, spin_lock_held(&l));
+	KTEST_EXPECT_FALSE(t, spin_trylock(&l) && (spin_unlock(&l), true));
+	spin_unlock_irqrestore(&l, flags);
+	KTEST_EXPECT_TRUE(t, arch_irqs_enabled());
+	KTEST_EXPECT_FALSE(t, spin_lock_held(&l));
+}
+
+static void mutex_counter_exact(struct ktest *t)
+{
+	struct counter_test c = { .iterations = 5000 };
+
+	mutex_init(&c.mutex, "test.mutex", NULL);
+	run_workers(t, mutex_worker, &c);
+	KTEST_EXPECT_EQ(t, c.value, (long)WORKERS * c.iterations);
+}
+
+static void mutex_trylock_and_owner(struct ktest *t)
+{
+	struct mutex m;
+
+	mutex_init(&m, "test.mutex", NULL);
+	KTEST_EXPECT_TRUE(t, mutex_trylock(&m));
+	KTEST_EXPECT_TRUE(t, mutex_is_locked(&m));
+	KTEST_EXPECT_TRUE(t, m.owner == current_task());
+	KTEST_EXPECT_TRUE(t, lockdep_is_held(&m.dep, LOCK_MODE_EXCLUSIVE));
+	mutex_unlock(&m);
+	KTEST_EXPECT_FALSE(t, mutex_is_locked(&m));
+	KTEST_EXPECT_FALSE(t, lockdep_is_held(&m.dep, LOCK_MODE_ANY));
+}
+
+static struct ktest_case spin_cases[] = {
+	KTEST_CASE(spinlock_counter_exact),
+	KTEST_CASE(spinlock_irqsave_restores),
+	{},
+};
+KTEST_SUITE(locks_spinlock, spin_cases);
+
+static struct ktest_case mutex_cases[] = {
+	KTEST_CASE(mutex_counter_exact),
+	KTEST_CASE(mutex_trylock_and_owner),
+	{},
+};
+KTEST_SUITE(locks_mutex, mutex_cases);
+
+/* ---- rwsem ---- */
+
+struct rw_test {
+	struct rw_semaphore sem;
+	int readers_inside;	/* atomic */
+	int writers_inside;	/* atomic */
+	int violations;		/* atomic */
+	int max_readers;	/* atomic max */
+	volatile bool stop;
+	volatile bool writer_done;
+	int want_readers;
+	uint64_t deadline;
+};
+
+static void note_max(int *max, int v)
+{
+	int old = __atomic_load_n(max, __ATOMIC_RELAXED);
+	while (v > old &&
+	       !__atomic_compare_exchange_n(max, &old, v, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+/* Holds the read lock until want_readers readers are inside together. */
+static int parallel_reader(void *arg)
+{
+	struct rw_test *r = arg;
+	int inside;
+
+	down_read(&r->sem);
+	inside = __atomic_add_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
+	note_max(&r->max_readers, inside);
+	while (__atomic_load_n(&r->max_readers, __ATOMIC_SEQ_CST) < r->want_readers &&
+	       time_ns() < r->deadline)
+		task_yield();
+	__atomic_sub_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
+	up_read(&r->sem);
+	return 0;
+}
+
+static void rwsem_readers_in_parallel(struct ktest *t)
+{
+	struct rw_test r = { .want_readers = (int)ncpus,
+			     .deadline = time_ns() + 10 * NSEC_PER_SEC };
+	struct task *tasks[MAX_CPUS];
+
+	init_rwsem(&r.sem, "test.rwsem", NULL);
+	for (unsigned int i = 0; i < ncpus; i++) {
+		tasks[i] = task_create_on("reader", parallel_reader, &r, (int)i);
+		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[i]));
+	}
+	for (unsigned int i = 0; i < ncpus; i++)
+		task_join(tasks[i]);
+	KTEST_EXPECT_EQ(t, r.max_readers, (int)ncpus);
+}
+
+static void check_exclusion(struct rw_test *r, bool writer)
+{
+	int w = __atomic_load_n(&r->writers_inside, __ATOMIC_SEQ_CST);
+	int rd = __atomic_load_n(&r->readers_inside, __ATOMIC_SEQ_CST);
+
+	if (writer ? (w != 1 || rd != 0) : w != 0)
+		__atomic_add_fetch(&r->violations, 1, __ATOMIC_SEQ_CST);
+}
+
+static int mixed_worker(void *arg)
+{
+	struct rw_test *r = arg;
+
+	for (int i = 0; i < 2000; i++) {
+		if (i % 4 == 0) {
+			down_write(&r->sem);
+			__atomic_add_fetch(&r->writers_inside, 1, __ATOMIC_SEQ_CST);
+			check_exclusion(r, true);
+			__atomic_sub_fetch(&r->writers_inside, 1, __ATOMIC_SEQ_CST);
+			up_write(&r->sem);
+		} else {
+			down_read(&r->sem);
+			__atomic_add_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
+			check_exclusion(r, false);
+			__atomic_sub_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
+			up_read(&r->sem);
+		}
+	}
+	return 0;
+}
+
+static void rwsem_writers_exclude_everyone(struct ktest *t)
+{
+	struct rw_test r = { 0 };
+
+	init_rwsem(&r.sem, "test.rwsem", NULL);
+	run_workers(t, mixed_worker, &r);
+	KTEST_EXPECT_EQ(t, r.violations, 0);
+	KTEST_EXPECT_FALSE(t, rwsem_is_locked(&r.sem));
+}
+
+/* Readers overlap so the lock is never free of readers until stop. */
+static int stream_reader(void *arg)
+{
+	struct rw_test *r = arg;
+
+	while (!r->stop && time_ns() < r->deadline) {
+		down_read(&r->sem);
+		time_delay_ns(200 * NSEC_PER_USEC);
+		up_read(&r->sem);
+	}
+	return r->writer_done ? 0 : -1;
+}
+
+static int starving_writer(void *arg)
+{
+	struct rw_test *r = arg;
+
+	down_write(&r->sem);
+	r->writer_done = time_ns() < r->deadline;
+	up_write(&r->sem);
+	r->stop = true;
+	return 0;
+}
+
+static void rwsem_writer_not_starved(struct ktest *t)
+{
+	struct rw_test r = { .deadline = time_ns() + 20 * NSEC_PER_SEC };
+	struct task *readers[WORKERS], *w;
+
+	init_rwsem(&r.sem, "test.rwsem", NULL);
+	for (int i = 0; i < WORKERS; i++) {
+		readers[i] = task_create("reader", stream_reader, &r);
+		KTEST_ASSERT_FALSE(t, IS_ERR(readers[i]));
+	}
+	task_sleep_ms(20);
+	w = task_create("writer", starving_writer, &r);
+	KTEST_ASSERT_FALSE(t, IS_ERR(w));
+	task_join(w);
+	for (int i = 0; i < WORKERS; i++)
+		KTEST_EXPECT_EQ(t, task_join(readers[i]), 0);
+	KTEST_EXPECT_TRUE(t, r.writer_done);
+}
+
+static int try_read(void *arg)
+{
+	struct rw_semaphore *s = arg;
+
+	if (!down_read_trylock(s))
+		return 0;
+	up_read(s);
+	return 1;
+}
+
+static int try_write(void *arg)
+{
+	struct rw_semaphore *s = arg;
+
+	if (!down_write_trylock(s))
+		return 0;
+	up_write(s);
+	return 1;
+}
+
+static int run_and_join(int (*fn)(void *), void *arg)
+{
+	struct task *task = task_create("try", fn, arg);
+	return IS_ERR(task) ? -1 : task_join(task);
+}
+
+static void rwsem_trylock_and_downgrade(struct ktest *t)
+{
+	struct rw_semaphore s;
+
+	init_rwsem(&s, "test.rwsem", NULL);
+	down_write(&s);
+	KTEST_EXPECT_TRUE(t, lockdep_is_held(&s.dep, LOCK_MODE_EXCLUSIVE));
+	KTEST_EXPECT_EQ(t, run_and_join(try_read, &s), 0);
+	KTEST_EXPECT_EQ(t, run_and_join(try_write, &s), 0);
+	downgrade_write(&s);
+	KTEST_EXPECT_TRUE(t, lockdep_is_held(&s.dep, LOCK_MODE_SHARED));
+	KTEST_EXPECT_FALSE(t, lockdep_is_held(&s.dep, LOCK_MODE_EXCLUSIVE));
+	KTEST_EXPECT_EQ(t, run_and_join(try_read, &s), 1);
+	KTEST_EXPECT_EQ(t, run_and_join(try_write, &s), 0);
+	up_read(&s);
+	KTEST_EXPECT_EQ(t, run_and_join(try_write, &s), 1);
+	KTEST_EXPECT_FALSE(t, rwsem_is_locked(&s));
+}
+
+static struct ktest_case rwsem_cases[] = {
+	KTEST_CASE(rwsem_readers_in_parallel),
+	KTEST_CASE(rwsem_writers_exclude_everyone),
+	KTEST_CASE(rwsem_writer_not_starved),
+	KTEST_CASE(rwsem_trylock_and_downgrade),
+	{},
+};
+KTEST_SUITE(locks_rwsem, rwsem_cases);

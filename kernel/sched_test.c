@@ -1,0 +1,160 @@
+/*
+ * kernel/sched_test.c: suite sched_basic - tasks run to completion on every
+ * hart, a busy task is preempted, sleeping and wake-ups work.
+ */
+#include <kernel/ktest.h>
+#include <kernel/sched.h>
+#include <kernel/err.h>
+#include <kernel/time.h>
+#include <kernel/wait.h>
+
+#define MANY 64
+
+static int add_one(void *arg)
+{
+	__atomic_fetch_add((int *)arg, 1, __ATOMIC_RELAXED);
+	task_yield();
+	return 7;
+}
+
+static void many_tasks_finish(struct ktest *t)
+{
+	struct task *tasks[MANY];
+	int count = 0;
+
+	for (int i = 0; i < MANY; i++) {
+		tasks[i] = task_create("adder", add_one, &count);
+		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[i]));
+	}
+	for (int i = 0; i < MANY; i++)
+		KTEST_EXPECT_EQ(t, task_join(tasks[i]), 7);
+	KTEST_EXPECT_EQ(t, count, MANY);
+}
+
+static int report_cpu(void *arg)
+{
+	(void)arg;
+	return (int)cpu_id();
+}
+
+static void every_hart_runs_tasks(struct ktest *t)
+{
+	KTEST_EXPECT_GE(t, ncpus, 2);
+	for (unsigned int c = 0; c < ncpus; c++) {
+		struct task *task = task_create_on("pinned", report_cpu, NULL, (int)c);
+		KTEST_ASSERT_FALSE(t, IS_ERR(task));
+		KTEST_EXPECT_EQ(t, task_join(task), c);
+	}
+}
+
+struct spin_state {
+	volatile bool stop;
+	uint64_t deadline;
+};
+
+/* Never yields: only preemption lets another task onto its hart. */
+static int busy(void *arg)
+{
+	struct spin_state *s = arg;
+
+	while (!s->stop && time_ns() < s->deadline)
+		;
+	return s->stop ? 0 : -1;
+}
+
+static int stopper(void *arg)
+{
+	((struct spin_state *)arg)->stop = true;
+	return 0;
+}
+
+static void preemption_switches_busy_task(struct ktest *t)
+{
+	struct spin_state s = { .deadline = time_ns() + 20 * NSEC_PER_SEC };
+	int cpu = (int)(ncpus - 1);
+	struct task *b = task_create_on("busy", busy, &s, cpu);
+	struct task *st;
+
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	task_sleep_ms(20); /* let busy take the hart */
+	st = task_create_on("stopper", stopper, &s, cpu);
+	KTEST_ASSERT_FALSE(t, IS_ERR(st));
+	KTEST_EXPECT_EQ(t, task_join(st), 0);
+	/* busy only sees stop if stopper ran on its hart while it was busy */
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+}
+
+static void sleep_lasts_at_least(struct ktest *t)
+{
+	uint64_t start = time_ns();
+
+	task_sleep_ms(30);
+	KTEST_EXPECT_GE(t, time_ns() - start, 30 * NSEC_PER_MSEC);
+}
+
+struct pingpong {
+	struct wait_queue_head wq;
+	int turn; /* 0: ping's turn, 1: pong's */
+	int rounds;
+};
+
+static int pong(void *arg)
+{
+	struct pingpong *p = arg;
+
+	for (int i = 0; i < p->rounds; i++) {
+		wait_event(&p->wq, READ_ONCE(p->turn) == 1);
+		WRITE_ONCE(p->turn, 0);
+		wake_up_all(&p->wq);
+	}
+	return 0;
+}
+
+static void wait_wake_ping_pong(struct ktest *t)
+{
+	struct pingpong p = { .rounds = 500 };
+	struct task *task;
+
+	wait_queue_init(&p.wq);
+	task = task_create("pong", pong, &p);
+	KTEST_ASSERT_FALSE(t, IS_ERR(task));
+	for (int i = 0; i < p.rounds; i++) {
+		wait_event(&p.wq, READ_ONCE(p.turn) == 0);
+		WRITE_ONCE(p.turn, 1);
+		wake_up_all(&p.wq);
+	}
+	KTEST_EXPECT_EQ(t, task_join(task), 0);
+}
+
+static void completion_times_out(struct ktest *t)
+{
+	struct completion c;
+
+	init_completion(&c);
+	KTEST_EXPECT_FALSE(t, wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
+	complete(&c);
+	KTEST_EXPECT_TRUE(t, wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
+}
+
+static void ticks_on_every_hart(struct ktest *t)
+{
+	uint64_t before[MAX_CPUS];
+
+	for (unsigned int c = 0; c < ncpus; c++)
+		before[c] = READ_ONCE(cpus[c].ticks);
+	task_sleep_ms(50);
+	for (unsigned int c = 0; c < ncpus; c++)
+		KTEST_EXPECT_GT(t, READ_ONCE(cpus[c].ticks), before[c]);
+}
+
+static struct ktest_case sched_cases[] = {
+	KTEST_CASE(many_tasks_finish),
+	KTEST_CASE(every_hart_runs_tasks),
+	KTEST_CASE(preemption_switches_busy_task),
+	KTEST_CASE(sleep_lasts_at_least),
+	KTEST_CASE(wait_wake_ping_pong),
+	KTEST_CASE(completion_times_out),
+	KTEST_CASE(ticks_on_every_hart),
+	{},
+};
+KTEST_SUITE(sched_basic, sched_cases);
