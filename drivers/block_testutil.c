@@ -27,6 +27,13 @@ struct block_device *blk_test_disk(struct ktest *t, const char *mode)
 	return dev;
 }
 
+bool blk_test_mode_is(const char *mode)
+{
+	char have[16];
+
+	return bootarg_get("vblk.test", have, sizeof(have)) && !strcmp(have, mode);
+}
+
 void blk_stamp_sector(void *buf, uint64_t lba, uint32_t tag)
 {
 	uint8_t *b = buf;

@@ -15,6 +15,8 @@
 /* The test disk if the boot's mode is @mode ("rw", "ro", "errors", or NULL
  * for any); otherwise logs why and returns NULL (the case passes). */
 struct block_device *blk_test_disk(struct ktest *t, const char *mode);
+/* Is the boot's test-disk mode @mode? */
+bool blk_test_mode_is(const char *mode);
 void blk_stamp_sector(void *buf, uint64_t lba, uint32_t tag);
 /* Return: true if @buf holds the stamp of @lba. */
 bool blk_stamp_ok(const void *buf, uint64_t lba, uint32_t tag);
