@@ -4,7 +4,7 @@
  * tools/mkblkimg.py writes (LBA, "WHOLEBLK", tag, then a pattern).
  *
  * The boot says what the test disk is with bootargs:
- *   vblk.test=rw|ro|errors   (absent: no test disk, cases have nothing to do)
+ *   vblk.test=rw|ro|errors   (absent or another mode: the case fails)
  *   vblk.disk=vda            (default vda)
  */
 #pragma once
@@ -13,10 +13,8 @@
 #include <kernel/ktest.h>
 
 /* The test disk if the boot's mode is @mode ("rw", "ro", "errors", or NULL
- * for any); otherwise logs why and returns NULL (the case passes). */
+ * for any); otherwise fails the case and returns NULL. */
 struct block_device *blk_test_disk(struct ktest *t, const char *mode);
-/* Is the boot's test-disk mode @mode? */
-bool blk_test_mode_is(const char *mode);
 void blk_stamp_sector(void *buf, uint64_t lba, uint32_t tag);
 /* Return: true if @buf holds the stamp of @lba. */
 bool blk_stamp_ok(const void *buf, uint64_t lba, uint32_t tag);

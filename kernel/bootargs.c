@@ -52,8 +52,12 @@ bool bootarg_get(const char *key, char *buf, size_t len)
 			quoted = !quoted;
 			continue;
 		}
-		if (i + 1 < len)
-			buf[i++] = *p;
+		if (i + 1 == len) {
+			pr_warn("bootargs: ignoring %s: value longer than %zu\n",
+				key, len - 1);
+			return false;
+		}
+		buf[i++] = *p;
 	}
 	buf[i] = '\0';
 	return true;

@@ -26,16 +26,34 @@ extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 #define KTEST_ABORTED 0x4b54 /* exit code of a case ended by ASSERT */
 
-bool ktest_glob_match(const char *p, const char *s)
+/* Does @s match the glob from @p to @end ('*', '?')? */
+static bool glob_match_n(const char *p, const char *end, const char *s)
 {
-	if (!*p)
+	if (p == end)
 		return !*s;
 	if (*p == '*')
-		return ktest_glob_match(p + 1, s) ||
-		       (*s && ktest_glob_match(p, s + 1));
+		return glob_match_n(p + 1, end, s) ||
+		       (*s && glob_match_n(p, end, s + 1));
 	if (*s && (*p == '?' || *p == *s))
-		return ktest_glob_match(p + 1, s + 1);
+		return glob_match_n(p + 1, end, s + 1);
 	return false;
+}
+
+bool ktest_filter_match(const char *filter, const char *name)
+{
+	bool included = false;
+
+	for (const char *p = filter; *p;) {
+		const char *end = p + strcspn(p, ",");
+		bool exclude = *p == '-';
+		if (glob_match_n(p + exclude, end, name)) {
+			if (exclude)
+				return false;
+			included = true;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return included;
 }
 
 void ktest_log(struct ktest *t, const char *fmt, ...)
@@ -123,17 +141,17 @@ static int run_suite(const struct ktest_suite *s, unsigned int n)
 	return failed;
 }
 
-int ktest_run(const char *glob)
+int ktest_run(const char *filter)
 {
 	const struct ktest_suite *s;
 	unsigned int total = 0, n = 0;
 	int failed = 0;
 
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
-		total += ktest_glob_match(glob, s->name);
+		total += ktest_filter_match(filter, s->name);
 	console_printf("KTAP version 1\n1..%u\n", total);
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
-		if (ktest_glob_match(glob, s->name))
+		if (ktest_filter_match(filter, s->name))
 			failed += run_suite(s, ++n);
 	return failed;
 }

@@ -11,7 +11,8 @@
  *
  * Each case runs in a task of its own; a case whose task traps fails with
  * the trap report. A case that hangs is caught by the host's boot timeout.
- * Suites run in name order; ktest_run("mm_*") runs those whose name matches.
+ * Suites run in name order; ktest_run("mm_*,-mm_vm") runs those the filter
+ * selects (see ktest_run).
  */
 #pragma once
 
@@ -44,9 +45,11 @@ struct ktest_suite {
 	static const struct ktest_suite __ktest_suite_##sname __used \
 	    __section(".ktest_suites." #sname) = {#sname, scases}
 
-/* Run the suites matching @glob; return the number of failed cases. */
-int ktest_run(const char *glob);
-bool ktest_glob_match(const char *pattern, const char *s);
+/* Run the suites @filter selects; return the number of failed cases.
+ * @filter: comma-separated globs ('*', '?'); a leading '-' excludes:
+ * "*,-virtio_blk_*" is every suite but the disk ones. */
+int ktest_run(const char *filter);
+bool ktest_filter_match(const char *filter, const char *name);
 __printf(2, 3) void ktest_log(struct ktest *t, const char *fmt, ...);
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
 		...) __printf(4, 5);

@@ -4,7 +4,7 @@
  * kmain runs on the boot hart: it reads the platform, runs the init hooks in
  * their declared order (see kernel/init.h), starts the main task and turns
  * itself into cpu 0's idle task. The main task either runs the test suites
- * (bootarg ktest.filter=GLOB) and powers off with their verdict, or runs
+ * (bootarg ktest.filter=FILTER, see ktest_run) and powers off with their verdict, or runs
  * the shell.
  */
 #include <kernel/arch.h>
@@ -40,11 +40,11 @@ void init_run_hooks(void)
 
 static int main_task(void *arg)
 {
-	char glob[64];
+	char filter[512];
 
 	(void)arg;
-	if (bootarg_get("ktest.filter", glob, sizeof(glob))) {
-		int failed = ktest_run(glob);
+	if (bootarg_get("ktest.filter", filter, sizeof(filter))) {
+		int failed = ktest_run(filter);
 		arch_poweroff(failed ? 1 : 0);
 	}
 	arch_poweroff(shell_main(bootarg_command()));
