@@ -325,8 +325,7 @@ static void tlb_flush_all_harts(uintptr_t start, size_t size)
 {
 	for (uintptr_t va = start; va < start + size; va += PAGE_SIZE)
 		arch_tlb_flush_page(va);
-	if (sbi_remote_sfence_vma_all(start, size))
-		WARN_ON_ONCE("SBI remote sfence.vma failed");
+	WARN_ON_ONCE(sbi_remote_sfence_vma_all(start, size) != 0);
 }
 
 /* Unmap [lo, hi) of @slot, flush every hart, free the pages and let the

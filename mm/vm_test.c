@@ -161,7 +161,7 @@ static int stacks_on_hart(void *arg)
 	int bad = 0;
 
 	(void)arg;
-	for (int round = 0; round < 20; round++) {
+	for (int round = 0; round < 5; round++) {
 		for (int i = 0; i < STACKS; i++) {
 			stacks[i] = vm_alloc_stack(STACK_SIZE);
 			if (!stacks[i])
