@@ -210,7 +210,7 @@ static uintptr_t find_free_stretch(const struct range *res, int n,
 	for (int i = -1; i < n; i++) {
 		uintptr_t start = ALIGN_UP(i < 0 ? platform.mem_base : res[i].end,
 					   PAGE_SIZE);
-		bool clash = start + size > mem_end;
+		bool clash = start < platform.mem_base || start + size > mem_end;
 
 		for (int j = 0; j < n && !clash; j++)
 			clash = ranges_overlap(&res[j], start, start + size);
