@@ -17,7 +17,8 @@ static const char *find_word(const char *key)
 		p += strspn(p, " ");
 		if (!strncmp(p, "--", 2) && (p[2] == ' ' || p[2] == '\0'))
 			return NULL;
-		if (!strncmp(p, key, n) && (p[n] == '=' || p[n] == ' ' || !p[n]))
+		if (!strncmp(p, key, n) &&
+		    (p[n] == '=' || p[n] == ' ' || !p[n]))
 			return p;
 		if (*p == '\0')
 			break;

@@ -31,7 +31,8 @@ bool ktest_glob_match(const char *p, const char *s)
 	if (!*p)
 		return !*s;
 	if (*p == '*')
-		return ktest_glob_match(p + 1, s) || (*s && ktest_glob_match(p, s + 1));
+		return ktest_glob_match(p + 1, s) ||
+		       (*s && ktest_glob_match(p, s + 1));
 	if (*s && (*p == '?' || *p == *s))
 		return ktest_glob_match(p + 1, s + 1);
 	return false;
@@ -49,7 +50,8 @@ void ktest_log(struct ktest *t, const char *fmt, ...)
 	console_printf("    # %s\n", buf);
 }
 
-void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
+void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
+		...)
 {
 	char buf[400];
 	va_list ap;
@@ -85,7 +87,7 @@ static int case_entry(void *arg)
 static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
 		     unsigned int n)
 {
-	struct case_run run = { { .suite = s->name, .name = c->name }, c };
+	struct case_run run = {{.suite = s->name, .name = c->name}, c};
 	struct ktest *t = &run.t;
 	struct task *task = task_create(c->name, case_entry, &run);
 	int code;
@@ -101,7 +103,8 @@ static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
 			t->failed = true;
 		}
 	}
-	console_printf("    %s %u %s\n", t->failed ? "not ok" : "ok", n, c->name);
+	console_printf("    %s %u %s\n", t->failed ? "not ok" : "ok", n,
+		       c->name);
 	return !t->failed;
 }
 

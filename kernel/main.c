@@ -30,7 +30,8 @@ void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid);
 
 void init_run_hooks(void)
 {
-	for (const struct init_hook *h = __init_hooks_start; h < __init_hooks_end; h++) {
+	for (const struct init_hook *h = __init_hooks_start;
+	     h < __init_hooks_end; h++) {
 		int err = h->fn();
 		if (err)
 			pr_warn("init: %s failed (%d)\n", h->name, err);
@@ -76,10 +77,11 @@ __noreturn void kmain(unsigned long hartid, const void *dtb)
 	arch_set_current_task(c->idle);
 	if (platform_init(hartid, dtb))
 		arch_poweroff(4); /* no device tree: nothing to print on */
-	time_ns(); /* time 0 is now */
+	time_ns();		  /* time 0 is now */
 	init_run_hooks();
 	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n", ncpus,
-		(unsigned long long)(platform.mem_size >> 20), platform.bootargs);
+		(unsigned long long)(platform.mem_size >> 20),
+		platform.bootargs);
 	if (IS_ERR(task_create("main", main_task, NULL)))
 		panic("cannot start the main task");
 	sched_idle_loop();

@@ -3,7 +3,7 @@
  *
  * A line is split at ';' into commands and each command into words
  * (double quotes group words). The interactive loop reads lines through
- * shell_readline().
+ * the line editor (kernel/readline.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/readline.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
 #include <kernel/time.h>
@@ -19,10 +20,9 @@
 #include <mm/page_alloc.h>
 
 #define MAX_ARGS 32
-#define LINE_MAX 256
 
 extern const struct shell_command __shell_commands_start[],
-	__shell_commands_end[];
+    __shell_commands_end[];
 
 static bool powering_off;
 
@@ -84,32 +84,24 @@ int shell_run_line(char *line)
 	return status;
 }
 
-/* Read one line with echo and backspace; NULL never (the console is forever). */
-static char *shell_readline(char *buf, size_t len)
+static int console_getc(void *ctx)
 {
-	size_t n = 0;
-
-	for (;;) {
-		int c = uart_getc();
-		if (c == '\r' || c == '\n') {
-			console_write("\n", 1);
-			buf[n] = '\0';
-			return buf;
-		}
-		if ((c == 0x7f || c == 0x08) && n > 0) {
-			n--;
-			console_write("\b \b", 3);
-		} else if (c >= ' ' && c < 0x7f && n + 1 < len) {
-			char ch = (char)c;
-			buf[n++] = ch;
-			console_write(&ch, 1);
-		}
-	}
+	(void)ctx;
+	return uart_getc();
 }
+
+static void console_echo(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	console_write(s, n);
+}
+
+static struct readline console_rl = {.getc = console_getc,
+				     .echo = console_echo};
 
 int shell_main(const char *cmdline)
 {
-	char line[LINE_MAX];
+	char line[READLINE_MAX];
 	int status = 0;
 
 	if (cmdline) {
@@ -119,7 +111,8 @@ int shell_main(const char *cmdline)
 	console_printf("whole shell: 'help' lists the commands\n");
 	while (!powering_off) {
 		console_printf("whole> ");
-		status = shell_run_line(shell_readline(line, sizeof(line)));
+		if (readline_read(&console_rl, line, sizeof(line)) >= 0)
+			status = shell_run_line(line);
 	}
 	return status;
 }
@@ -150,7 +143,8 @@ static int cmd_uptime(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	console_printf("up %llu.%03llu s\n", (unsigned long long)(ns / NSEC_PER_SEC),
+	console_printf("up %llu.%03llu s\n",
+		       (unsigned long long)(ns / NSEC_PER_SEC),
 		       (unsigned long long)(ns / NSEC_PER_MSEC % 1000));
 	return 0;
 }
@@ -158,12 +152,13 @@ SHELL_COMMAND(uptime, cmd_uptime, "uptime", "time since boot");
 
 static void ps_one(struct task *t, void *arg)
 {
-	static const char *const states[] = { "run", "sleep", "dead" };
+	static const char *const states[] = {"run", "sleep", "dead"};
 
 	(void)arg;
 	console_printf("%5d  %-5s %4d  %8llu  %s\n", t->tid, states[t->state],
 		       t->on_cpu && t->cpu ? (int)t->cpu->id : -1,
-		       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC), t->name);
+		       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC),
+		       t->name);
 }
 
 static int cmd_ps(int argc, char **argv)
@@ -190,7 +185,8 @@ static int cmd_test(int argc, char **argv)
 {
 	return ktest_run(argc > 1 ? argv[1] : "*") ? 1 : 0;
 }
-SHELL_COMMAND(test, cmd_test, "test [GLOB]", "run the test suites matching GLOB");
+SHELL_COMMAND(test, cmd_test, "test [GLOB]",
+	      "run the test suites matching GLOB");
 
 static int cmd_poweroff(int argc, char **argv)
 {

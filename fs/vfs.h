@@ -1,0 +1,222 @@
+/*
+ * fs/vfs.h: the virtual file system - superblocks, inodes, files.
+ *
+ * A filesystem fills in super/inode/file/address-space operations; the VFS
+ * keeps the inode cache (by superblock and inode number, with reference
+ * counts; unreferenced inodes stay cached until evicted), resolves paths
+ * (with "." and ".."), owns open files and per-task descriptor tables, and
+ * backs newlib's POSIX calls (fs/syscalls.c). Errors are negative errnos
+ * with Linux's values.
+ *
+ * Locks and what they protect (order: see DESIGN.md and mm/filemap.h):
+ *   inode->i_rwsem   - writes, truncate, directory changes of this inode
+ *                      (exclusive); reads take no i_rwsem. Two directories
+ *                      (rename) are locked in address order.
+ *   inode->i_lock    - i_state, i_size updates vs. readers of i_size
+ *   inode_hash_lock  - the inode cache (fs/inode.c)
+ *   file->f_pos_lock - f_pos of a shared file
+ */
+#pragma once
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <kernel/compiler.h>
+#include <kernel/list.h>
+#include <kernel/mutex.h>
+#include <kernel/rwsem.h>
+#include <kernel/spinlock.h>
+#include <mm/filemap.h>
+
+struct block_device;
+struct super_block;
+struct inode;
+struct file;
+
+#define NAME_MAX_LEN 255
+
+/* inode->i_state bits */
+#define I_NEW 0x1	/* being read in: wait for it */
+#define I_DIRTY 0x2	/* metadata needs writing (write_inode) */
+#define I_FREEING 0x4	/* being evicted */
+
+struct super_operations {
+	struct inode *(*alloc_inode)(struct super_block *sb);
+	void (*destroy_inode)(struct inode *inode);
+	/* Fill a new inode (i_ino set) from disk. */
+	int (*read_inode)(struct inode *inode);
+	/* Write the in-memory inode back; @sync: wait for the I/O. */
+	int (*write_inode)(struct inode *inode, bool sync);
+	/* Last reference dropped with i_nlink == 0: free its blocks and the
+	 * on-disk inode. Page cache already truncated. */
+	void (*evict_inode)(struct inode *inode);
+	/* Write superblock/bitmaps/group descriptors; @wait: and flush. */
+	int (*sync_fs)(struct super_block *sb, bool wait);
+	void (*put_super)(struct super_block *sb);
+};
+
+/* Attribute changes for setattr. */
+#define ATTR_SIZE 0x1
+#define ATTR_MTIME 0x2
+#define ATTR_ATIME 0x4
+#define ATTR_CTIME 0x8
+#define ATTR_MODE 0x10
+
+struct iattr {
+	unsigned int valid;
+	loff_t size;
+	struct timespec atime, mtime, ctime;
+	mode_t mode;
+};
+
+/* Directory operations take the parent locked (i_rwsem, exclusive except
+ * lookup) and a name that is not "." or "..". */
+struct inode_operations {
+	/* Return: 0 and *ino, or -ENOENT. */
+	int (*lookup)(struct inode *dir, const char *name, size_t len,
+		      unsigned long *ino);
+	int (*create)(struct inode *dir, const char *name, size_t len,
+		      mode_t mode, struct inode **out);
+	int (*mkdir)(struct inode *dir, const char *name, size_t len,
+		     mode_t mode, struct inode **out);
+	int (*link)(struct inode *old, struct inode *dir, const char *name,
+		    size_t len);
+	int (*unlink)(struct inode *dir, const char *name, size_t len,
+		      struct inode *victim);
+	int (*rmdir)(struct inode *dir, const char *name, size_t len,
+		     struct inode *victim);
+	/* Move; an existing target (@victim, may be NULL) is replaced. */
+	int (*rename)(struct inode *odir, const char *oname, size_t olen,
+		      struct inode *ndir, const char *nname, size_t nlen,
+		      struct inode *moved, struct inode *victim);
+	/* Caller holds i_rwsem exclusive. ATTR_SIZE: truncate up or down. */
+	int (*setattr)(struct inode *inode, const struct iattr *attr);
+};
+
+/* readdir: the actor returns false to stop (buffer full). */
+struct dir_context {
+	bool (*actor)(struct dir_context *ctx, const char *name, size_t len,
+		      loff_t pos, unsigned long ino, unsigned int type);
+	loff_t pos;
+};
+
+struct file_operations {
+	ssize_t (*read)(struct file *f, void *buf, size_t len, loff_t *pos);
+	ssize_t (*write)(struct file *f, const void *buf, size_t len, loff_t *pos);
+	/* SEEK_SET/CUR/END are the VFS's; SEEK_DATA/SEEK_HOLE ask the fs. */
+	loff_t (*llseek)(struct file *f, loff_t off, int whence);
+	int (*iterate)(struct file *f, struct dir_context *ctx);
+	int (*fsync)(struct file *f, loff_t start, loff_t end, bool datasync);
+	int (*open)(struct inode *inode, struct file *f);
+	void (*release)(struct inode *inode, struct file *f);
+};
+
+struct super_block {
+	struct block_device *s_bdev;
+	unsigned long s_blocksize;
+	unsigned int s_blocksize_bits;
+	bool s_rdonly;
+	const struct super_operations *s_op;
+	struct inode *s_root;		/* referenced while mounted */
+	void *s_fs_info;
+	struct list_head s_list;	/* all superblocks, sb_lock */
+	struct spinlock s_inode_lock;
+	/* protected by s_inode_lock: */
+	struct list_head s_inodes;	/* every cached inode */
+	struct list_head s_dirty;	/* inodes with dirty metadata or pages */
+};
+
+struct inode {
+	unsigned long i_ino;
+	mode_t i_mode;
+	unsigned int i_nlink;
+	uid_t i_uid;
+	gid_t i_gid;
+	loff_t i_size;			/* i_lock for writers; readers: READ_ONCE */
+	struct timespec i_atime, i_mtime, i_ctime;
+	uint64_t i_blocks;		/* 512-byte units, as stat reports */
+	struct super_block *i_sb;
+	const struct inode_operations *i_op;
+	const struct file_operations *i_fop;
+	struct address_space *i_mapping; /* &i_data */
+	struct address_space i_data;
+	struct rw_semaphore i_rwsem;
+	struct spinlock i_lock;
+	/* protected by i_lock: */
+	unsigned int i_state;
+	int i_count;
+	/* protected by inode_hash_lock / sb->s_inode_lock: */
+	struct list_head i_hash;
+	struct list_head i_sb_list;
+	struct list_head i_dirty_list;
+	struct list_head i_lru;		/* unreferenced, evictable */
+	struct wait_queue_head i_wait;	/* I_NEW cleared */
+};
+
+struct file {
+	struct inode *f_inode;
+	struct address_space *f_mapping;
+	const struct file_operations *f_op;
+	unsigned int f_flags;		/* O_* from <fcntl.h> (newlib's values) */
+	int f_count;			/* atomic: descriptors sharing it */
+	struct mutex f_pos_lock;
+	loff_t f_pos;
+	struct file_ra_state f_ra;
+	void *private_data;
+};
+
+/* Filesystem types register with the VFS. */
+struct fs_type {
+	const char *name;
+	/* Read the superblock of @bdev and fill @sb (s_root included).
+	 * Return: 0 or a negative errno, with a console message saying why. */
+	int (*fill_super)(struct super_block *sb, struct block_device *bdev,
+			  bool read_only);
+	struct list_head node;
+};
+
+int register_filesystem(struct fs_type *type);
+
+/* Mount @type on @bdev as the root ("/"); the only mount for now. */
+int vfs_mount_root(const char *fs_name, struct block_device *bdev);
+int vfs_unmount_root(void);
+struct super_block *vfs_root_sb(void);
+
+/* Inode cache (fs/inode.c). iget returns a referenced inode, reading it
+ * with s_op->read_inode the first time. new_inode is for creation. */
+struct inode *iget(struct super_block *sb, unsigned long ino);
+struct inode *new_inode(struct super_block *sb, unsigned long ino);
+void ihold(struct inode *inode);
+void iput(struct inode *inode);
+void mark_inode_dirty(struct inode *inode);
+void inode_set_size(struct inode *inode, loff_t size);
+/* Drop unreferenced cached inodes (memory pressure, unmount). */
+unsigned long prune_icache(struct super_block *sb, unsigned long nr);
+/* Write back everything (data, then metadata, then sync_fs). */
+int sync_filesystem(struct super_block *sb, bool wait);
+int vfs_sync(void);
+/* Write one inode's pages and metadata: fsync's core. */
+int vfs_fsync_range(struct file *f, loff_t start, loff_t end, bool datasync);
+struct timespec current_time(void);
+
+/* Paths (fs/namei.c). Return a referenced inode or ERR_PTR. */
+struct inode *vfs_lookup(const char *path);
+/* The parent directory of @path (referenced) and the last component. */
+struct inode *vfs_lookup_parent(const char *path, const char **name,
+				size_t *len);
+
+/* Files (fs/file.c). */
+struct file *vfs_open(const char *path, int flags, mode_t mode);
+void fput(struct file *f);
+struct file *fget(struct file *f);
+ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos);
+ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
+loff_t vfs_llseek(struct file *f, loff_t off, int whence);
+int vfs_truncate(struct inode *inode, loff_t size);
+int vfs_getattr(struct inode *inode, struct stat *st);
+int vfs_mkdir(const char *path, mode_t mode);
+int vfs_rmdir(const char *path);
+int vfs_unlink(const char *path);
+int vfs_link(const char *oldpath, const char *newpath);
+int vfs_rename(const char *oldpath, const char *newpath);
+int vfs_readdir(struct file *f, struct dir_context *ctx);

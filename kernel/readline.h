@@ -1,0 +1,27 @@
+/*
+ * kernel/readline.h: line editing for the console shell.
+ *
+ * Keys: printable characters insert at the cursor; Backspace/Delete;
+ * Left/Right, Home/End (also Ctrl-A/Ctrl-E); Up/Down walk the history;
+ * Ctrl-U clears the line; Ctrl-C abandons it. Terminal escape sequences
+ * (VT100/xterm) are decoded here. Input and echo go through callbacks so
+ * the editor can be driven by a test as well as by the UART.
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+
+#define READLINE_MAX	 256
+#define READLINE_HISTORY 16
+
+struct readline {
+	int (*getc)(void *ctx); /* next key byte, <0: end */
+	void (*echo)(void *ctx, const char *s, size_t n);
+	void *ctx;
+	char history[READLINE_HISTORY][READLINE_MAX];
+	unsigned int nhistory; /* entries stored, newest last */
+};
+
+/* Read one line into @buf (NUL-terminated). Return: its length, or -1 when
+ * input ended before a newline. */
+int readline_read(struct readline *rl, char *buf, size_t len);

@@ -1,0 +1,205 @@
+/*
+ * mm/filemap.h: the page cache.
+ *
+ * Each inode's file data is cached in its struct address_space: an ordered
+ * index (mm/radix_tree.h) from page index to struct page, protected by
+ * mapping->i_pages_lock (a spinlock). A page-cache page has a reference for
+ * being in the index, plus one per user (get_page/put_page).
+ *
+ * Two doors, kept single on purpose (the invalidate_lock will stand at them):
+ *   - every page enters the cache through filemap_add_page();
+ *   - every range leaves it through truncate_inode_pages_range().
+ *
+ * Page state bits (page->flags, atomic): PG_locked (I/O or truncation in
+ * progress; lock_page sleeps), PG_uptodate (contents valid), PG_dirty,
+ * PG_writeback, PG_error, PG_referenced, PG_lru, PG_readahead (reaching it
+ * starts the next asynchronous readahead).
+ *
+ * Lookup of a cached, uptodate page takes only i_pages_lock: no sleeping
+ * lock (filemap_read's fast path).
+ *
+ * Lock order (DESIGN.md): inode->i_rwsem > mapping->invalidate_lock >
+ * page lock > fs block-map locks > i_pages_lock, lru_lock.
+ */
+#pragma once
+
+#include <sys/types.h>
+#include <kernel/compiler.h>
+#include <kernel/rwsem.h>
+#include <kernel/spinlock.h>
+#include <kernel/wait.h>
+#include <mm/page_alloc.h>
+#include <mm/radix_tree.h>
+
+/* page->flags bit numbers for page-cache pages; 0-7 belong to page_alloc. */
+enum pageflag {
+	PG_locked = 8,
+	PG_uptodate,
+	PG_dirty,
+	PG_writeback,
+	PG_error,
+	PG_referenced,
+	PG_lru,
+	PG_readahead,
+};
+
+static inline bool page_test(const struct page *p, enum pageflag f)
+{
+	return __atomic_load_n(&p->flags, __ATOMIC_ACQUIRE) & (1UL << f);
+}
+
+static inline void page_set(struct page *p, enum pageflag f)
+{
+	__atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_RELEASE);
+}
+
+static inline void page_clear(struct page *p, enum pageflag f)
+{
+	__atomic_fetch_and(&p->flags, ~(1UL << f), __ATOMIC_RELEASE);
+}
+
+/* Return: the bit's old value. */
+static inline bool page_test_and_set(struct page *p, enum pageflag f)
+{
+	return __atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_ACQ_REL) & (1UL << f);
+}
+
+static inline bool page_test_and_clear(struct page *p, enum pageflag f)
+{
+	return __atomic_fetch_and(&p->flags, ~(1UL << f), __ATOMIC_ACQ_REL) &
+	       (1UL << f);
+}
+
+struct address_space;
+struct inode;
+struct file;
+
+struct writeback_control {
+	loff_t range_start, range_end;	/* bytes, inclusive */
+	bool sync;			/* wait for each page's writeback */
+	long nr_to_write;		/* pages still allowed; <0: no limit */
+};
+
+/* A batch of pages being read ahead: locked, in the cache, !uptodate. */
+struct readahead_control {
+	struct address_space *mapping;
+	unsigned long index;		/* first page */
+	unsigned int nr_pages;
+	struct page **pages;		/* nr_pages of them */
+};
+
+/* Per open file: the readahead window (mm/readahead.c). */
+struct file_ra_state {
+	unsigned long start;		/* first page of the current window */
+	unsigned int size;		/* pages in it */
+	unsigned int async_size;	/* start the next window this far from the end */
+	unsigned int ra_pages;		/* maximum window */
+	unsigned long prev_index;	/* last page read: detects sequential access */
+};
+
+/*
+ * What a filesystem provides for its files' data. Called with the page
+ * locked unless stated; the callee unlocks (possibly from I/O completion).
+ */
+struct address_space_operations {
+	/* Fill @page from disk (holes: zeroes), set uptodate, unlock. */
+	int (*read_page)(struct address_space *m, struct page *page);
+	/* Like read_page for each page of @rac, in as few requests as possible. */
+	void (*readahead)(struct readahead_control *rac);
+	/* Write back @page (dirty bit already cleared, PG_writeback set);
+	 * end_page_writeback() when done. Page unlocked by the callee. */
+	int (*write_page)(struct address_space *m, struct page *page,
+			  struct writeback_control *wbc);
+	/* Prepare to copy @len bytes at @pos (within one page): return the
+	 * locked page in *pagep, its blocks allocated, uptodate or partially
+	 * read as needed. Caller holds i_rwsem exclusive. */
+	int (*write_begin)(struct address_space *m, loff_t pos, unsigned int len,
+			   struct page **pagep);
+	/* @copied bytes are in; mark dirty, extend i_size, unlock and put.
+	 * Return: bytes accepted. */
+	int (*write_end)(struct address_space *m, loff_t pos, unsigned int len,
+			 unsigned int copied, struct page *page);
+	/* Part [@offset, @offset+@len) of @page is leaving the file: drop any
+	 * private state for it. Optional. */
+	void (*invalidate_page)(struct page *page, unsigned int offset,
+				unsigned int len);
+};
+
+struct address_space {
+	struct inode *host;
+	const struct address_space_operations *a_ops;
+	struct rw_semaphore invalidate_lock;	/* see DESIGN.md */
+	struct spinlock i_pages_lock;
+	/* protected by i_pages_lock: */
+	struct radix_tree i_pages;
+	unsigned long nrpages;
+	unsigned long nrdirty;
+	int wb_err;			/* first writeback error since last fsync */
+};
+
+void mapping_init(struct address_space *m, struct inode *host,
+		  const struct address_space_operations *a_ops);
+
+/* References. put_page frees the page when the last reference goes. */
+void get_page(struct page *page);
+void put_page(struct page *page);
+
+/* Page lock: sleeps. Context: task, may sleep. */
+void lock_page(struct page *page);
+bool trylock_page(struct page *page);
+void unlock_page(struct page *page);
+void wait_on_page_locked(struct page *page);
+void wait_on_page_writeback(struct page *page);
+void end_page_writeback(struct page *page);
+/* Mark dirty and account it to the mapping (and its inode). */
+void set_page_dirty(struct page *page);
+/* I/O finished reading @page: uptodate or error, then unlock. */
+void page_read_done(struct page *page, int err);
+
+/* Look-ups. Return: a referenced page or NULL. No sleeping lock. */
+struct page *filemap_get_page(struct address_space *m, unsigned long index);
+/* The same, locked; NULL if absent. May sleep. */
+struct page *filemap_lock_page(struct address_space *m, unsigned long index);
+/* Find or create (locked, referenced). ERR_PTR(-ENOMEM) on failure. */
+struct page *filemap_grab_page(struct address_space *m, unsigned long index);
+/* Up to @max referenced pages at index >= @start, ascending. */
+unsigned int filemap_get_pages(struct address_space *m, unsigned long start,
+			       unsigned int max, struct page **pages);
+
+/* The one insertion door. @page is locked and referenced by the caller; the
+ * cache takes its own reference. Return: 0, -EEXIST or -ENOMEM. */
+int filemap_add_page(struct address_space *m, struct page *page,
+		     unsigned long index);
+/* The one removal door: drop every page of [@start, @end] (bytes,
+ * inclusive), partial pages zeroed in the part that leaves. Waits for
+ * writeback of those pages; discards dirty data in the range. */
+void truncate_inode_pages_range(struct address_space *m, loff_t start,
+				loff_t end);
+void truncate_inode_pages(struct address_space *m, loff_t start);
+
+/* Buffered I/O for file_operations. filemap_read takes no inode lock. */
+ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
+/* Caller holds i_rwsem exclusive. */
+ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos);
+
+/* Writeback of a byte range, and waiting for it. Return: 0 or the first
+ * error (which is then cleared from mapping->wb_err). */
+int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end);
+int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end);
+int filemap_write_and_wait_range(struct address_space *m, loff_t start,
+				 loff_t end);
+
+/* Readahead (mm/readahead.c): on a miss at @index, and on reaching a
+ * PG_readahead page. */
+void page_cache_sync_readahead(struct address_space *m, struct file_ra_state *ra,
+			       unsigned long index, unsigned long req_pages);
+void page_cache_async_readahead(struct address_space *m, struct file_ra_state *ra,
+				struct page *page, unsigned long index,
+				unsigned long req_pages);
+void file_ra_state_init(struct file_ra_state *ra);
+
+/* LRU and reclaim (mm/vmscan.c). */
+void lru_add(struct page *page);
+/* Free up to @nr pages of clean cache (writing dirty ones back first).
+ * Return: pages freed. Called by the page allocator when memory is low. */
+unsigned long reclaim_pages(unsigned long nr);
