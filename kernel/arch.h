@@ -35,7 +35,8 @@ __noreturn void arch_poweroff(int code);
 
 struct task_context;
 /* Save the running context in @old, resume @new as task @next (tp). */
-void arch_switch_context(struct task_context *old, struct task_context *new,
+void arch_switch_context(struct task_context *old,
+			 struct task_context *new,
 			 struct task *next);
 /* Start secondary hart @c at secondary_main() on c->boot_sp. */
 int arch_start_cpu(struct cpu *c);
@@ -56,13 +57,13 @@ static inline void arch_set_current_task(struct task *t)
 }
 
 /* Full fence between CPUs: orders all earlier memory accesses before later. */
-#define smp_mb() __asm__ __volatile__("fence rw, rw" ::: "memory")
+#define smp_mb()  __asm__ __volatile__("fence rw, rw" ::: "memory")
 #define smp_rmb() __asm__ __volatile__("fence r, r" ::: "memory")
 #define smp_wmb() __asm__ __volatile__("fence w, w" ::: "memory")
 /* Device I/O ordering: memory writes before an MMIO write (notify). */
 #define io_wmb() __asm__ __volatile__("fence w, o" ::: "memory")
 #define io_rmb() __asm__ __volatile__("fence i, r" ::: "memory")
-#define io_mb() __asm__ __volatile__("fence iorw, iorw" ::: "memory")
+#define io_mb()	 __asm__ __volatile__("fence iorw, iorw" ::: "memory")
 
 static inline uint32_t mmio_read32(uintptr_t addr)
 {

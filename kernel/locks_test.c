@@ -87,7 +87,7 @@ static void spinlock_irqsave_restores(struct ktest *t)
 
 static void mutex_counter_exact(struct ktest *t)
 {
-	struct counter_test c = { .iterations = 2000 };
+	struct counter_test c = { .iterations = 500 };
 
 	mutex_init(&c.mutex, "test.mutex", NULL);
 	run_workers(t, mutex_worker, &c);
@@ -126,10 +126,10 @@ KTEST_SUITE(locks_mutex, mutex_cases);
 
 struct rw_test {
 	struct rw_semaphore sem;
-	int readers_inside;	/* atomic */
-	int writers_inside;	/* atomic */
-	int violations;		/* atomic */
-	int max_readers;	/* atomic max */
+	int readers_inside; /* atomic */
+	int writers_inside; /* atomic */
+	int violations;	    /* atomic */
+	int max_readers;    /* atomic max */
 	volatile bool stop;
 	volatile bool writer_done;
 	int want_readers;
@@ -140,8 +140,8 @@ static void note_max(int *max, int v)
 {
 	int old = __atomic_load_n(max, __ATOMIC_RELAXED);
 	while (v > old &&
-	       !__atomic_compare_exchange_n(max, &old, v, false, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED))
+	       !__atomic_compare_exchange_n(
+		   max, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
 
@@ -154,7 +154,8 @@ static int parallel_reader(void *arg)
 	down_read(&r->sem);
 	inside = __atomic_add_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
 	note_max(&r->max_readers, inside);
-	while (__atomic_load_n(&r->max_readers, __ATOMIC_SEQ_CST) < r->want_readers &&
+	while (__atomic_load_n(&r->max_readers, __ATOMIC_SEQ_CST) <
+		   r->want_readers &&
 	       time_ns() < r->deadline)
 		task_yield();
 	__atomic_sub_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
@@ -170,7 +171,8 @@ static void rwsem_readers_in_parallel(struct ktest *t)
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
 	for (unsigned int i = 0; i < ncpus; i++) {
-		tasks[i] = task_create_on("reader", parallel_reader, &r, (int)i);
+		tasks[i] =
+		    task_create_on("reader", parallel_reader, &r, (int)i);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[i]));
 	}
 	for (unsigned int i = 0; i < ncpus; i++)
@@ -191,18 +193,22 @@ static int mixed_worker(void *arg)
 {
 	struct rw_test *r = arg;
 
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 500; i++) {
 		if (i % 4 == 0) {
 			down_write(&r->sem);
-			__atomic_add_fetch(&r->writers_inside, 1, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(
+			    &r->writers_inside, 1, __ATOMIC_SEQ_CST);
 			check_exclusion(r, true);
-			__atomic_sub_fetch(&r->writers_inside, 1, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(
+			    &r->writers_inside, 1, __ATOMIC_SEQ_CST);
 			up_write(&r->sem);
 		} else {
 			down_read(&r->sem);
-			__atomic_add_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(
+			    &r->readers_inside, 1, __ATOMIC_SEQ_CST);
 			check_exclusion(r, false);
-			__atomic_sub_fetch(&r->readers_inside, 1, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(
+			    &r->readers_inside, 1, __ATOMIC_SEQ_CST);
 			up_read(&r->sem);
 		}
 	}

@@ -17,7 +17,8 @@ struct rwsem_waiter {
 	bool granted;
 };
 
-void init_rwsem(struct rw_semaphore *s, const char *name,
+void init_rwsem(struct rw_semaphore *s,
+		const char *name,
 		struct lock_class *class)
 {
 	*s = (struct rw_semaphore){ .dep = { .class = class, .name = name } };
@@ -33,7 +34,7 @@ static void grant_waiters(struct rw_semaphore *s)
 
 	if (s->writer)
 		return;
-	list_for_each_entry_safe(w, n, &s->waiters, node) {
+	list_for_each_entry_safe (w, n, &s->waiters, node) {
 		if (w->writer) {
 			if (s->readers)
 				return;
@@ -84,8 +85,8 @@ void down_read(struct rw_semaphore *s)
 	spin_unlock(&s->wait_lock);
 }
 
-static void __down_write(struct rw_semaphore *s, unsigned int subclass,
-			 uintptr_t site)
+static void
+__down_write(struct rw_semaphore *s, unsigned int subclass, uintptr_t site)
 {
 	struct rwsem_waiter w = { .task = current_task(), .writer = true };
 

@@ -18,20 +18,23 @@ struct task;
 struct rw_semaphore {
 	struct spinlock wait_lock;
 	/* protected by wait_lock: */
-	long readers;		/* active readers */
-	struct task *writer;	/* active writer, or NULL */
+	long readers;	     /* active readers */
+	struct task *writer; /* active writer, or NULL */
 	uintptr_t writer_site;
 	struct list_head waiters;
 	struct lockdep_map dep;
 };
 
-#define RWSEM_INIT(lname)                                            \
-	{ .wait_lock = SPINLOCK_INIT(lname.wait_lock),               \
-	  .waiters = LIST_HEAD_INIT(lname.waiters),                  \
-	  .dep = { .name = #lname } }
+#define RWSEM_INIT(lname)                                    \
+	{                                                    \
+		.wait_lock = SPINLOCK_INIT(lname.wait_lock), \
+		.waiters = LIST_HEAD_INIT(lname.waiters),    \
+		.dep = {.name = #lname }                     \
+	}
 #define DECLARE_RWSEM(lname) struct rw_semaphore lname = RWSEM_INIT(lname)
 
-void init_rwsem(struct rw_semaphore *s, const char *name,
+void init_rwsem(struct rw_semaphore *s,
+		const char *name,
 		struct lock_class *class);
 void down_read(struct rw_semaphore *s);
 void down_write(struct rw_semaphore *s);

@@ -41,7 +41,8 @@ static void every_hart_runs_tasks(struct ktest *t)
 {
 	KTEST_EXPECT_GE(t, ncpus, 2);
 	for (unsigned int c = 0; c < ncpus; c++) {
-		struct task *task = task_create_on("pinned", report_cpu, NULL, (int)c);
+		struct task *task =
+		    task_create_on("pinned", report_cpu, NULL, (int)c);
 		KTEST_ASSERT_FALSE(t, IS_ERR(task));
 		KTEST_EXPECT_EQ(t, task_join(task), c);
 	}
@@ -131,9 +132,11 @@ static void completion_times_out(struct ktest *t)
 	struct completion c;
 
 	init_completion(&c);
-	KTEST_EXPECT_FALSE(t, wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
+	KTEST_EXPECT_FALSE(t,
+			   wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
 	complete(&c);
-	KTEST_EXPECT_TRUE(t, wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
+	KTEST_EXPECT_TRUE(t,
+			  wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
 }
 
 static void ticks_on_every_hart(struct ktest *t)

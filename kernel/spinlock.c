@@ -27,7 +27,9 @@ static void __spin_lock(struct spinlock *l, uintptr_t site)
 {
 	if (unlikely(l->owner == this_cpu() && READ_ONCE(l->locked)))
 		panic("spinlock %s: recursive acquisition at %p, held from %p",
-		      l->dep.name, (void *)site, (void *)l->site);
+		      l->dep.name,
+		      (void *)site,
+		      (void *)l->site);
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		while (READ_ONCE(l->locked))
 			arch_cpu_relax();

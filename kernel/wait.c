@@ -14,7 +14,8 @@ void wait_queue_init(struct wait_queue_head *wq)
 	list_init(&wq->waiters);
 }
 
-static void __prepare(struct wait_queue_head *wq, struct wait_queue_entry *w,
+static void __prepare(struct wait_queue_head *wq,
+		      struct wait_queue_entry *w,
 		      bool exclusive)
 {
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
@@ -61,7 +62,7 @@ static void __wake_up(struct wait_queue_head *wq, bool all)
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
 	struct wait_queue_entry *w;
 
-	list_for_each_entry(w, &wq->waiters, node) {
+	list_for_each_entry (w, &wq->waiters, node) {
 		wake_up_task(w->task);
 		if (w->exclusive && !all)
 			break;

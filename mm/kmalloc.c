@@ -21,8 +21,8 @@
 
 #define KMALLOC_MIN_SHIFT 4
 #define KMALLOC_MAX_SHIFT 11
-#define KMALLOC_MAX_SIZE (1UL << KMALLOC_MAX_SHIFT)
-#define NR_CLASSES (KMALLOC_MAX_SHIFT - KMALLOC_MIN_SHIFT + 1)
+#define KMALLOC_MAX_SIZE  (1UL << KMALLOC_MAX_SHIFT)
+#define NR_CLASSES	  (KMALLOC_MAX_SHIFT - KMALLOC_MIN_SHIFT + 1)
 
 struct kmalloc_class {
 	size_t size;
@@ -31,12 +31,16 @@ struct kmalloc_class {
 	struct list_head partial; /* slabs with at least one free object */
 };
 
-#define CLASS(shift)                                                        \
-	{ .size = 1UL << (shift), .lock = SPINLOCK_INIT(kmalloc_##shift),    \
-	  .partial = LIST_HEAD_INIT(classes[(shift) - KMALLOC_MIN_SHIFT].partial) }
+#define CLASS(shift)                                                           \
+	{                                                                      \
+		.size = 1UL << (shift),                                        \
+		.lock = SPINLOCK_INIT(kmalloc_##shift),                        \
+		.partial =                                                     \
+		    LIST_HEAD_INIT(classes[(shift)-KMALLOC_MIN_SHIFT].partial) \
+	}
 
 static struct kmalloc_class classes[NR_CLASSES] = {
-	CLASS(4), CLASS(5), CLASS(6), CLASS(7),
+	CLASS(4), CLASS(5), CLASS(6),  CLASS(7),
 	CLASS(8), CLASS(9), CLASS(10), CLASS(11),
 };
 
@@ -62,7 +66,7 @@ static struct page *slab_create(struct kmalloc_class *c, gfp_t gfp)
 	base = page_address(page);
 	for (size_t off = 0; off < PAGE_SIZE; off += c->size)
 		*(void **)(base + off) =
-			off + c->size < PAGE_SIZE ? base + off + c->size : NULL;
+		    off + c->size < PAGE_SIZE ? base + off + c->size : NULL;
 	page->flags |= PG_SLAB;
 	page->private = c;
 	page->freelist = base;

@@ -8,10 +8,10 @@
 #include <mm/kmalloc.h>
 #include <mm/mm_test.h>
 
-static const size_t sizes[] = { 1,   8,	   16,	 17,   31,   32,   33,
-				 63,  64,   100,  128,	200,  256,  257,
-				 511, 512,  1000, 1024, 1025, 2047, 2048,
-				 2049, 4096, 4097, 12000, 65536 };
+static const size_t sizes[] = { 1,    8,    16,	  17,	 31,   32,   33,
+				63,   64,   100,  128,	 200,  256,  257,
+				511,  512,  1000, 1024,	 1025, 2047, 2048,
+				2049, 4096, 4097, 12000, 65536 };
 
 static void every_size_class(struct ktest *t)
 {
@@ -25,7 +25,8 @@ static void every_size_class(struct ktest *t)
 		KTEST_EXPECT_LT(t, usable, 2 * MAX(size, 16));
 		KTEST_EXPECT_TRUE(t, IS_ALIGNED((uintptr_t)p, MIN(usable, 16)));
 		if (size > 2048)
-			KTEST_EXPECT_TRUE(t, IS_ALIGNED((uintptr_t)p, PAGE_SIZE));
+			KTEST_EXPECT_TRUE(t,
+					  IS_ALIGNED((uintptr_t)p, PAGE_SIZE));
 		memset(p, 0xc3, usable);
 		kfree(p);
 	}
@@ -73,8 +74,8 @@ static void kzalloc_and_kcalloc_zero(struct ktest *t)
 static void kcalloc_overflow_is_null(struct ktest *t)
 {
 	KTEST_EXPECT_NULL(t, kcalloc(SIZE_MAX / 2, 3, GFP_KERNEL));
-	KTEST_EXPECT_NULL(t, kcalloc((size_t)1 << 33, (size_t)1 << 33,
-				     GFP_KERNEL));
+	KTEST_EXPECT_NULL(
+	    t, kcalloc((size_t)1 << 33, (size_t)1 << 33, GFP_KERNEL));
 	KTEST_EXPECT_NULL(t, kmalloc(SIZE_MAX, GFP_KERNEL));
 }
 
@@ -115,7 +116,7 @@ static void kfree_null_and_no_leak(struct ktest *t)
 	KTEST_EXPECT_EQ(t, pages_free(), start);
 }
 
-#define LIVE 64
+#define LIVE   64
 #define ROUNDS 4000
 
 struct churn {
@@ -160,8 +161,9 @@ static void harts_kmalloc_concurrently(struct ktest *t)
 
 	for (unsigned int c = 0; c < MAX_CPUS; c++)
 		args[c].seed = 0xd1b54a32d192ed03ULL * (c + 3);
-	KTEST_EXPECT_EQ(t, mm_test_on_every_hart(t, "kmalloc", churn_kmalloc,
-						 args, sizeof(args[0])),
+	KTEST_EXPECT_EQ(t,
+			mm_test_on_every_hart(
+			    t, "kmalloc", churn_kmalloc, args, sizeof(args[0])),
 			0);
 	KTEST_EXPECT_EQ(t, pages_free(), start);
 }

@@ -254,9 +254,10 @@ static uintptr_t find_free_stretch(const struct range *res, int n,
 				   uintptr_t mem_end, size_t size)
 {
 	for (int i = -1; i < n; i++) {
-		uintptr_t start = ALIGN_UP(i < 0 ? platform.mem_base : res[i].end,
-					   PAGE_SIZE);
-		bool clash = start + size > mem_end;
+		uintptr_t start =
+		    ALIGN_UP(i < 0 ? platform.mem_base : res[i].end, PAGE_SIZE);
+		bool clash =
+		    start < platform.mem_base || start + size > mem_end;
 
 		for (int j = 0; j < n && !clash; j++)
 			clash = ranges_overlap(&res[j], start, start + size);
@@ -301,14 +302,14 @@ static void sort_ranges(struct range *r, int n)
 
 static int page_alloc_init(void)
 {
-	uintptr_t mem_end = ALIGN_DOWN(platform.mem_base + platform.mem_size,
-				       PAGE_SIZE);
+	uintptr_t mem_end =
+	    ALIGN_DOWN(platform.mem_base + platform.mem_size, PAGE_SIZE);
 	uintptr_t kstart = (uintptr_t)__kernel_start, cursor;
 	struct range res[4] = {
-		{ MAX(platform.mem_base, kstart - FIRMWARE_SIZE), kstart },
-		{ kstart, ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE) },
-		{ ALIGN_DOWN(platform.dtb, PAGE_SIZE),
-		  ALIGN_UP(platform.dtb + platform.dtb_size, PAGE_SIZE) },
+	    {MAX(platform.mem_base, kstart - FIRMWARE_SIZE), kstart},
+	    {kstart, ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE)},
+	    {ALIGN_DOWN(platform.dtb, PAGE_SIZE),
+	     ALIGN_UP(platform.dtb + platform.dtb_size, PAGE_SIZE)},
 	};
 	size_t map_size;
 
@@ -323,7 +324,7 @@ static int page_alloc_init(void)
 	res[3].end = res[3].start + map_size;
 	mem_map = (struct page *)res[3].start;
 	for (unsigned long i = 0; i < nr_pages; i++) {
-		mem_map[i] = (struct page){ .flags = PG_RESERVED };
+		mem_map[i] = (struct page){.flags = PG_RESERVED};
 		list_init(&mem_map[i].lru);
 	}
 	sort_ranges(res, ARRAY_SIZE(res));
@@ -335,9 +336,10 @@ static int page_alloc_init(void)
 	}
 	if (cursor < mem_end)
 		free_range(cursor, mem_end);
-	pr_info("page_alloc: %lu MiB RAM at %#lx, %lu pages free, mem_map at %p\n",
-		(unsigned long)(platform.mem_size >> 20),
-		(unsigned long)platform.mem_base, nr_free, (void *)mem_map);
+	pr_info(
+	    "page_alloc: %lu MiB RAM at %#lx, %lu pages free, mem_map at %p\n",
+	    (unsigned long)(platform.mem_size >> 20),
+	    (unsigned long)platform.mem_base, nr_free, (void *)mem_map);
 	return 0;
 }
 INIT_HOOK(page_alloc, page_alloc_init, INIT_LEVEL_MM);

@@ -21,7 +21,8 @@ static void every_order_is_aligned(struct ktest *t)
 		addr = (uintptr_t)page_address(page);
 		KTEST_EXPECT_TRUE(t, IS_ALIGNED(addr, PAGE_SIZE << order));
 		KTEST_EXPECT_TRUE(t, virt_to_page((void *)addr) == page);
-		KTEST_EXPECT_TRUE(t, virt_to_page((void *)(addr + 100)) == page);
+		KTEST_EXPECT_TRUE(t,
+				  virt_to_page((void *)(addr + 100)) == page);
 		memset((void *)addr, 0x5a, PAGE_SIZE << order);
 		free_pages(page, order);
 	}
@@ -93,7 +94,7 @@ static void bad_free_is_ignored(struct ktest *t)
 	KTEST_EXPECT_EQ(t, pages_free(), start);
 }
 
-#define HELD 16
+#define HELD   16
 #define ROUNDS 2000
 
 struct hammer {
@@ -137,8 +138,9 @@ static void harts_allocate_concurrently(struct ktest *t)
 
 	for (unsigned int c = 0; c < MAX_CPUS; c++)
 		args[c].seed = 0x9e3779b97f4a7c15ULL * (c + 1);
-	KTEST_EXPECT_EQ(t, mm_test_on_every_hart(t, "pages", hammer_pages, args,
-						 sizeof(args[0])),
+	KTEST_EXPECT_EQ(t,
+			mm_test_on_every_hart(
+			    t, "pages", hammer_pages, args, sizeof(args[0])),
 			0);
 	KTEST_EXPECT_EQ(t, pages_free(), start);
 }

@@ -42,13 +42,13 @@
 
 typedef uint64_t pte_t;
 
-#define PTE_V (1UL << 0)
-#define PTE_R (1UL << 1)
-#define PTE_W (1UL << 2)
-#define PTE_X (1UL << 3)
-#define PTE_G (1UL << 5)
-#define PTE_A (1UL << 6)
-#define PTE_D (1UL << 7)
+#define PTE_V	      (1UL << 0)
+#define PTE_R	      (1UL << 1)
+#define PTE_W	      (1UL << 2)
+#define PTE_X	      (1UL << 3)
+#define PTE_G	      (1UL << 5)
+#define PTE_A	      (1UL << 6)
+#define PTE_D	      (1UL << 7)
 #define PTE_PPN_SHIFT 10
 #define PTE_LEAF_BITS (PTE_R | PTE_W | PTE_X)
 
@@ -56,18 +56,18 @@ typedef uint64_t pte_t;
 #define PROT_RX (PTE_R | PTE_X)
 #define PROT_RO PTE_R
 
-#define PT_LEVELS 3
-#define PT_ENTRIES 512
+#define PT_LEVELS      3
+#define PT_ENTRIES     512
 #define LEVEL_SHIFT(l) (PAGE_SHIFT + 9 * (l))
-#define LEVEL_SIZE(l) (1UL << LEVEL_SHIFT(l))
+#define LEVEL_SIZE(l)  (1UL << LEVEL_SHIFT(l))
 #define MEGAPAGE_LEVEL 1
 
 #define STACK_AREA_BASE 0xFFFFFFC000000000UL
 #define STACK_AREA_SIZE (1UL << 30)
 #define STACK_SLOT_SIZE (128UL << 10)
 #define STACK_MAX_PAGES (STACK_SLOT_SIZE / PAGE_SIZE - 1) /* guard page */
-#define NR_STACK_SLOTS (STACK_AREA_SIZE / STACK_SLOT_SIZE)
-#define BITS_PER_WORD (8 * sizeof(unsigned long))
+#define NR_STACK_SLOTS	(STACK_AREA_SIZE / STACK_SLOT_SIZE)
+#define BITS_PER_WORD	(8 * sizeof(unsigned long))
 
 extern char __kernel_start[], __text_end[], __rodata_end[];
 
@@ -158,7 +158,9 @@ static int map_page(uintptr_t va, uintptr_t pa, int level, unsigned long prot)
 	old = READ_ONCE(*pte);
 	if (at != level || ((old & PTE_V) && old != new)) {
 		pr_err("vm: %#lx already mapped by %#llx at level %d\n",
-		       (unsigned long)va, (unsigned long long)old, at);
+		       (unsigned long)va,
+		       (unsigned long long)old,
+		       at);
 		return -EEXIST;
 	}
 	WRITE_ONCE(*pte, new);
@@ -175,12 +177,12 @@ static bool megapage_fits(uintptr_t va, uintptr_t pa, uintptr_t end)
 	    end - va < LEVEL_SIZE(MEGAPAGE_LEVEL))
 		return false;
 	pte = pte_walk(va, MEGAPAGE_LEVEL, false, &at);
-	return pte && !(at == MEGAPAGE_LEVEL && (*pte & PTE_V) &&
-			!pte_is_leaf(*pte));
+	return pte &&
+	       !(at == MEGAPAGE_LEVEL && (*pte & PTE_V) && !pte_is_leaf(*pte));
 }
 
-static int map_range(uintptr_t va, uintptr_t pa, size_t size,
-		     unsigned long prot)
+static int
+map_range(uintptr_t va, uintptr_t pa, size_t size, unsigned long prot)
 {
 	uintptr_t end = ALIGN_UP(va + size, PAGE_SIZE);
 	int err = 0;
@@ -218,9 +220,9 @@ static int map_ram(void)
 
 static int map_device(const struct platform_mmio_dev *dev)
 {
-	return dev->base ? map_identity(dev->base, dev->base + dev->size,
-					PROT_RW)
-			 : 0;
+	return dev->base
+		   ? map_identity(dev->base, dev->base + dev->size, PROT_RW)
+		   : 0;
 }
 
 static int map_devices(void)
@@ -272,7 +274,7 @@ INIT_HOOK(vm, vm_init, INIT_LEVEL_MM);
 bool vm_handle_spurious_fault(uintptr_t addr)
 {
 	unsigned long cause = csr_read(scause);
-	unsigned long need = cause == EXC_STORE_PAGE_FAULT ? PTE_W
+	unsigned long need = cause == EXC_STORE_PAGE_FAULT  ? PTE_W
 			     : cause == EXC_INST_PAGE_FAULT ? PTE_X
 							    : PTE_R;
 	pte_t pte = vm_lookup(addr);
@@ -325,8 +327,7 @@ static void tlb_flush_all_harts(uintptr_t start, size_t size)
 {
 	for (uintptr_t va = start; va < start + size; va += PAGE_SIZE)
 		arch_tlb_flush_page(va);
-	if (sbi_remote_sfence_vma_all(start, size))
-		WARN_ON_ONCE("SBI remote sfence.vma failed");
+	WARN_ON_ONCE(sbi_remote_sfence_vma_all(start, size) != 0);
 }
 
 /* Unmap [lo, hi) of @slot, flush every hart, free the pages and let the
@@ -353,7 +354,7 @@ static void stack_release(unsigned long slot, uintptr_t lo, uintptr_t hi)
 	flags = spin_lock_irqsave(&stack_lock);
 	WRITE_ONCE(stack_slots[slot / BITS_PER_WORD],
 		   stack_slots[slot / BITS_PER_WORD] &
-			   ~(1UL << (slot % BITS_PER_WORD)));
+		       ~(1UL << (slot % BITS_PER_WORD)));
 	spin_unlock_irqrestore(&stack_lock, flags);
 }
 

