@@ -41,13 +41,14 @@ static DEFINE_LOCK_CLASS(i_pages_lock_class, LOCK_RANK_SPIN);
 /* Tasks sleeping for PG_locked or PG_writeback, hashed by page address. */
 static struct wait_queue_head page_wait_table[1 << PAGE_WAIT_TABLE_BITS];
 
-void mapping_init(struct address_space *m, struct inode *host,
+void mapping_init(struct address_space *m,
+		  struct inode *host,
 		  const struct address_space_operations *a_ops)
 {
 	m->host = host;
 	m->a_ops = a_ops;
-	init_rwsem(&m->invalidate_lock, "invalidate_lock",
-		   &invalidate_lock_class);
+	init_rwsem(
+	    &m->invalidate_lock, "invalidate_lock", &invalidate_lock_class);
 	spin_lock_init(&m->i_pages_lock, "i_pages_lock");
 	lockdep_set_class(&m->i_pages_lock.dep, &i_pages_lock_class);
 	radix_tree_init(&m->i_pages);
@@ -71,10 +72,11 @@ void put_page(struct page *page)
 	if (WARN_ON_ONCE(old <= 0) || old > 1)
 		return;
 	WARN_ON_ONCE(page->mapping || page_test(page, PG_lru) ||
-		     page_test(page, PG_locked) || page_test(page, PG_writeback));
+		     page_test(page, PG_locked) ||
+		     page_test(page, PG_writeback));
 	/* Drop the page-cache bits; the allocator's own bits stay. */
-	__atomic_fetch_and(&page->flags, (1UL << PG_locked) - 1,
-			   __ATOMIC_RELAXED);
+	__atomic_fetch_and(
+	    &page->flags, (1UL << PG_locked) - 1, __ATOMIC_RELAXED);
 	free_pages(page, 0);
 }
 
@@ -120,8 +122,8 @@ static void page_wait_bit(struct page *page, enum pageflag bit, bool take)
 
 	for (;;) {
 		prepare_to_wait(wq, &w);
-		old = __atomic_fetch_or(&page->flags, 1UL << PG_waiters,
-					__ATOMIC_ACQ_REL);
+		old = __atomic_fetch_or(
+		    &page->flags, 1UL << PG_waiters, __ATOMIC_ACQ_REL);
 		if (!(old & (1UL << bit)) &&
 		    (!take || !page_test_and_set(page, bit)))
 			break;
@@ -135,8 +137,8 @@ static void page_wait_bit(struct page *page, enum pageflag bit, bool take)
 static void page_wake_bit(struct page *page, enum pageflag bit)
 {
 	unsigned long mask = (1UL << bit) | (1UL << PG_waiters);
-	unsigned long old = __atomic_fetch_and(&page->flags, ~mask,
-					       __ATOMIC_ACQ_REL);
+	unsigned long old =
+	    __atomic_fetch_and(&page->flags, ~mask, __ATOMIC_ACQ_REL);
 
 	WARN_ON_ONCE(!(old & (1UL << bit)));
 	if (old & (1UL << PG_waiters))
@@ -269,21 +271,24 @@ struct page *filemap_grab_page(struct address_space *m, unsigned long index)
 	}
 }
 
-unsigned int filemap_get_pages(struct address_space *m, unsigned long start,
-			       unsigned int max, struct page **pages)
+unsigned int filemap_get_pages(struct address_space *m,
+			       unsigned long start,
+			       unsigned int max,
+			       struct page **pages)
 {
 	unsigned int n;
 
 	spin_lock(&m->i_pages_lock);
-	n = radix_tree_gang_lookup(&m->i_pages, (void **)pages, NULL, start, max);
+	n = radix_tree_gang_lookup(
+	    &m->i_pages, (void **)pages, NULL, start, max);
 	for (unsigned int i = 0; i < n; i++)
 		get_page(pages[i]);
 	spin_unlock(&m->i_pages_lock);
 	return n;
 }
 
-static int insert_page(struct address_space *m, struct page *page,
-		       unsigned long index)
+static int
+insert_page(struct address_space *m, struct page *page, unsigned long index)
 {
 	int err;
 
@@ -302,7 +307,8 @@ static int insert_page(struct address_space *m, struct page *page,
  * nodes come from GFP_ATOMIC (we hold i_pages_lock); when that fails,
  * reclaim outside the lock and try once more.
  */
-int filemap_add_page(struct address_space *m, struct page *page,
+int filemap_add_page(struct address_space *m,
+		     struct page *page,
 		     unsigned long index)
 {
 	int err;
@@ -364,8 +370,8 @@ static int wait_page_uptodate(struct address_space *m, struct page *page)
 }
 
 /* The uptodate page at @index, referenced: from the cache, or read. */
-static struct page *filemap_read_page(struct file *f, unsigned long index,
-				      unsigned long req_pages)
+static struct page *
+filemap_read_page(struct file *f, unsigned long index, unsigned long req_pages)
 {
 	struct address_space *m = f->f_mapping;
 	struct page *page;
@@ -374,7 +380,8 @@ static struct page *filemap_read_page(struct file *f, unsigned long index,
 	do {
 		page = filemap_get_page(m, index);
 		if (!page) {
-			page_cache_sync_readahead(m, &f->f_ra, index, req_pages);
+			page_cache_sync_readahead(
+			    m, &f->f_ra, index, req_pages);
 			page = filemap_get_page(m, index);
 		}
 		if (!page)
@@ -382,8 +389,8 @@ static struct page *filemap_read_page(struct file *f, unsigned long index,
 		if (IS_ERR_OR_NULL(page))
 			continue;
 		if (page_test(page, PG_readahead))
-			page_cache_async_readahead(m, &f->f_ra, page, index,
-						   req_pages);
+			page_cache_async_readahead(
+			    m, &f->f_ra, page, index, req_pages);
 		err = wait_page_uptodate(m, page);
 		if (err) {
 			put_page(page);
@@ -421,7 +428,9 @@ ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos)
 		n = MIN(MIN(PAGE_SIZE - offset, len),
 			(size_t)MAX(isize - *pos, (loff_t)0));
 		page_set(page, PG_referenced);
-		memcpy((char *)buf + copied, (char *)page_address(page) + offset, n);
+		memcpy((char *)buf + copied,
+		       (char *)page_address(page) + offset,
+		       n);
 		put_page(page);
 		f->f_ra.prev_index = index;
 		if (!n)
@@ -439,7 +448,8 @@ static void fault_in_readable(const void *buf, size_t len)
 {
 	const volatile char *p = buf;
 
-	for (size_t i = 0; i < len; i += PAGE_SIZE - ((uintptr_t)(p + i) & ~PAGE_MASK))
+	for (size_t i = 0; i < len;
+	     i += PAGE_SIZE - ((uintptr_t)(p + i) & ~PAGE_MASK))
 		(void)p[i];
 	if (len)
 		(void)p[len - 1];

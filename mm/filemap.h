@@ -46,7 +46,7 @@ enum pageflag {
 	PG_referenced,
 	PG_lru,
 	PG_readahead,
-	PG_waiters,	/* someone may sleep on this page's wait queue */
+	PG_waiters, /* someone may sleep on this page's wait queue */
 };
 
 static inline bool page_test(const struct page *p, enum pageflag f)
@@ -67,7 +67,8 @@ static inline void page_clear(struct page *p, enum pageflag f)
 /* Return: the bit's old value. */
 static inline bool page_test_and_set(struct page *p, enum pageflag f)
 {
-	return __atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_ACQ_REL) & (1UL << f);
+	return __atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_ACQ_REL) &
+	       (1UL << f);
 }
 
 static inline bool page_test_and_clear(struct page *p, enum pageflag f)
@@ -81,26 +82,28 @@ struct inode;
 struct file;
 
 struct writeback_control {
-	loff_t range_start, range_end;	/* bytes, inclusive */
-	bool sync;			/* wait for each page's writeback */
-	long nr_to_write;		/* pages still allowed; <0: no limit */
+	loff_t range_start, range_end; /* bytes, inclusive */
+	bool sync;		       /* wait for each page's writeback */
+	long nr_to_write;	       /* pages still allowed; <0: no limit */
 };
 
 /* A batch of pages being read ahead: locked, in the cache, !uptodate. */
 struct readahead_control {
 	struct address_space *mapping;
-	unsigned long index;		/* first page */
+	unsigned long index; /* first page */
 	unsigned int nr_pages;
-	struct page **pages;		/* nr_pages of them */
+	struct page **pages; /* nr_pages of them */
 };
 
 /* Per open file: the readahead window (mm/readahead.c). */
 struct file_ra_state {
-	unsigned long start;		/* first page of the current window */
-	unsigned int size;		/* pages in it */
-	unsigned int async_size;	/* start the next window this far from the end */
-	unsigned int ra_pages;		/* maximum window */
-	unsigned long prev_index;	/* last page read: detects sequential access */
+	unsigned long start; /* first page of the current window */
+	unsigned int size;   /* pages in it */
+	unsigned int
+	    async_size;	       /* start the next window this far from the end */
+	unsigned int ra_pages; /* maximum window */
+	unsigned long
+	    prev_index; /* last page read: detects sequential access */
 };
 
 /*
@@ -110,42 +113,51 @@ struct file_ra_state {
 struct address_space_operations {
 	/* Fill @page from disk (holes: zeroes), set uptodate, unlock. */
 	int (*read_page)(struct address_space *m, struct page *page);
-	/* Like read_page for each page of @rac, in as few requests as possible. */
+	/* Like read_page for each page of @rac, in as few requests as possible.
+	 */
 	void (*readahead)(struct readahead_control *rac);
 	/* Write back @page (dirty bit already cleared, PG_writeback set);
 	 * end_page_writeback() when done. Page unlocked by the callee. */
-	int (*write_page)(struct address_space *m, struct page *page,
+	int (*write_page)(struct address_space *m,
+			  struct page *page,
 			  struct writeback_control *wbc);
 	/* Prepare to copy @len bytes at @pos (within one page): return the
 	 * locked page in *pagep, its blocks allocated, uptodate or partially
 	 * read as needed. Caller holds i_rwsem exclusive. */
-	int (*write_begin)(struct address_space *m, loff_t pos, unsigned int len,
+	int (*write_begin)(struct address_space *m,
+			   loff_t pos,
+			   unsigned int len,
 			   struct page **pagep);
 	/* @copied bytes are in; mark dirty, extend i_size, unlock and put.
 	 * Return: bytes accepted. */
-	int (*write_end)(struct address_space *m, loff_t pos, unsigned int len,
-			 unsigned int copied, struct page *page);
+	int (*write_end)(struct address_space *m,
+			 loff_t pos,
+			 unsigned int len,
+			 unsigned int copied,
+			 struct page *page);
 	/* Part [@offset, @offset+@len) of @page is leaving the file: drop any
 	 * private state for it. Optional. */
-	void (*invalidate_page)(struct page *page, unsigned int offset,
+	void (*invalidate_page)(struct page *page,
+				unsigned int offset,
 				unsigned int len);
 };
 
 struct address_space {
 	struct inode *host;
 	const struct address_space_operations *a_ops;
-	struct rw_semaphore invalidate_lock;	/* see DESIGN.md */
+	struct rw_semaphore invalidate_lock; /* see DESIGN.md */
 	struct spinlock i_pages_lock;
 	/* protected by i_pages_lock: */
 	struct radix_tree i_pages;
 	unsigned long nrpages;
 	unsigned long nrdirty;
-	int wb_err;			/* first writeback error since last fsync */
+	int wb_err; /* first writeback error since last fsync */
 	/* protected by writeback's wb_lock (mm/writeback.c): */
-	struct list_head wb_node;	/* on the flusher's list while dirty */
+	struct list_head wb_node; /* on the flusher's list while dirty */
 };
 
-void mapping_init(struct address_space *m, struct inode *host,
+void mapping_init(struct address_space *m,
+		  struct inode *host,
 		  const struct address_space_operations *a_ops);
 
 /* References. put_page frees the page when the last reference goes. */
@@ -172,17 +184,21 @@ struct page *filemap_lock_page(struct address_space *m, unsigned long index);
 /* Find or create (locked, referenced). ERR_PTR(-ENOMEM) on failure. */
 struct page *filemap_grab_page(struct address_space *m, unsigned long index);
 /* Up to @max referenced pages at index >= @start, ascending. */
-unsigned int filemap_get_pages(struct address_space *m, unsigned long start,
-			       unsigned int max, struct page **pages);
+unsigned int filemap_get_pages(struct address_space *m,
+			       unsigned long start,
+			       unsigned int max,
+			       struct page **pages);
 
 /* The one insertion door. @page is locked and referenced by the caller; the
  * cache takes its own reference. Return: 0, -EEXIST or -ENOMEM. */
-int filemap_add_page(struct address_space *m, struct page *page,
+int filemap_add_page(struct address_space *m,
+		     struct page *page,
 		     unsigned long index);
 /* The one removal door: drop every page of [@start, @end] (bytes,
  * inclusive), partial pages zeroed in the part that leaves. Waits for
  * writeback of those pages; discards dirty data in the range. */
-void truncate_inode_pages_range(struct address_space *m, loff_t start,
+void truncate_inode_pages_range(struct address_space *m,
+				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
 /* A fresh page for the cache: referenced once, not locked, no owner.
@@ -198,7 +214,8 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos);
  * error (which is then cleared from mapping->wb_err). */
 int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end);
 int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end);
-int filemap_write_and_wait_range(struct address_space *m, loff_t start,
+int filemap_write_and_wait_range(struct address_space *m,
+				 loff_t start,
 				 loff_t end);
 
 /* Writeback (mm/writeback.c). A mapping joins the flusher's list when its
@@ -218,10 +235,14 @@ void mapping_set_error(struct address_space *m, int err);
 
 /* Readahead (mm/readahead.c): on a miss at @index, and on reaching a
  * PG_readahead page. */
-void page_cache_sync_readahead(struct address_space *m, struct file_ra_state *ra,
-			       unsigned long index, unsigned long req_pages);
-void page_cache_async_readahead(struct address_space *m, struct file_ra_state *ra,
-				struct page *page, unsigned long index,
+void page_cache_sync_readahead(struct address_space *m,
+			       struct file_ra_state *ra,
+			       unsigned long index,
+			       unsigned long req_pages);
+void page_cache_async_readahead(struct address_space *m,
+				struct file_ra_state *ra,
+				struct page *page,
+				unsigned long index,
 				unsigned long req_pages);
 void file_ra_state_init(struct file_ra_state *ra);
 
@@ -239,7 +260,7 @@ unsigned long vmscan_written(void);
 bool current_is_reclaiming(void);
 
 /* For mm/ only: the helpers the doors and reclaim share. */
-#define RECLAIM_BATCH 32	/* pages reclaim tries to free per call */
+#define RECLAIM_BATCH 32 /* pages reclaim tries to free per call */
 /* Clear PG_dirty and uncount it. Caller holds the page lock. Return: true
  * if it was dirty. */
 bool page_clear_dirty(struct page *page);

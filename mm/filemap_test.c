@@ -93,7 +93,8 @@ static void filemap_lock_page_excludes(struct ktest *t)
 	KTEST_EXPECT_TRUE(t, l.locked);
 	KTEST_EXPECT_FALSE(t, page_test(l.page, PG_locked));
 	/* A second grab finds the same page. */
-	KTEST_EXPECT_TRUE(t, filemap_grab_page(d->inode.i_mapping, 0) == l.page);
+	KTEST_EXPECT_TRUE(t,
+			  filemap_grab_page(d->inode.i_mapping, 0) == l.page);
 	unlock_page(l.page);
 	put_page(l.page);
 	put_page(l.page);
@@ -114,7 +115,8 @@ static int reader_fn(void *arg)
 	loff_t pos = 0;
 	ssize_t n;
 
-	while ((n = filemap_read(&r->file, r->buf, 3 * PAGE_SIZE + 7, &pos)) > 0)
+	while ((n = filemap_read(&r->file, r->buf, 3 * PAGE_SIZE + 7, &pos)) >
+	       0)
 		if (memcmp(r->buf, r->d->data + pos - n, n))
 			return 1;
 	return n < 0 || pos != CONC_PAGES * PAGE_SIZE;
@@ -122,8 +124,8 @@ static int reader_fn(void *arg)
 
 static void filemap_concurrent_readers(struct ktest *t)
 {
-	struct tdisk *d = tdisk_create(t, CONC_PAGES * PAGE_SIZE,
-				       TDISK_RAM | TDISK_ASYNC);
+	struct tdisk *d =
+	    tdisk_create(t, CONC_PAGES * PAGE_SIZE, TDISK_RAM | TDISK_ASYNC);
 	struct reader r[MAX_CPUS];
 
 	for (unsigned int c = 0; c < ncpus; c++) {
@@ -132,8 +134,10 @@ static void filemap_concurrent_readers(struct ktest *t)
 		r[c].buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
 		KTEST_ASSERT_NOT_NULL(t, r[c].buf);
 	}
-	KTEST_EXPECT_EQ(t, mm_test_on_every_hart(t, "reader", reader_fn, r,
-						 sizeof(r[0])), 0);
+	KTEST_EXPECT_EQ(
+	    t,
+	    mm_test_on_every_hart(t, "reader", reader_fn, r, sizeof(r[0])),
+	    0);
 	for (unsigned int i = 0; i < CONC_PAGES; i++)
 		KTEST_EXPECT_EQ(t, d->reads[i], 1);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrpages, CONC_PAGES);
@@ -148,28 +152,31 @@ static void filemap_write_then_fdatawrite(struct ktest *t)
 	struct address_space *m = d->inode.i_mapping;
 	char *expect = kmalloc(32 * PAGE_SIZE, GFP_KERNEL);
 	static const char msg[] = "whole";
-	const loff_t offs[] = { 3 * PAGE_SIZE + 4094, 10 * PAGE_SIZE + 17,
+	const loff_t offs[] = { 3 * PAGE_SIZE + 4094,
+				10 * PAGE_SIZE + 17,
 				20 * PAGE_SIZE };
 
 	KTEST_ASSERT_NOT_NULL(t, expect);
 	memcpy(expect, d->data, 32 * PAGE_SIZE);
 	for (unsigned int i = 0; i < ARRAY_SIZE(offs); i++) {
-		KTEST_EXPECT_EQ(t, tdisk_write(d, msg, sizeof(msg), offs[i]),
-				sizeof(msg));
+		KTEST_EXPECT_EQ(
+		    t, tdisk_write(d, msg, sizeof(msg), offs[i]), sizeof(msg));
 		memcpy(expect + offs[i], msg, sizeof(msg));
 	}
 	KTEST_EXPECT_EQ(t, m->nrdirty, 4); /* pages 3, 4, 10, 20 */
 	KTEST_EXPECT_EQ(t, d->write_calls, 0);
 	/* A range holding only page 10 writes only page 10. */
-	KTEST_EXPECT_EQ(t, filemap_fdatawrite_range(m, 5 * PAGE_SIZE,
-						    15 * PAGE_SIZE - 1), 0);
+	KTEST_EXPECT_EQ(
+	    t,
+	    filemap_fdatawrite_range(m, 5 * PAGE_SIZE, 15 * PAGE_SIZE - 1),
+	    0);
 	KTEST_EXPECT_EQ(t, d->write_calls, 1);
 	KTEST_EXPECT_EQ(t, d->writes[10], 1);
 	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
 	KTEST_EXPECT_EQ(t, d->write_calls, 4);
 	for (unsigned int i = 0; i < 32; i++)
-		KTEST_EXPECT_EQ(t, d->writes[i],
-				i == 3 || i == 4 || i == 10 || i == 20);
+		KTEST_EXPECT_EQ(
+		    t, d->writes[i], i == 3 || i == 4 || i == 10 || i == 20);
 	KTEST_EXPECT_EQ(t, m->nrdirty, 0);
 	KTEST_EXPECT_MEMEQ(t, d->data, expect, 32 * PAGE_SIZE);
 	KTEST_EXPECT_EQ(t, filemap_fdatawrite_range(m, 0, LLONG_MAX), 0);
@@ -208,7 +215,8 @@ static void filemap_truncate_range_exact(struct ktest *t)
 	struct page *p5, *p9;
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
-	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, 32 * PAGE_SIZE, 0), 32 * PAGE_SIZE);
+	KTEST_ASSERT_EQ(
+	    t, tdisk_read(d, buf, 32 * PAGE_SIZE, 0), 32 * PAGE_SIZE);
 	truncate_inode_pages_range(m, start, end);
 	KTEST_EXPECT_EQ(t, m->nrpages, 29);
 	for (unsigned int i = 0; i < 32; i++)
@@ -218,10 +226,13 @@ static void filemap_truncate_range_exact(struct ktest *t)
 	p9 = filemap_get_page(m, 9);
 	KTEST_ASSERT_TRUE(t, p5 && p9);
 	KTEST_EXPECT_MEMEQ(t, page_address(p5), d->data + 5 * PAGE_SIZE, 100);
-	KTEST_EXPECT_TRUE(t, zeroed((char *)page_address(p5) + 100, PAGE_SIZE - 100));
+	KTEST_EXPECT_TRUE(
+	    t, zeroed((char *)page_address(p5) + 100, PAGE_SIZE - 100));
 	KTEST_EXPECT_TRUE(t, zeroed(page_address(p9), 100));
-	KTEST_EXPECT_MEMEQ(t, (char *)page_address(p9) + 100,
-			   d->data + 9 * PAGE_SIZE + 100, PAGE_SIZE - 100);
+	KTEST_EXPECT_MEMEQ(t,
+			   (char *)page_address(p9) + 100,
+			   d->data + 9 * PAGE_SIZE + 100,
+			   PAGE_SIZE - 100);
 	put_page(p5);
 	put_page(p9);
 	/* Whole pages only: nothing is zeroed in the neighbours. */

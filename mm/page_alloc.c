@@ -242,16 +242,18 @@ unsigned long pages_total(void)
 	return nr_total;
 }
 
-static bool ranges_overlap(const struct range *r, uintptr_t start,
-			   uintptr_t end)
+static bool
+ranges_overlap(const struct range *r, uintptr_t start, uintptr_t end)
 {
 	return start < r->end && r->start < end;
 }
 
 /* First page-aligned stretch of @size bytes of RAM after the start of RAM
  * or after a reserved range that overlaps none of them; 0 if none. */
-static uintptr_t find_free_stretch(const struct range *res, int n,
-				   uintptr_t mem_end, size_t size)
+static uintptr_t find_free_stretch(const struct range *res,
+				   int n,
+				   uintptr_t mem_end,
+				   size_t size)
 {
 	for (int i = -1; i < n; i++) {
 		uintptr_t start =
@@ -306,10 +308,10 @@ static int page_alloc_init(void)
 	    ALIGN_DOWN(platform.mem_base + platform.mem_size, PAGE_SIZE);
 	uintptr_t kstart = (uintptr_t)__kernel_start, cursor;
 	struct range res[4] = {
-	    {MAX(platform.mem_base, kstart - FIRMWARE_SIZE), kstart},
-	    {kstart, ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE)},
-	    {ALIGN_DOWN(platform.dtb, PAGE_SIZE),
-	     ALIGN_UP(platform.dtb + platform.dtb_size, PAGE_SIZE)},
+		{ MAX(platform.mem_base, kstart - FIRMWARE_SIZE), kstart },
+		{ kstart, ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE) },
+		{ ALIGN_DOWN(platform.dtb, PAGE_SIZE),
+		  ALIGN_UP(platform.dtb + platform.dtb_size, PAGE_SIZE) },
 	};
 	size_t map_size;
 
@@ -324,7 +326,7 @@ static int page_alloc_init(void)
 	res[3].end = res[3].start + map_size;
 	mem_map = (struct page *)res[3].start;
 	for (unsigned long i = 0; i < nr_pages; i++) {
-		mem_map[i] = (struct page){.flags = PG_RESERVED};
+		mem_map[i] = (struct page){ .flags = PG_RESERVED };
 		list_init(&mem_map[i].lru);
 	}
 	sort_ranges(res, ARRAY_SIZE(res));
@@ -339,7 +341,9 @@ static int page_alloc_init(void)
 	pr_info(
 	    "page_alloc: %lu MiB RAM at %#lx, %lu pages free, mem_map at %p\n",
 	    (unsigned long)(platform.mem_size >> 20),
-	    (unsigned long)platform.mem_base, nr_free, (void *)mem_map);
+	    (unsigned long)platform.mem_base,
+	    nr_free,
+	    (void *)mem_map);
 	return 0;
 }
 INIT_HOOK(page_alloc, page_alloc_init, INIT_LEVEL_MM);

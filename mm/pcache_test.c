@@ -108,7 +108,8 @@ static int tdisk_completer(void *arg)
 	for (;;) {
 		struct page *page = NULL;
 
-		wait_event(&d->queue_wq, READ_ONCE(d->queued) || READ_ONCE(d->stop));
+		wait_event(&d->queue_wq,
+			   READ_ONCE(d->queued) || READ_ONCE(d->stop));
 		task_sleep_ms(1); /* let readers find the pages locked */
 		spin_lock(&d->queue_lock);
 		if (d->queued)
@@ -141,7 +142,8 @@ static void tdisk_readahead(struct readahead_control *rac)
 		tdisk_submit_read(d, rac->pages[i]);
 }
 
-static int tdisk_write_page(struct address_space *m, struct page *page,
+static int tdisk_write_page(struct address_space *m,
+			    struct page *page,
 			    struct writeback_control *wbc)
 {
 	struct tdisk *d = tdisk_of(m);
@@ -157,7 +159,8 @@ static int tdisk_write_page(struct address_space *m, struct page *page,
 	} else if (page->index >= d->nr_pages) {
 		count(&d->corrupt);
 	} else if (d->data) {
-		memcpy(d->data + page->index * PAGE_SIZE, page_address(page),
+		memcpy(d->data + page->index * PAGE_SIZE,
+		       page_address(page),
 		       PAGE_SIZE);
 	} else if ((v = pattern_version(page_address(page), page->index)) < 0) {
 		count(&d->corrupt);
@@ -169,8 +172,10 @@ static int tdisk_write_page(struct address_space *m, struct page *page,
 	return err;
 }
 
-static int tdisk_write_begin(struct address_space *m, loff_t pos,
-			     unsigned int len, struct page **pagep)
+static int tdisk_write_begin(struct address_space *m,
+			     loff_t pos,
+			     unsigned int len,
+			     struct page **pagep)
 {
 	struct page *page = filemap_grab_page(m, pos >> PAGE_SHIFT);
 
@@ -184,8 +189,10 @@ static int tdisk_write_begin(struct address_space *m, loff_t pos,
 	return 0;
 }
 
-static int tdisk_write_end(struct address_space *m, loff_t pos,
-			   unsigned int len, unsigned int copied,
+static int tdisk_write_end(struct address_space *m,
+			   loff_t pos,
+			   unsigned int len,
+			   unsigned int copied,
 			   struct page *page)
 {
 	struct inode *inode = m->host;
@@ -200,8 +207,8 @@ static int tdisk_write_end(struct address_space *m, loff_t pos,
 	return copied;
 }
 
-static void tdisk_invalidate_page(struct page *page, unsigned int offset,
-				  unsigned int len)
+static void
+tdisk_invalidate_page(struct page *page, unsigned int offset, unsigned int len)
 {
 	(void)offset;
 	(void)len;
@@ -249,13 +256,15 @@ struct tdisk *tdisk_create(struct ktest *t, loff_t size, unsigned int flags)
 		for (unsigned long i = 0; i < d->nr_pages; i++)
 			tdisk_pattern(d->data + i * PAGE_SIZE, i, 1);
 	} else {
-		d->versions = kcalloc(d->nr_pages, sizeof(*d->versions), GFP_KERNEL);
+		d->versions =
+		    kcalloc(d->nr_pages, sizeof(*d->versions), GFP_KERNEL);
 		KTEST_ASSERT_NOT_NULL(t, d->versions);
 	}
 	d->inode.i_size = size;
 	d->inode.i_mapping = &d->inode.i_data;
 	init_rwsem(&d->inode.i_rwsem, "i_rwsem", &tdisk_i_rwsem);
-	mapping_init(&d->inode.i_data, &d->inode,
+	mapping_init(&d->inode.i_data,
+		     &d->inode,
 		     flags & TDISK_READAHEAD ? &tdisk_ra_aops : &tdisk_aops);
 	tdisk_open(d, &d->file);
 	spin_lock_init(&d->queue_lock, "tdisk_queue");

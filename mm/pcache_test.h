@@ -35,13 +35,13 @@ struct tdisk {
 	struct file file;
 	unsigned int flags;
 	unsigned long nr_pages;
-	char *data;		/* TDISK_RAM: nr_pages pages */
-	uint32_t *versions;	/* otherwise: version of each page */
+	char *data;	    /* TDISK_RAM: nr_pages pages */
+	uint32_t *versions; /* otherwise: version of each page */
 	/* counters (atomic): */
 	unsigned long read_calls, ra_calls, write_calls, invalidate_calls;
-	unsigned long corrupt;	/* pages written with a broken pattern */
+	unsigned long corrupt;	  /* pages written with a broken pattern */
 	uint32_t *reads, *writes; /* per page */
-	int fail_writes;	/* this many next writes fail with -EIO */
+	int fail_writes;	  /* this many next writes fail with -EIO */
 	/* TDISK_ASYNC: */
 	struct spinlock queue_lock;
 	struct page *queue[TDISK_QUEUE];

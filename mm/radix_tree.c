@@ -14,7 +14,7 @@
 
 #define RADIX_SHIFT 6
 #define RADIX_SLOTS (1U << RADIX_SHIFT)
-#define RADIX_MASK (RADIX_SLOTS - 1)
+#define RADIX_MASK  (RADIX_SLOTS - 1)
 /* Enough levels for every bit of an unsigned long. */
 #define RADIX_MAX_HEIGHT DIV_ROUND_UP(8 * sizeof(unsigned long), RADIX_SHIFT)
 
@@ -69,13 +69,15 @@ int radix_tree_insert(struct radix_tree *t, unsigned long index, void *item)
 	if (err)
 		return err;
 	n = t->root;
-	for (shift = (t->height - 1) * RADIX_SHIFT; shift; shift -= RADIX_SHIFT) {
+	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
+	     shift -= RADIX_SHIFT) {
 		void **slot = &n->slots[slot_of(index, shift)];
 
 		if (!*slot) {
 			*slot = kzalloc(sizeof(*n), GFP_ATOMIC);
 			if (!*slot)
-				return -ENOMEM; /* empty nodes above stay: harmless */
+				return -ENOMEM; /* empty nodes above stay:
+						   harmless */
 			n->count++;
 		}
 		n = *slot;
@@ -94,7 +96,8 @@ void *radix_tree_lookup(const struct radix_tree *t, unsigned long index)
 
 	if (!n || index > max_index(t->height))
 		return NULL;
-	for (shift = (t->height - 1) * RADIX_SHIFT; shift; shift -= RADIX_SHIFT) {
+	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
+	     shift -= RADIX_SHIFT) {
 		n = n->slots[slot_of(index, shift)];
 		if (!n)
 			return NULL;
@@ -155,8 +158,11 @@ struct gang {
 
 /* Collect entries >= @first under @n, whose first index is @base and whose
  * slots span 64^(@shift/6) indices each. */
-static void gang_walk(const struct radix_node *n, unsigned int shift,
-		      unsigned long base, unsigned long first, struct gang *g)
+static void gang_walk(const struct radix_node *n,
+		      unsigned int shift,
+		      unsigned long base,
+		      unsigned long first,
+		      struct gang *g)
 {
 	unsigned int i = first > base ? slot_of(first, shift) : 0;
 
@@ -166,7 +172,8 @@ static void gang_walk(const struct radix_node *n, unsigned int shift,
 		if (!n->slots[i])
 			continue;
 		if (shift) {
-			gang_walk(n->slots[i], shift - RADIX_SHIFT, index, first, g);
+			gang_walk(
+			    n->slots[i], shift - RADIX_SHIFT, index, first, g);
 			continue;
 		}
 		g->items[g->found] = n->slots[i];
@@ -176,8 +183,10 @@ static void gang_walk(const struct radix_node *n, unsigned int shift,
 	}
 }
 
-unsigned int radix_tree_gang_lookup(const struct radix_tree *t, void **items,
-				    unsigned long *indices, unsigned long first,
+unsigned int radix_tree_gang_lookup(const struct radix_tree *t,
+				    void **items,
+				    unsigned long *indices,
+				    unsigned long first,
 				    unsigned int max)
 {
 	struct gang g = { items, indices, max, 0 };

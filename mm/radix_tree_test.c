@@ -29,8 +29,9 @@ static void radix_dense(struct ktest *t)
 	for (unsigned long i = 0; i < n; i += 2)
 		KTEST_EXPECT_TRUE(t, radix_tree_delete(&tree, i) == item_of(i));
 	for (unsigned long i = 0; i < n; i++)
-		KTEST_EXPECT_TRUE(t, radix_tree_lookup(&tree, i) ==
-					     (i & 1 ? item_of(i) : NULL));
+		KTEST_EXPECT_TRUE(t,
+				  radix_tree_lookup(&tree, i) ==
+				      (i & 1 ? item_of(i) : NULL));
 	for (unsigned long i = 1; i < n; i += 2)
 		radix_tree_delete(&tree, i);
 	KTEST_EXPECT_NULL(t, tree.root);
@@ -39,22 +40,23 @@ static void radix_dense(struct ktest *t)
 static void radix_sparse_and_huge(struct ktest *t)
 {
 	struct radix_tree tree = RADIX_TREE_INIT;
-	const unsigned long keys[] = { 0, 63, 64, 4095, 1UL << 20, 1UL << 40,
-				       ~0UL >> 1, ~0UL - 1, ~0UL };
+	const unsigned long keys[] = { 0,	  63,	     64,
+				       4095,	  1UL << 20, 1UL << 40,
+				       ~0UL >> 1, ~0UL - 1,  ~0UL };
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(keys); i++)
-		KTEST_ASSERT_EQ(t, radix_tree_insert(&tree, keys[i],
-						     item_of(i + 1)), 0);
+		KTEST_ASSERT_EQ(
+		    t, radix_tree_insert(&tree, keys[i], item_of(i + 1)), 0);
 	KTEST_EXPECT_EQ(t, tree.height, 11);
 	for (unsigned int i = 0; i < ARRAY_SIZE(keys); i++)
-		KTEST_EXPECT_TRUE(t, radix_tree_lookup(&tree, keys[i]) ==
-					     item_of(i + 1));
+		KTEST_EXPECT_TRUE(
+		    t, radix_tree_lookup(&tree, keys[i]) == item_of(i + 1));
 	KTEST_EXPECT_NULL(t, radix_tree_lookup(&tree, 65));
 	KTEST_EXPECT_NULL(t, radix_tree_lookup(&tree, ~0UL - 2));
 	KTEST_EXPECT_NULL(t, radix_tree_delete(&tree, 1UL << 30));
 	for (unsigned int i = 0; i < ARRAY_SIZE(keys); i++)
-		KTEST_EXPECT_TRUE(t, radix_tree_delete(&tree, keys[i]) ==
-					     item_of(i + 1));
+		KTEST_EXPECT_TRUE(
+		    t, radix_tree_delete(&tree, keys[i]) == item_of(i + 1));
 	KTEST_EXPECT_NULL(t, tree.root);
 }
 
@@ -85,8 +87,10 @@ static void radix_gang_lookup_order(struct ktest *t)
 
 	/* Inserted out of order. */
 	for (int i = ARRAY_SIZE(expect) - 1; i >= 0; i--)
-		KTEST_ASSERT_EQ(t, radix_tree_insert(&tree, expect[i],
-						     item_of(expect[i])), 0);
+		KTEST_ASSERT_EQ(
+		    t,
+		    radix_tree_insert(&tree, expect[i], item_of(expect[i])),
+		    0);
 	n = radix_tree_gang_lookup(&tree, items, idx, 0, 8);
 	KTEST_ASSERT_EQ(t, n, ARRAY_SIZE(expect));
 	for (unsigned int i = 0; i < n; i++) {
@@ -100,8 +104,10 @@ static void radix_gang_lookup_order(struct ktest *t)
 	n = radix_tree_gang_lookup(&tree, items, NULL, 4097, 8);
 	KTEST_EXPECT_EQ(t, n, 1);
 	KTEST_EXPECT_TRUE(t, items[0] == item_of(1UL << 33));
-	KTEST_EXPECT_EQ(t, radix_tree_gang_lookup(&tree, items, idx,
-						  (1UL << 33) + 1, 8), 0);
+	KTEST_EXPECT_EQ(
+	    t,
+	    radix_tree_gang_lookup(&tree, items, idx, (1UL << 33) + 1, 8),
+	    0);
 	for (unsigned int i = 0; i < ARRAY_SIZE(expect); i++)
 		radix_tree_delete(&tree, expect[i]);
 	KTEST_EXPECT_NULL(t, tree.root);

@@ -24,7 +24,7 @@
 #include <mm/filemap.h>
 
 #define RA_DEFAULT_PAGES 32 /* 128 KiB */
-#define RA_BATCH 32	    /* pages handed to the filesystem at once */
+#define RA_BATCH	 32 /* pages handed to the filesystem at once */
 
 void file_ra_state_init(struct file_ra_state *ra)
 {
@@ -36,8 +36,8 @@ void file_ra_state_init(struct file_ra_state *ra)
 }
 
 /* Start reading @n locked, cached pages; drop our references. */
-static void read_pages(struct address_space *m, struct page **pages,
-		       unsigned int n)
+static void
+read_pages(struct address_space *m, struct page **pages, unsigned int n)
 {
 	if (!n)
 		return;
@@ -58,12 +58,15 @@ static unsigned long last_index(struct address_space *m)
 {
 	loff_t isize = m->host ? READ_ONCE(m->host->i_size) : 0;
 
-	return isize > 0 ? (unsigned long)((isize - 1) >> PAGE_SHIFT) : ULONG_MAX;
+	return isize > 0 ? (unsigned long)((isize - 1) >> PAGE_SHIFT)
+			 : ULONG_MAX;
 }
 
 /* Bring pages [@start, @start+@nr) in, skipping cached ones; mark @mark. */
-static void do_readahead(struct address_space *m, unsigned long start,
-			 unsigned long nr, unsigned long mark)
+static void do_readahead(struct address_space *m,
+			 unsigned long start,
+			 unsigned long nr,
+			 unsigned long mark)
 {
 	unsigned long last = last_index(m);
 	struct page *batch[RA_BATCH];
@@ -105,8 +108,8 @@ static void do_readahead(struct address_space *m, unsigned long start,
 
 static void ra_submit(struct address_space *m, struct file_ra_state *ra)
 {
-	unsigned long mark = ra->async_size ?
-		ra->start + ra->size - ra->async_size : ULONG_MAX;
+	unsigned long mark =
+	    ra->async_size ? ra->start + ra->size - ra->async_size : ULONG_MAX;
 
 	do_readahead(m, ra->start, ra->size, mark);
 }
@@ -120,26 +123,32 @@ static unsigned int roundup_pow2(unsigned long n)
 	return p;
 }
 
-void page_cache_sync_readahead(struct address_space *m, struct file_ra_state *ra,
-			       unsigned long index, unsigned long req_pages)
+void page_cache_sync_readahead(struct address_space *m,
+			       struct file_ra_state *ra,
+			       unsigned long index,
+			       unsigned long req_pages)
 {
 	unsigned int init = MIN(roundup_pow2(req_pages), ra->ra_pages);
-	bool sequential = ra->prev_index != ULONG_MAX &&
-			  (index == ra->prev_index + 1 || index == ra->prev_index);
+	bool sequential =
+	    ra->prev_index != ULONG_MAX &&
+	    (index == ra->prev_index + 1 || index == ra->prev_index);
 
 	if (!ra->ra_pages) { /* readahead off: just the request */
 		do_readahead(m, index, req_pages, ULONG_MAX);
 		return;
 	}
 	ra->start = index;
-	ra->size = sequential && ra->size ?
-		MIN(MAX(2 * ra->size, init), ra->ra_pages) : init;
+	ra->size = sequential && ra->size
+		       ? MIN(MAX(2 * ra->size, init), ra->ra_pages)
+		       : init;
 	ra->async_size = ra->size > req_pages ? ra->size - req_pages : 0;
 	ra_submit(m, ra);
 }
 
-void page_cache_async_readahead(struct address_space *m, struct file_ra_state *ra,
-				struct page *page, unsigned long index,
+void page_cache_async_readahead(struct address_space *m,
+				struct file_ra_state *ra,
+				struct page *page,
+				unsigned long index,
 				unsigned long req_pages)
 {
 	if (!page_test_and_clear(page, PG_readahead) || !ra->ra_pages)

@@ -11,13 +11,13 @@
 #define RA_FILE_PAGES 1024
 
 /* Read page @index of @d's file through d->file. */
-static void read_page_at(struct ktest *t, struct tdisk *d, unsigned long index,
-			 char *buf)
+static void
+read_page_at(struct ktest *t, struct tdisk *d, unsigned long index, char *buf)
 {
 	loff_t pos = (loff_t)index * PAGE_SIZE;
 
-	KTEST_ASSERT_EQ(t, filemap_read(&d->file, buf, PAGE_SIZE, &pos),
-			PAGE_SIZE);
+	KTEST_ASSERT_EQ(
+	    t, filemap_read(&d->file, buf, PAGE_SIZE, &pos), PAGE_SIZE);
 }
 
 static void readahead_window_grows_and_resets(struct ktest *t)
@@ -26,9 +26,11 @@ static void readahead_window_grows_and_resets(struct ktest *t)
 	struct file_ra_state *ra = &d->file.f_ra;
 	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	/* Window size after reading page i, one page at a time. */
-	static const struct { unsigned long index, size; } steps[] = {
-		{ 0, 1 }, { 1, 2 }, { 2, 4 }, { 3, 8 }, { 7, 16 },
-		{ 15, 32 }, { 31, 32 }, { 63, 32 },
+	static const struct {
+		unsigned long index, size;
+	} steps[] = {
+		{ 0, 1 },  { 1, 2 },   { 2, 4 },   { 3, 8 },
+		{ 7, 16 }, { 15, 32 }, { 31, 32 }, { 63, 32 },
 	};
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
@@ -74,10 +76,10 @@ static void readahead_async_at_marked_page(struct ktest *t)
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	/* Pages 0-3, then 4-7: a sequential miss opens an 8-page window
 	 * [4, 12) whose last 4 pages are ahead, the first of them marked. */
-	KTEST_ASSERT_EQ(t, filemap_read(&d->file, buf, 4 * PAGE_SIZE, &pos),
-			4 * PAGE_SIZE);
-	KTEST_ASSERT_EQ(t, filemap_read(&d->file, buf, 4 * PAGE_SIZE, &pos),
-			4 * PAGE_SIZE);
+	KTEST_ASSERT_EQ(
+	    t, filemap_read(&d->file, buf, 4 * PAGE_SIZE, &pos), 4 * PAGE_SIZE);
+	KTEST_ASSERT_EQ(
+	    t, filemap_read(&d->file, buf, 4 * PAGE_SIZE, &pos), 4 * PAGE_SIZE);
 	KTEST_EXPECT_TRUE(t, marked(d, 8));
 	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 11));
 	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 12));

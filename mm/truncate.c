@@ -44,12 +44,15 @@ bool filemap_delete_page(struct page *page, int max_refs)
 }
 
 /* Remove bytes [@lstart, @lend] of the file from @page (referenced). */
-static void truncate_page(struct address_space *m, struct page *page,
-			  loff_t lstart, loff_t lend)
+static void truncate_page(struct address_space *m,
+			  struct page *page,
+			  loff_t lstart,
+			  loff_t lend)
 {
 	loff_t pstart = (loff_t)page->index << PAGE_SHIFT;
 	unsigned int from = MAX(lstart, pstart) - pstart;
-	unsigned int to = MIN(lend, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
+	unsigned int to =
+	    MIN(lend, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
 
 	lock_page(page);
 	if (page->mapping != m)
@@ -65,7 +68,8 @@ out_unlock:
 	unlock_page(page);
 }
 
-void truncate_inode_pages_range(struct address_space *m, loff_t lstart,
+void truncate_inode_pages_range(struct address_space *m,
+				loff_t lstart,
 				loff_t lend)
 {
 	unsigned long index = lstart >> PAGE_SHIFT, end = lend >> PAGE_SHIFT;
@@ -74,8 +78,8 @@ void truncate_inode_pages_range(struct address_space *m, loff_t lstart,
 
 	if (lstart < 0 || lend < lstart)
 		return;
-	while (index <= end && (n = filemap_get_pages(m, index, TRUNCATE_BATCH,
-						      pages))) {
+	while (index <= end &&
+	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
 		for (unsigned int i = 0; i < n; i++) {
 			if (pages[i]->index <= end)
 				truncate_page(m, pages[i], lstart, lend);

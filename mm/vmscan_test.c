@@ -25,30 +25,39 @@ static void reclaim_file_larger_than_ram(struct ktest *t)
 	d = tdisk_create(t, pages * PAGE_SIZE, 0);
 	expect = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	KTEST_ASSERT_NOT_NULL(t, expect);
-	ktest_log(t, "%lu MiB file, %lu MiB RAM", pages * PAGE_SIZE / MIB,
+	ktest_log(t,
+		  "%lu MiB file, %lu MiB RAM",
+		  pages * PAGE_SIZE / MIB,
 		  pages_total() * PAGE_SIZE / MIB);
 	for (unsigned long i = 0; i < pages; i++) {
 		tdisk_pattern(buf, i, 1);
-		KTEST_ASSERT_EQ(t, tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
+		KTEST_ASSERT_EQ(t,
+				tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
 				PAGE_SIZE);
 	}
 	KTEST_EXPECT_LT(t, d->inode.i_data.nrpages, pages);
-	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(d->inode.i_mapping, 0,
-							LLONG_MAX), 0);
+	KTEST_EXPECT_EQ(
+	    t,
+	    filemap_write_and_wait_range(d->inode.i_mapping, 0, LLONG_MAX),
+	    0);
 	for (unsigned long i = 0; i < pages; i++) {
-		KTEST_ASSERT_EQ(t, tdisk_read(d, buf, PAGE_SIZE, i * PAGE_SIZE),
-				PAGE_SIZE);
+		KTEST_ASSERT_EQ(
+		    t, tdisk_read(d, buf, PAGE_SIZE, i * PAGE_SIZE), PAGE_SIZE);
 		tdisk_pattern(expect, i, 1);
 		bad += memcmp(buf, expect, PAGE_SIZE) != 0;
 	}
 	KTEST_EXPECT_EQ(t, bad, 0);
 	KTEST_EXPECT_EQ(t, d->corrupt, 0);
-	KTEST_EXPECT_GE(t, vmscan_reclaimed() - reclaimed, pages - pages_total());
+	KTEST_EXPECT_GE(
+	    t, vmscan_reclaimed() - reclaimed, pages - pages_total());
 	for (unsigned long i = 0; i < pages; i++)
 		bad += d->writes[i] == 0;
 	KTEST_EXPECT_EQ(t, bad, 0); /* every page reached the disk */
-	ktest_log(t, "reclaimed %lu pages, %lu reads, %lu writes",
-		  vmscan_reclaimed() - reclaimed, d->read_calls, d->write_calls);
+	ktest_log(t,
+		  "reclaimed %lu pages, %lu reads, %lu writes",
+		  vmscan_reclaimed() - reclaimed,
+		  d->read_calls,
+		  d->write_calls);
 	kfree(buf);
 	kfree(expect);
 	tdisk_destroy(t, d);
@@ -63,7 +72,8 @@ static void reclaim_writes_dirty_pages_first(struct ktest *t)
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	for (unsigned long i = 0; i < 8; i++) {
 		tdisk_pattern(buf, i, 2);
-		KTEST_ASSERT_EQ(t, tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
+		KTEST_ASSERT_EQ(t,
+				tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
 				PAGE_SIZE);
 	}
 	KTEST_EXPECT_EQ(t, m->nrdirty, 8);
@@ -116,7 +126,8 @@ static void writeback_flusher_writes_dirty_pages(struct ktest *t)
 	uint64_t deadline = time_ns() + 5000 * 1000000ULL;
 
 	for (unsigned long i = 0; i < 3; i++)
-		KTEST_ASSERT_EQ(t, tdisk_write(d, "z", 1, i * 2 * PAGE_SIZE), 1);
+		KTEST_ASSERT_EQ(
+		    t, tdisk_write(d, "z", 1, i * 2 * PAGE_SIZE), 1);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 3);
 	while (READ_ONCE(d->inode.i_data.nrdirty) && time_ns() < deadline)
 		task_sleep_ms(50);
@@ -134,11 +145,12 @@ static void writeback_sync_writes_every_mapping(struct ktest *t)
 	KTEST_ASSERT_EQ(t, tdisk_write(a, "a", 1, 0), 1);
 	KTEST_ASSERT_EQ(t, tdisk_write(b, "b", 1, 3 * PAGE_SIZE), 1);
 	KTEST_EXPECT_EQ(t, writeback_all(true), 0);
-	KTEST_EXPECT_EQ(t, a->inode.i_data.nrdirty + b->inode.i_data.nrdirty, 0);
+	KTEST_EXPECT_EQ(
+	    t, a->inode.i_data.nrdirty + b->inode.i_data.nrdirty, 0);
 	KTEST_EXPECT_EQ(t, a->data[0], 'a');
 	KTEST_EXPECT_EQ(t, b->data[3 * PAGE_SIZE], 'b');
-	KTEST_EXPECT_TRUE(t, list_empty(&a->inode.i_data.wb_node) ||
-				     a->inode.i_data.nrdirty);
+	KTEST_EXPECT_TRUE(
+	    t, list_empty(&a->inode.i_data.wb_node) || a->inode.i_data.nrdirty);
 	tdisk_destroy(t, a);
 	tdisk_destroy(t, b);
 }

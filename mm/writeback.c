@@ -43,8 +43,12 @@ void mapping_set_error(struct address_space *m, int err)
 	int zero = 0;
 
 	if (err)
-		__atomic_compare_exchange_n(&m->wb_err, &zero, err, false,
-					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&m->wb_err,
+					    &zero,
+					    err,
+					    false,
+					    __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
 }
 
 /* Return: the recorded error, cleared. */
@@ -71,7 +75,8 @@ int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
 }
 
 /* Write @page of @m if it is (still) dirty. Return: true if submitted. */
-static bool writeback_one(struct address_space *m, struct page *page,
+static bool writeback_one(struct address_space *m,
+			  struct page *page,
 			  struct writeback_control *wbc)
 {
 	if (!page_test(page, PG_dirty))
@@ -117,7 +122,8 @@ static void wait_range(struct address_space *m, loff_t start, loff_t end)
 	struct page *pages[WB_BATCH];
 	unsigned int n;
 
-	while (index <= last && (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
+	while (index <= last &&
+	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
 		for (unsigned int i = 0; i < n; i++) {
 			index = pages[i]->index + 1;
 			if (pages[i]->index <= last) {
@@ -144,7 +150,8 @@ int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end)
 	return mapping_consume_error(m);
 }
 
-int filemap_write_and_wait_range(struct address_space *m, loff_t start,
+int filemap_write_and_wait_range(struct address_space *m,
+				 loff_t start,
 				 loff_t end)
 {
 	int err = filemap_fdatawrite_range(m, start, end);
@@ -183,7 +190,7 @@ static void flush_round(bool wait)
 	spin_lock(&wb_lock);
 	while (!list_empty(&wb_dirty)) {
 		struct address_space *m =
-			list_first_entry(&wb_dirty, struct address_space, wb_node);
+		    list_first_entry(&wb_dirty, struct address_space, wb_node);
 		struct writeback_control wbc = { 0, LLONG_MAX, wait, -1 };
 
 		list_del(&m->wb_node);
@@ -229,7 +236,8 @@ static int flusher_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		wait_event_timeout(&flusher_wq, READ_ONCE(flusher_kicked),
+		wait_event_timeout(&flusher_wq,
+				   READ_ONCE(flusher_kicked),
 				   WRITEBACK_INTERVAL_MS * 1000000ULL);
 		WRITE_ONCE(flusher_kicked, false);
 		writeback_all(false);
