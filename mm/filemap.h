@@ -31,6 +31,9 @@
 #include <mm/page_alloc.h>
 #include <mm/radix_tree.h>
 
+/* Byte offsets in files (Linux's name; newlib has only __loff_t). */
+typedef __loff_t loff_t;
+
 /* page->flags bit numbers for page-cache pages; 0-7 belong to page_alloc. */
 enum pageflag {
 	PG_locked = 8,
