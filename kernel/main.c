@@ -4,8 +4,8 @@
  * kmain runs on the boot hart: it reads the platform, runs the init hooks in
  * their declared order (see kernel/init.h), starts the main task and turns
  * itself into cpu 0's idle task. The main task either runs the test suites
- * (bootarg ktest.filter=FILTER, see ktest_run) and powers off with their verdict, or runs
- * the shell.
+ * (bootarg ktest.filter=FILTER, see ktest_run) and powers off with their
+ * verdict, or runs the shell.
  */
 #include <kernel/arch.h>
 #include <kernel/bootargs.h>
@@ -31,7 +31,8 @@ void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid);
 void init_run_hooks(void)
 {
 	for (const struct init_hook *h = __init_hooks_start;
-	     h < __init_hooks_end; h++) {
+	     h < __init_hooks_end;
+	     h++) {
 		int err = h->fn();
 		if (err)
 			pr_warn("init: %s failed (%d)\n", h->name, err);
@@ -79,7 +80,8 @@ __noreturn void kmain(unsigned long hartid, const void *dtb)
 		arch_poweroff(4); /* no device tree: nothing to print on */
 	time_ns();		  /* time 0 is now */
 	init_run_hooks();
-	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n", ncpus,
+	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n",
+		ncpus,
 		(unsigned long long)(platform.mem_size >> 20),
 		platform.bootargs);
 	if (IS_ERR(task_create("main", main_task, NULL)))
