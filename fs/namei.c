@@ -103,6 +103,8 @@ static struct inode *path_walk(const char *path, bool parent,
 		return ERR_PTR(-ENAMETOOLONG);
 	inode = root_inode();
 	for (;;) {
+		if (IS_ERR(inode))
+			return inode;
 		while (*s == '/')
 			s++;
 		name = s;
@@ -115,12 +117,10 @@ static struct inode *path_walk(const char *path, bool parent,
 		}
 		while (*s == '/')
 			s++;
-		if (IS_ERR(inode) || (parent && !*s) || !len)
+		if ((parent && !*s) || !len)
 			break;
 		inode = walk_step(inode, name, len);
 	}
-	if (IS_ERR(inode))
-		return inode;
 	if (parent) {
 		*last = name;
 		*lastlen = len;
