@@ -24,8 +24,7 @@ struct fdtable {
 	struct file *fd[FD_MAX];
 };
 
-static ssize_t console_read(struct file *f, void *buf, size_t len,
-			    loff_t *pos)
+static ssize_t console_read(struct file *f, void *buf, size_t len, loff_t *pos)
 {
 	(void)f;
 	(void)buf;
@@ -34,8 +33,8 @@ static ssize_t console_read(struct file *f, void *buf, size_t len,
 	return 0;
 }
 
-static ssize_t console_file_write(struct file *f, const void *buf, size_t len,
-				  loff_t *pos)
+static ssize_t
+console_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	(void)f;
 	(void)pos;

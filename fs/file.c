@@ -69,8 +69,8 @@ static bool file_writable(const struct file *f)
 }
 
 /* Create @name in @dir (locked) or find it. */
-static struct inode *open_create(struct inode *dir, const char *name,
-				 size_t len, int flags, mode_t mode)
+static struct inode *open_create(
+    struct inode *dir, const char *name, size_t len, int flags, mode_t mode)
 {
 	struct inode *inode = lookup_one(dir, name, len);
 	int err;
@@ -90,8 +90,8 @@ static struct inode *open_create(struct inode *dir, const char *name,
 		return ERR_PTR(-EROFS);
 	if (!dir->i_op || !dir->i_op->create)
 		return ERR_PTR(-EACCES);
-	err = dir->i_op->create(dir, name, len, S_IFREG | (mode & 07777),
-				&inode);
+	err =
+	    dir->i_op->create(dir, name, len, S_IFREG | (mode & 07777), &inode);
 	return err ? ERR_PTR(err) : inode;
 }
 
@@ -372,8 +372,12 @@ struct empty_ctx {
 	bool empty;
 };
 
-static bool empty_actor(struct dir_context *ctx, const char *name, size_t len,
-			loff_t pos, unsigned long ino, unsigned int type)
+static bool empty_actor(struct dir_context *ctx,
+			const char *name,
+			size_t len,
+			loff_t pos,
+			unsigned long ino,
+			unsigned int type)
 {
 	struct empty_ctx *e = container_of(ctx, struct empty_ctx, ctx);
 
@@ -388,8 +392,10 @@ static bool empty_actor(struct dir_context *ctx, const char *name, size_t len,
 
 int dir_check_empty(struct inode *dir)
 {
-	struct file f = { .f_inode = dir, .f_mapping = dir->i_mapping,
-			  .f_op = dir->i_fop, .f_flags = O_RDONLY };
+	struct file f = { .f_inode = dir,
+			  .f_mapping = dir->i_mapping,
+			  .f_op = dir->i_fop,
+			  .f_flags = O_RDONLY };
 	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
 	int err;
 

@@ -67,9 +67,9 @@ struct timespec current_time(void)
 
 static struct inode *inode_alloc(struct super_block *sb, unsigned long ino)
 {
-	struct inode *inode = sb->s_op->alloc_inode ? sb->s_op->alloc_inode(sb)
-						    : kzalloc(sizeof(*inode),
-							      GFP_KERNEL);
+	struct inode *inode = sb->s_op->alloc_inode
+				  ? sb->s_op->alloc_inode(sb)
+				  : kzalloc(sizeof(*inode), GFP_KERNEL);
 
 	if (!inode)
 		return NULL;
@@ -103,7 +103,7 @@ static struct inode *inode_find(struct super_block *sb, unsigned long ino)
 {
 	struct inode *inode;
 
-	list_for_each_entry(inode, hash_bucket(sb, ino), i_hash)
+	list_for_each_entry (inode, hash_bucket(sb, ino), i_hash)
 		if (inode->i_sb == sb && inode->i_ino == ino)
 			return inode;
 	return NULL;
@@ -353,7 +353,7 @@ unsigned long prune_icache(struct super_block *sb, unsigned long nr)
 	unsigned long done = 0;
 
 	spin_lock(&inode_hash_lock);
-	list_for_each_entry_safe(inode, next, &inode_lru, i_lru) {
+	list_for_each_entry_safe (inode, next, &inode_lru, i_lru) {
 		if (done == nr)
 			break;
 		if (sb && inode->i_sb != sb)
@@ -368,7 +368,7 @@ unsigned long prune_icache(struct super_block *sb, unsigned long nr)
 		spin_unlock(&inode->i_lock);
 	}
 	spin_unlock(&inode_hash_lock);
-	list_for_each_entry_safe(inode, next, &victims, i_lru)
+	list_for_each_entry_safe (inode, next, &victims, i_lru)
 		inode_evict(inode);
 	return done;
 }
@@ -382,14 +382,14 @@ static bool inode_needs_sync(struct inode *inode, bool wait)
 
 /* Referenced snapshot of @sb's inodes that have something to write.
  * Return: the count, or -ENOMEM; *out is kfree'd by the caller. */
-static long collect_sync_inodes(struct super_block *sb, bool wait,
-				struct inode ***out)
+static long
+collect_sync_inodes(struct super_block *sb, bool wait, struct inode ***out)
 {
 	struct inode *inode, **arr;
 	size_t n = 0, max = 0;
 
 	spin_lock(&sb->s_inode_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list)
+	list_for_each_entry (inode, &sb->s_inodes, i_sb_list)
 		max++;
 	spin_unlock(&sb->s_inode_lock);
 	arr = kmalloc((max + 1) * sizeof(*arr), GFP_KERNEL);
@@ -397,7 +397,7 @@ static long collect_sync_inodes(struct super_block *sb, bool wait,
 		return -ENOMEM;
 	spin_lock(&inode_hash_lock);
 	spin_lock(&sb->s_inode_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+	list_for_each_entry (inode, &sb->s_inodes, i_sb_list) {
 		if (n == max)
 			break;
 		if (!inode_unhashed(inode) && inode_needs_sync(inode, wait) &&

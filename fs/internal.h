@@ -15,7 +15,7 @@
 #include <limits.h>
 #include <fs/vfs.h>
 
-#define FD_MAX 64
+#define FD_MAX	     64
 #define PATH_MAX_LEN 4096
 /* One read or write moves at most this much (Linux's MAX_RW_COUNT): the
  * count fits newlib's int returns. */

@@ -90,8 +90,8 @@ static struct inode *root_inode(void)
  * in *last and *lastlen (length 0 for "/"); the returned inode is then a
  * directory. Without, a trailing '/' requires a directory.
  */
-static struct inode *path_walk(const char *path, bool parent,
-			       const char **last, size_t *lastlen)
+static struct inode *
+path_walk(const char *path, bool parent, const char **last, size_t *lastlen)
 {
 	struct inode *inode;
 	const char *s = path, *name;
@@ -138,8 +138,8 @@ struct inode *vfs_lookup(const char *path)
 	return path_walk(path, false, NULL, NULL);
 }
 
-struct inode *vfs_lookup_parent(const char *path, const char **name,
-				size_t *len)
+struct inode *
+vfs_lookup_parent(const char *path, const char **name, size_t *len)
 {
 	return path_walk(path, true, name, len);
 }
@@ -180,10 +180,11 @@ int vfs_mkdir(const char *path, mode_t mode)
 	} else if (PTR_ERR(inode) != -ENOENT) {
 		err = PTR_ERR(inode);
 	} else if (!(err = may_change(dir))) {
-		err = dir->i_op->mkdir ? dir->i_op->mkdir(dir, name, len,
-							  S_IFDIR | (mode & 07777),
-							  &inode)
-				       : -EPERM;
+		err =
+		    dir->i_op->mkdir
+			? dir->i_op->mkdir(
+			      dir, name, len, S_IFDIR | (mode & 07777), &inode)
+			: -EPERM;
 		if (!err)
 			iput(inode);
 	}
@@ -195,8 +196,8 @@ out_put:
 
 /* Lock @dir, look @name up and lock it too. Return: the victim (referenced,
  * locked) with @dir locked, or ERR_PTR with nothing locked. */
-static struct inode *lock_victim(struct inode *dir, const char *name,
-				 size_t len)
+static struct inode *
+lock_victim(struct inode *dir, const char *name, size_t len)
 {
 	struct inode *victim;
 
@@ -241,9 +242,9 @@ int vfs_rmdir(const char *path)
 		else if (victim == victim->i_sb->s_root)
 			err = -EBUSY;
 		else if (!(err = dir_check_empty(victim)))
-			err = dir->i_op->rmdir ? dir->i_op->rmdir(dir, name, len,
-								  victim)
-					       : -EPERM;
+			err = dir->i_op->rmdir
+				  ? dir->i_op->rmdir(dir, name, len, victim)
+				  : -EPERM;
 		unlock_victim(dir, victim);
 	}
 	iput(dir);
@@ -272,9 +273,9 @@ int vfs_unlink(const char *path)
 		else if (trailing_slash(name, len))
 			err = -ENOTDIR;
 		else
-			err = dir->i_op->unlink ? dir->i_op->unlink(dir, name,
-								    len, victim)
-						: -EPERM;
+			err = dir->i_op->unlink
+				  ? dir->i_op->unlink(dir, name, len, victim)
+				  : -EPERM;
 		unlock_victim(dir, victim);
 	}
 	iput(dir);
@@ -317,9 +318,9 @@ int vfs_link(const char *oldpath, const char *newpath)
 		else if (trailing_slash(name, len))
 			err = -ENOENT;
 		else
-			err = dir->i_op->link ? dir->i_op->link(old, dir, name,
-								len)
-					      : -EPERM;
+			err = dir->i_op->link
+				  ? dir->i_op->link(old, dir, name, len)
+				  : -EPERM;
 		up_write(&old->i_rwsem);
 	}
 	up_write(&dir->i_rwsem);
@@ -368,8 +369,8 @@ struct rename_ctx {
 	struct inode *checked; /* cross-directory: the moved inode checked */
 };
 
-static struct inode *lookup_shared(struct inode *dir, const char *name,
-				   size_t len)
+static struct inode *
+lookup_shared(struct inode *dir, const char *name, size_t len)
 {
 	struct inode *inode;
 
@@ -473,11 +474,15 @@ static int rename_locked(struct rename_ctx *r)
 	if (!err && r->moved != r->victim) {
 		if (r->victim)
 			down_write_nested(&r->victim->i_rwsem, 2);
-		err = odir->i_op->rename
-			      ? odir->i_op->rename(odir, r->oname, r->olen,
-						   ndir, r->nname, r->nlen,
-						   r->moved, r->victim)
-			      : -EPERM;
+		err = odir->i_op->rename ? odir->i_op->rename(odir,
+							      r->oname,
+							      r->olen,
+							      ndir,
+							      r->nname,
+							      r->nlen,
+							      r->moved,
+							      r->victim)
+					 : -EPERM;
 		if (r->victim)
 			up_write(&r->victim->i_rwsem);
 	}

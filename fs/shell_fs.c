@@ -76,9 +76,12 @@ static void mode_string(mode_t mode, char *s)
 {
 	static const char rwx[] = "rwxrwxrwx";
 
-	s[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISCHR(mode) ? 'c'
-				   : S_ISBLK(mode) ? 'b' : S_ISFIFO(mode) ? 'p'
-				   : '-';
+	s[0] = S_ISDIR(mode)	? 'd'
+	       : S_ISLNK(mode)	? 'l'
+	       : S_ISCHR(mode)	? 'c'
+	       : S_ISBLK(mode)	? 'b'
+	       : S_ISFIFO(mode) ? 'p'
+				: '-';
 	for (int i = 0; i < 9; i++)
 		s[i + 1] = mode & (0400 >> i) ? rwx[i] : '-';
 	s[10] = '\0';
@@ -93,9 +96,13 @@ static void ls_print(const char *name, const struct stat *st, bool lng)
 		return;
 	}
 	mode_string(st->st_mode, mode);
-	printf("%s %u %u %u %lld %s\n", mode, (unsigned int)st->st_nlink,
-	       (unsigned int)st->st_uid, (unsigned int)st->st_gid,
-	       (long long)st->st_size, name);
+	printf("%s %u %u %u %lld %s\n",
+	       mode,
+	       (unsigned int)st->st_nlink,
+	       (unsigned int)st->st_uid,
+	       (unsigned int)st->st_gid,
+	       (long long)st->st_size,
+	       name);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -236,11 +243,11 @@ SHELL_COMMAND(mv, cmd_mv, "mv OLD NEW", "rename a file or directory");
 
 static const char *file_type(mode_t mode)
 {
-	return S_ISREG(mode)   ? "regular file"
-	       : S_ISDIR(mode) ? "directory"
-	       : S_ISLNK(mode) ? "symbolic link"
-	       : S_ISCHR(mode) ? "character special file"
-	       : S_ISBLK(mode) ? "block special file"
+	return S_ISREG(mode)	? "regular file"
+	       : S_ISDIR(mode)	? "directory"
+	       : S_ISLNK(mode)	? "symbolic link"
+	       : S_ISCHR(mode)	? "character special file"
+	       : S_ISBLK(mode)	? "block special file"
 	       : S_ISFIFO(mode) ? "fifo"
 				: "socket";
 }
@@ -260,11 +267,17 @@ static int cmd_stat(int argc, char **argv)
 		printf("  File: %s\n  Size: %lld\tBlocks: %lld\tIO Block: %ld\t"
 		       "%s\nInode: %lu\tLinks: %u\n"
 		       "Access: (%04o/%s)  Uid: %u  Gid: %u\n",
-		       argv[i], (long long)st.st_size, (long long)st.st_blocks,
-		       (long)st.st_blksize, file_type(st.st_mode),
-		       (unsigned long)st.st_ino, (unsigned int)st.st_nlink,
-		       (unsigned int)(st.st_mode & 07777), mode,
-		       (unsigned int)st.st_uid, (unsigned int)st.st_gid);
+		       argv[i],
+		       (long long)st.st_size,
+		       (long long)st.st_blocks,
+		       (long)st.st_blksize,
+		       file_type(st.st_mode),
+		       (unsigned long)st.st_ino,
+		       (unsigned int)st.st_nlink,
+		       (unsigned int)(st.st_mode & 07777),
+		       mode,
+		       (unsigned int)st.st_uid,
+		       (unsigned int)st.st_gid);
 	}
 	return status;
 }
@@ -337,8 +350,12 @@ int cksum_line(const char *path, char *line, size_t len)
 	ret = cksum_fd(fd, &crc, &size);
 	close(fd);
 	if (!ret)
-		snprintf(line, len, "%u %lld %s\n", (unsigned int)crc,
-			 (long long)size, path);
+		snprintf(line,
+			 len,
+			 "%u %lld %s\n",
+			 (unsigned int)crc,
+			 (long long)size,
+			 path);
 	return ret;
 }
 
@@ -355,5 +372,7 @@ static int cmd_cksum(int argc, char **argv)
 	}
 	return status;
 }
-SHELL_COMMAND(cksum, cmd_cksum, "cksum FILE...",
+SHELL_COMMAND(cksum,
+	      cmd_cksum,
+	      "cksum FILE...",
 	      "POSIX checksum, size and name of files");

@@ -24,7 +24,7 @@
 #include <kernel/time.h>
 #include <fs/internal.h>
 
-#define IO_MAX_ARGS 16
+#define IO_MAX_ARGS	 16
 #define IO_DEFAULT_BSIZE 4096
 
 struct io_file {
@@ -78,8 +78,11 @@ static void io_cvtstr(double v, char *s, size_t len)
 
 	for (int i = ARRAY_SIZE(units) - 1; i >= 0; i--, scale /= 1024) {
 		if (v >= scale) {
-			snprintf(s, len, precise ? "%.0f %s" : "%.3f %s",
-				 v / scale, units[i]);
+			snprintf(s,
+				 len,
+				 precise ? "%.0f %s" : "%.3f %s",
+				 v / scale,
+				 units[i]);
 			return;
 		}
 	}
@@ -93,8 +96,12 @@ static void io_report(long long total, int ops, uint64_t ns)
 
 	io_cvtstr((double)total, s1, sizeof(s1));
 	io_cvtstr(total / secs, s2, sizeof(s2));
-	printf("%s, %d ops; %.4f sec (%s/sec and %.4f ops/sec)\n", s1, ops,
-	       secs, s2, ops / secs);
+	printf("%s, %d ops; %.4f sec (%s/sec and %.4f ops/sec)\n",
+	       s1,
+	       ops,
+	       secs,
+	       s2,
+	       ops / secs);
 }
 
 static void io_perror(const char *what)
@@ -125,8 +132,8 @@ struct rw_opts {
 };
 
 /* Options then OFF LEN. Return: 0, or 1 after saying what is wrong. */
-static int io_rw_args(struct io_file *io, int argc, char **argv,
-		      struct rw_opts *o, bool write)
+static int io_rw_args(
+    struct io_file *io, int argc, char **argv, struct rw_opts *o, bool write)
 {
 	int i;
 
@@ -152,7 +159,8 @@ static int io_rw_args(struct io_file *io, int argc, char **argv,
 	}
 	if (argc - i != 2) {
 		printf("bad argument count %d to %s, expected 2 arguments\n",
-		       argc - i, argv[0]);
+		       argc - i,
+		       argv[0]);
 		return 1;
 	}
 	o->off = io_cvtnum(io, argv[i]);
@@ -187,8 +195,8 @@ static int io_pwrite(struct io_file *io, int argc, char **argv)
 	memset(buf, o.seed, o.bsize);
 	start = time_ns();
 	while (done < o.len) {
-		ssize_t n = pwrite(io->fd, buf, MIN(o.bsize, o.len - done),
-				   o.off + done);
+		ssize_t n = pwrite(
+		    io->fd, buf, MIN(o.bsize, o.len - done), o.off + done);
 
 		if (n < 0) {
 			io_perror("pwrite");
@@ -223,8 +231,8 @@ static int io_pread(struct io_file *io, int argc, char **argv)
 		return 1;
 	start = time_ns();
 	while (done < o.len) {
-		ssize_t n = pread(io->fd, buf, MIN(o.bsize, o.len - done),
-				  o.off + done);
+		ssize_t n = pread(
+		    io->fd, buf, MIN(o.bsize, o.len - done), o.off + done);
 
 		if (n < 0) {
 			io_perror("pread");
@@ -274,8 +282,9 @@ static int io_fsync(struct io_file *io, int argc, char **argv)
 
 static const char *io_type(mode_t mode)
 {
-	return S_ISREG(mode) ? "regular file" : S_ISDIR(mode) ? "directory"
-								: "other";
+	return S_ISREG(mode)   ? "regular file"
+	       : S_ISDIR(mode) ? "directory"
+			       : "other";
 }
 
 static int io_stat(struct io_file *io, int argc, char **argv)
@@ -292,9 +301,12 @@ static int io_stat(struct io_file *io, int argc, char **argv)
 	printf("fd.path = \"%s\"\nfd.flags = non-sync,non-direct,%s\n"
 	       "stat.ino = %lu\nstat.type = %s\nstat.size = %lld\n"
 	       "stat.blocks = %lld\n",
-	       io->path, acc == O_RDONLY ? "read-only" : "read-write",
-	       (unsigned long)st.st_ino, io_type(st.st_mode),
-	       (long long)st.st_size, (long long)st.st_blocks);
+	       io->path,
+	       acc == O_RDONLY ? "read-only" : "read-write",
+	       (unsigned long)st.st_ino,
+	       io_type(st.st_mode),
+	       (long long)st.st_size,
+	       (long long)st.st_blocks);
 	return 0;
 }
 
@@ -320,7 +332,8 @@ static int io_split(char *line, char **argv)
 {
 	int argc = 0;
 
-	for (char *tok = strtok_r(line, " \t", &line); tok && argc < IO_MAX_ARGS;
+	for (char *tok = strtok_r(line, " \t", &line);
+	     tok && argc < IO_MAX_ARGS;
 	     tok = strtok_r(NULL, " \t", &line))
 		argv[argc++] = tok;
 	return argc;
@@ -342,7 +355,10 @@ static int io_run(struct io_file *io, char *line)
 	if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
 		printf("bad argument count %d to %s, expected %d arguments\n"
 		       "usage: %s\n",
-		       argc - 1, c->name, c->min_args, c->usage);
+		       argc - 1,
+		       c->name,
+		       c->min_args,
+		       c->usage);
 		return 1;
 	}
 	return c->fn(io, argc, argv);
@@ -384,5 +400,8 @@ static int cmd_io(int argc, char **argv)
 	close(io.fd);
 	return status;
 }
-SHELL_COMMAND(io, cmd_io, "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
-	      "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat");
+SHELL_COMMAND(
+    io,
+    cmd_io,
+    "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
+    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat");

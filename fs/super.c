@@ -31,7 +31,7 @@ static struct fs_type *find_filesystem(const char *name)
 {
 	struct fs_type *type;
 
-	list_for_each_entry(type, &fs_types, node)
+	list_for_each_entry (type, &fs_types, node)
 		if (!strcmp(type->name, name))
 			return type;
 	return NULL;
@@ -181,7 +181,8 @@ static int mount_root(bool report_missing_type)
 	if (err)
 		pr_warn("vfs: cannot mount %s (%s) as root: %s; going on "
 			"without a root\n",
-			disk, fs,
+			disk,
+			fs,
 			err == -ENODEV ? "no such filesystem type"
 				       : vfs_strerror(-err));
 	else

@@ -67,7 +67,8 @@ static ssize_t fd_rw(int fd, void *buf, size_t len, bool write)
 		return sys_ret(-EBADF);
 	mutex_lock(&f->f_pos_lock);
 	loff_t pos = f->f_pos;
-	ret = write ? vfs_write(f, buf, len, &pos) : vfs_read(f, buf, len, &pos);
+	ret =
+	    write ? vfs_write(f, buf, len, &pos) : vfs_read(f, buf, len, &pos);
 	if (ret >= 0)
 		f->f_pos = pos;
 	mutex_unlock(&f->f_pos_lock);
@@ -285,8 +286,11 @@ struct one_entry {
 	bool got;
 };
 
-static bool one_entry_actor(struct dir_context *ctx, const char *name,
-			    size_t len, loff_t pos, unsigned long ino,
+static bool one_entry_actor(struct dir_context *ctx,
+			    const char *name,
+			    size_t len,
+			    loff_t pos,
+			    unsigned long ino,
 			    unsigned int type)
 {
 	struct one_entry *o = container_of(ctx, struct one_entry, ctx);

@@ -67,11 +67,11 @@ static int write_file(const char *path, const void *buf, size_t len)
 }
 
 /* Expect @call to fail with errno @err. */
-#define EXPECT_ERRNO(t, call, err)                      \
-	do {                                            \
-		errno = 0;                              \
-		KTEST_EXPECT_EQ(t, (long)(call), -1L);  \
-		KTEST_EXPECT_EQ(t, errno, err);         \
+#define EXPECT_ERRNO(t, call, err)                     \
+	do {                                           \
+		errno = 0;                             \
+		KTEST_EXPECT_EQ(t, (long)(call), -1L); \
+		KTEST_EXPECT_EQ(t, errno, err);        \
 	} while (0)
 
 /* ---- vfs_namei ---- */
@@ -85,8 +85,8 @@ static void namei_walk(struct ktest *t)
 	KTEST_EXPECT_EQ(t, read_file("/hello.txt", buf, sizeof(buf)), 13);
 	KTEST_EXPECT_EQ(t, read_file("hello.txt", buf, sizeof(buf)), 13);
 	KTEST_EXPECT_EQ(t, read_file("//dir///a.txt", buf, sizeof(buf)), 2);
-	KTEST_EXPECT_EQ(t, read_file("/dir/./sub/../a.txt", buf, sizeof(buf)),
-			2);
+	KTEST_EXPECT_EQ(
+	    t, read_file("/dir/./sub/../a.txt", buf, sizeof(buf)), 2);
 	KTEST_EXPECT_EQ(t, read_file("/../../hello.txt", buf, sizeof(buf)), 13);
 	KTEST_EXPECT_EQ(t, read_file("/dir/sub/../../hello.txt", buf, 32), 13);
 	KTEST_ASSERT_EQ(t, stat("/", &root), 0);
@@ -187,7 +187,9 @@ static void file_read_seek(struct ktest *t)
 
 static void file_big_pread(struct ktest *t)
 {
-	static const long offs[] = { 0, 4095, 4096, 65535, 123457, BIG_SIZE - 9 };
+	static const long offs[] = {
+		0, 4095, 4096, 65535, 123457, BIG_SIZE - 9
+	};
 	uint8_t buf[100];
 	int fd;
 	struct stat st;
@@ -228,8 +230,8 @@ static void file_create_flags(struct ktest *t)
 	KTEST_EXPECT_EQ(t, pread(fd, buf, 32, 0), 10);
 	KTEST_EXPECT_MEMEQ(t, buf, "0123ab6789", 10);
 	close(fd);
-	EXPECT_ERRNO(t, open("/t_create", O_RDWR | O_CREAT | O_EXCL, 0644),
-		     EEXIST);
+	EXPECT_ERRNO(
+	    t, open("/t_create", O_RDWR | O_CREAT | O_EXCL, 0644), EEXIST);
 	fd = open("/t_create", O_WRONLY | O_APPEND);
 	KTEST_ASSERT_GE(t, fd, 0);
 	KTEST_EXPECT_EQ(t, write(fd, "XY", 2), 2);
@@ -374,14 +376,10 @@ static void file_unlinked_open(struct ktest *t)
 }
 
 static struct ktest_case file_cases[] = {
-	KTEST_CASE(file_read_seek),
-	KTEST_CASE(file_big_pread),
-	KTEST_CASE(file_create_flags),
-	KTEST_CASE(file_lowest_fd),
-	KTEST_CASE(file_truncate),
-	KTEST_CASE(file_append_race),
-	KTEST_CASE(file_unlinked_open),
-	{},
+	KTEST_CASE(file_read_seek),	KTEST_CASE(file_big_pread),
+	KTEST_CASE(file_create_flags),	KTEST_CASE(file_lowest_fd),
+	KTEST_CASE(file_truncate),	KTEST_CASE(file_append_race),
+	KTEST_CASE(file_unlinked_open), {},
 };
 KTEST_SUITE(vfs_file, file_cases);
 

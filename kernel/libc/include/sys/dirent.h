@@ -10,13 +10,13 @@
 #include <sys/types.h>
 
 #define DT_UNKNOWN 0
-#define DT_FIFO 1
-#define DT_CHR 2
-#define DT_DIR 4
-#define DT_BLK 6
-#define DT_REG 8
-#define DT_LNK 10
-#define DT_SOCK 12
+#define DT_FIFO	   1
+#define DT_CHR	   2
+#define DT_DIR	   4
+#define DT_BLK	   6
+#define DT_REG	   8
+#define DT_LNK	   10
+#define DT_SOCK	   12
 
 struct dirent {
 	ino_t d_ino;
@@ -27,6 +27,6 @@ struct dirent {
 };
 
 typedef struct {
-	int dd_fd;		/* the directory's descriptor */
-	struct dirent dd_ent;	/* what readdir returned last */
+	int dd_fd;	      /* the directory's descriptor */
+	struct dirent dd_ent; /* what readdir returned last */
 } DIR;
