@@ -21,6 +21,7 @@
 #include <kernel/shell.h>
 #include <kernel/time.h>
 #include <kernel/timer.h>
+#include <fs/vfs.h>
 
 extern char boot_stack[];
 extern const struct init_hook __init_hooks_start[], __init_hooks_end[];
@@ -39,6 +40,16 @@ void init_run_hooks(void)
 	}
 }
 
+/* The disk must hold what the caches hold before the machine stops. */
+static __noreturn void poweroff(int code)
+{
+	int err = vfs_unmount_root();
+
+	if (err && err != -EINVAL)
+		pr_warn("poweroff: root not unmounted cleanly (%d)\n", err);
+	arch_poweroff(code);
+}
+
 static int main_task(void *arg)
 {
 	char filter[512];
@@ -46,9 +57,9 @@ static int main_task(void *arg)
 	(void)arg;
 	if (bootarg_get("ktest.filter", filter, sizeof(filter))) {
 		int failed = ktest_run(filter);
-		arch_poweroff(failed ? 1 : 0);
+		poweroff(failed ? 1 : 0);
 	}
-	arch_poweroff(shell_main(bootarg_command()));
+	poweroff(shell_main(bootarg_command()));
 }
 
 static int sched_boot_init(void)

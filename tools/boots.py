@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 import mkblkimg
+import vfsimg
 
 
 # virtio-blk boots: a fresh stamped image each (tools/mkblkimg.py); the
@@ -62,6 +63,21 @@ def blk_args(name, legacy, drive_opts=""):
     return (*transport,
             "-drive", f"file={img},if=none,format=raw,id=d0{drive_opts}",
             "-device", "virtio-blk-device,drive=d0,serial=whole-test-disk")
+
+
+# vfs boots: the root ext2 image of fs/vfs_test.c (tools/vfsimg.py), one
+# per block size, checked by e2fsck and debugfs afterwards.
+def vfs_prepare(block):
+    return lambda build: vfsimg.make_image(build / f"vfs{block}.img", block)
+
+
+def vfs_check(block):
+    return lambda build: vfsimg.check_image(build / f"vfs{block}.img")
+
+
+def vfs_args(block):
+    return ("-drive", f"file=build/vfs{block}.img,if=none,format=raw,id=d0",
+            "-device", "virtio-blk-device,drive=d0")
 
 
 @dataclass(frozen=True)
@@ -102,4 +118,8 @@ BOOTS = [
              qemu_args=blk_args("blk_errors", legacy),
              prepare=blk_prepare("blk_errors")),
     )],
+    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*",
+           qemu_args=vfs_args(block), bootargs="root=vda",
+           prepare=vfs_prepare(block), post_check=vfs_check(block))
+      for block in (4096, 1024)],
 ]
