@@ -30,9 +30,6 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
-/* Until fs/inode.c lands, kernels without the VFS link without it. */
-#pragma weak mark_inode_dirty
-
 #define PAGE_WAIT_TABLE_BITS 6
 
 static DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
@@ -204,7 +201,7 @@ bool set_page_dirty(struct page *page)
 	if (first)
 		writeback_mark_dirty(m);
 	/* A bare inode of no superblock (tests) has no metadata to write. */
-	if (m->host && m->host->i_sb && mark_inode_dirty)
+	if (m->host && m->host->i_sb)
 		mark_inode_dirty(m->host);
 	return true;
 }

@@ -95,7 +95,8 @@ class Boot:
 
 
 BOOTS = [
-    Boot("core", smp=4, mem="256M", filter="*,-virtio_blk_*,-selftest_panic"),
+    Boot("core", smp=4, mem="256M",
+         filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*"),
     Boot("panic", smp=2, mem="128M", filter="selftest_panic",
          expect_panic="panic_is_reported", timeout=60),
     Boot("mem128", smp=2, mem="128M", filter="mm_*"),
