@@ -18,9 +18,9 @@
 #define UART_FCR 2
 #define UART_LCR 3
 #define UART_LSR 5
-#define LSR_DR 0x01
+#define LSR_DR	 0x01
 #define LSR_THRE 0x20
-#define IER_RX 0x01
+#define IER_RX	 0x01
 
 #define RX_SIZE 256
 

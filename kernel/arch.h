@@ -56,13 +56,13 @@ static inline void arch_set_current_task(struct task *t)
 }
 
 /* Full fence between CPUs: orders all earlier memory accesses before later. */
-#define smp_mb() __asm__ __volatile__("fence rw, rw" ::: "memory")
+#define smp_mb()  __asm__ __volatile__("fence rw, rw" ::: "memory")
 #define smp_rmb() __asm__ __volatile__("fence r, r" ::: "memory")
 #define smp_wmb() __asm__ __volatile__("fence w, w" ::: "memory")
 /* Device I/O ordering: memory writes before an MMIO write (notify). */
 #define io_wmb() __asm__ __volatile__("fence w, o" ::: "memory")
 #define io_rmb() __asm__ __volatile__("fence i, r" ::: "memory")
-#define io_mb() __asm__ __volatile__("fence iorw, iorw" ::: "memory")
+#define io_mb()	 __asm__ __volatile__("fence iorw, iorw" ::: "memory")
 
 static inline uint32_t mmio_read32(uintptr_t addr)
 {

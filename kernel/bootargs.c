@@ -17,7 +17,8 @@ static const char *find_word(const char *key)
 		p += strspn(p, " ");
 		if (!strncmp(p, "--", 2) && (p[2] == ' ' || p[2] == '\0'))
 			return NULL;
-		if (!strncmp(p, key, n) && (p[n] == '=' || p[n] == ' ' || !p[n]))
+		if (!strncmp(p, key, n) &&
+		    (p[n] == '=' || p[n] == ' ' || !p[n]))
 			return p;
 		if (*p == '\0')
 			break;
@@ -51,8 +52,12 @@ bool bootarg_get(const char *key, char *buf, size_t len)
 			quoted = !quoted;
 			continue;
 		}
-		if (i + 1 < len)
-			buf[i++] = *p;
+		if (i + 1 == len) {
+			pr_warn("bootargs: ignoring %s: value longer than %zu\n",
+				key, len - 1);
+			return false;
+		}
+		buf[i++] = *p;
 	}
 	buf[i] = '\0';
 	return true;

@@ -8,7 +8,8 @@
 
 #include <kernel/compiler.h>
 
-/* Copy the value of `key=...` into buf; false if the key is absent. */
+/* Copy the value of `key=...` into buf; false if the key is absent or
+ * its value does not fit (with a warning). */
 bool bootarg_get(const char *key, char *buf, size_t len);
 bool bootarg_present(const char *key);
 long bootarg_get_long(const char *key, long fallback);

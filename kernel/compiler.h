@@ -12,22 +12,22 @@
 #include <stdbool.h>
 
 #define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define READ_ONCE(x)	 (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
 
-#define likely(x) __builtin_expect(!!(x), 1)
+#define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
-#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
-#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
-#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define ALIGN_UP(x, a)	   (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
+#define ALIGN_DOWN(x, a)   ((x) & ~((__typeof__(x))(a)-1))
+#define IS_ALIGNED(x, a)   (((x) & ((__typeof__(x))(a)-1)) == 0)
+#define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -49,7 +49,7 @@
 #ifndef __used
 #define __used __attribute__((used))
 #endif
-#define __noreturn __attribute__((noreturn))
+#define __noreturn     __attribute__((noreturn))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 
 /* Options are constants, tested with if (IS_ENABLED(CONFIG_X)), not #ifdef. */

@@ -22,17 +22,17 @@ struct cpu {
 	uintptr_t emergency_sp; /* stack used to report a stack overflow */
 	uintptr_t boot_sp;	/* initial stack of a secondary hart */
 
-	unsigned int id;	/* logical number, 0 .. ncpus-1 */
-	unsigned long hartid;	/* the platform's hart id */
+	unsigned int id;      /* logical number, 0 .. ncpus-1 */
+	unsigned long hartid; /* the platform's hart id */
 	struct task *current;
 	struct task *idle;
 	bool need_resched;
 	struct task *switch_from; /* task being switched out */
-	uint64_t switched_at;	/* time_ns() of the last switch */
-	unsigned int irq_depth; /* nested trap handlers running */
-	uint64_t ticks;		/* timer interrupts taken */
-	uint64_t next_tick;	/* counter value of the next tick */
-	bool online;		/* set once, read by any hart */
+	uint64_t switched_at;	  /* time_ns() of the last switch */
+	unsigned int irq_depth;	  /* nested trap handlers running */
+	uint64_t ticks;		  /* timer interrupts taken */
+	uint64_t next_tick;	  /* counter value of the next tick */
+	bool online;		  /* set once, read by any hart */
 };
 
 extern struct cpu cpus[MAX_CPUS];

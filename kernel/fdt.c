@@ -7,12 +7,12 @@
 #include <string.h>
 #include <kernel/fdt.h>
 
-#define FDT_MAGIC 0xd00dfeed
+#define FDT_MAGIC      0xd00dfeed
 #define FDT_BEGIN_NODE 1
-#define FDT_END_NODE 2
-#define FDT_PROP 3
-#define FDT_NOP 4
-#define FDT_END 9
+#define FDT_END_NODE   2
+#define FDT_PROP       3
+#define FDT_NOP	       4
+#define FDT_END	       9
 
 struct fdt_header {
 	uint32_t magic, totalsize, off_dt_struct, off_dt_strings;
@@ -134,7 +134,8 @@ const void *fdt_getprop(int node, const char *name, int *len)
 	}
 }
 
-/* Match one path component against a node name ("cpus" matches "cpus", "a" matches "a@1"). */
+/* Match one path component against a node name ("cpus" matches "cpus", "a"
+ * matches "a@1"). */
 static bool name_matches(const char *node, const char *comp, size_t n)
 {
 	return !strncmp(node, comp, n) && (node[n] == '\0' || node[n] == '@');
@@ -151,7 +152,7 @@ int fdt_path_offset(const char *path)
 	while (*path) {
 		size_t n = strcspn(path, "/");
 		int child;
-		fdt_for_each_child(child, node) {
+		fdt_for_each_child (child, node) {
 			if (name_matches(fdt_node_name(child), path, n))
 				break;
 		}
@@ -248,8 +249,7 @@ bool fdt_reg(int node, int index, uint64_t *addr, uint64_t *size)
 		fdt_read_u32(parent, "#address-cells", &ac);
 		fdt_read_u32(parent, "#size-cells", &sc);
 	}
-	if (!reg || ac > 2 || sc > 2 ||
-	    (index + 1) * (int)(ac + sc) * 4 > len)
+	if (!reg || ac > 2 || sc > 2 || (index + 1) * (int)(ac + sc) * 4 > len)
 		return false;
 	reg += index * (ac + sc);
 	*addr = read_cells(reg, ac);
@@ -263,8 +263,8 @@ int fdt_node_by_phandle(uint32_t phandle)
 		uint32_t tok = token_at(off), ph;
 		if (tok == FDT_END)
 			return -1;
-		if (tok == FDT_BEGIN_NODE && fdt_read_u32(off, "phandle", &ph) &&
-		    ph == phandle)
+		if (tok == FDT_BEGIN_NODE &&
+		    fdt_read_u32(off, "phandle", &ph) && ph == phandle)
 			return off;
 	}
 }

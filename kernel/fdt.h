@@ -22,6 +22,6 @@ bool fdt_status_okay(int node);
 int fdt_node_by_phandle(uint32_t phandle);
 uint32_t fdt_cell(const void *prop, int index);
 
-#define fdt_for_each_child(child, node)                           \
-	for (child = fdt_first_child(node); child >= 0;           \
+#define fdt_for_each_child(child, node)                 \
+	for (child = fdt_first_child(node); child >= 0; \
 	     child = fdt_next_sibling(child))

@@ -13,12 +13,12 @@
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
 
-#define PLIC_MAX_IRQ 1024
+#define PLIC_MAX_IRQ	   1024
 #define PLIC_PRIORITY(irq) (platform.plic.base + 4 * (irq))
 #define PLIC_ENABLE(ctx, irq) \
 	(platform.plic.base + 0x2000 + 0x80 * (ctx) + 4 * ((irq) / 32))
 #define PLIC_THRESHOLD(ctx) (platform.plic.base + 0x200000 + 0x1000 * (ctx))
-#define PLIC_CLAIM(ctx) (PLIC_THRESHOLD(ctx) + 4)
+#define PLIC_CLAIM(ctx)	    (PLIC_THRESHOLD(ctx) + 4)
 
 static struct {
 	irq_handler_t handler;
@@ -72,7 +72,8 @@ void irq_dispatch(void)
 	if (ctx < 0)
 		return;
 	while ((irq = mmio_read32(PLIC_CLAIM(ctx))) != 0) {
-		irq_handler_t h = irq < PLIC_MAX_IRQ ? READ_ONCE(irqs[irq].handler) : NULL;
+		irq_handler_t h =
+		    irq < PLIC_MAX_IRQ ? READ_ONCE(irqs[irq].handler) : NULL;
 		if (h) {
 			irqs[irq].count++;
 			h(irqs[irq].arg);

@@ -26,15 +26,34 @@ extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 #define KTEST_ABORTED 0x4b54 /* exit code of a case ended by ASSERT */
 
-bool ktest_glob_match(const char *p, const char *s)
+/* Does @s match the glob from @p to @end ('*', '?')? */
+static bool glob_match_n(const char *p, const char *end, const char *s)
 {
-	if (!*p)
+	if (p == end)
 		return !*s;
 	if (*p == '*')
-		return ktest_glob_match(p + 1, s) || (*s && ktest_glob_match(p, s + 1));
+		return glob_match_n(p + 1, end, s) ||
+		       (*s && glob_match_n(p, end, s + 1));
 	if (*s && (*p == '?' || *p == *s))
-		return ktest_glob_match(p + 1, s + 1);
+		return glob_match_n(p + 1, end, s + 1);
 	return false;
+}
+
+bool ktest_filter_match(const char *filter, const char *name)
+{
+	bool included = false;
+
+	for (const char *p = filter; *p;) {
+		const char *end = p + strcspn(p, ",");
+		bool exclude = *p == '-';
+		if (glob_match_n(p + exclude, end, name)) {
+			if (exclude)
+				return false;
+			included = true;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return included;
 }
 
 void ktest_log(struct ktest *t, const char *fmt, ...)
@@ -49,7 +68,8 @@ void ktest_log(struct ktest *t, const char *fmt, ...)
 	console_printf("    # %s\n", buf);
 }
 
-void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
+void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
+		...)
 {
 	char buf[400];
 	va_list ap;
@@ -85,7 +105,7 @@ static int case_entry(void *arg)
 static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
 		     unsigned int n)
 {
-	struct case_run run = { { .suite = s->name, .name = c->name }, c };
+	struct case_run run = {{.suite = s->name, .name = c->name}, c};
 	struct ktest *t = &run.t;
 	struct task *task = task_create(c->name, case_entry, &run);
 	int code;
@@ -101,7 +121,8 @@ static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
 			t->failed = true;
 		}
 	}
-	console_printf("    %s %u %s\n", t->failed ? "not ok" : "ok", n, c->name);
+	console_printf("    %s %u %s\n", t->failed ? "not ok" : "ok", n,
+		       c->name);
 	return !t->failed;
 }
 
@@ -120,17 +141,17 @@ static int run_suite(const struct ktest_suite *s, unsigned int n)
 	return failed;
 }
 
-int ktest_run(const char *glob)
+int ktest_run(const char *filter)
 {
 	const struct ktest_suite *s;
 	unsigned int total = 0, n = 0;
 	int failed = 0;
 
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
-		total += ktest_glob_match(glob, s->name);
+		total += ktest_filter_match(filter, s->name);
 	console_printf("KTAP version 1\n1..%u\n", total);
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
-		if (ktest_glob_match(glob, s->name))
+		if (ktest_filter_match(filter, s->name))
 			failed += run_suite(s, ++n);
 	return failed;
 }

@@ -11,7 +11,8 @@
  *
  * Each case runs in a task of its own; a case whose task traps fails with
  * the trap report. A case that hangs is caught by the host's boot timeout.
- * Suites run in name order; ktest_run("mm_*") runs those whose name matches.
+ * Suites run in name order; ktest_run("mm_*,-mm_vm") runs those the filter
+ * selects (see ktest_run).
  */
 #pragma once
 
@@ -23,7 +24,7 @@ struct ktest {
 	const char *suite;
 	const char *name;
 	bool failed;
-	void *priv;		/* for the suite's own use */
+	void *priv; /* for the suite's own use */
 };
 
 struct ktest_case {
@@ -36,37 +37,42 @@ struct ktest_suite {
 	struct ktest_case *cases;
 };
 
+/* clang-format off: it cannot lay out a stringified initializer */
 #define KTEST_CASE(fn) { #fn, fn }
+/* clang-format on */
 
-#define KTEST_SUITE(sname, scases)                                         \
-	static const struct ktest_suite __ktest_suite_##sname __used         \
-		__section(".ktest_suites." #sname) = { #sname, scases }
+#define KTEST_SUITE(sname, scases)                                   \
+	static const struct ktest_suite __ktest_suite_##sname __used \
+	    __section(".ktest_suites." #sname) = {#sname, scases}
 
-/* Run the suites matching @glob; return the number of failed cases. */
-int ktest_run(const char *glob);
-bool ktest_glob_match(const char *pattern, const char *s);
+/* Run the suites @filter selects; return the number of failed cases.
+ * @filter: comma-separated globs ('*', '?'); a leading '-' excludes:
+ * "*,-virtio_blk_*" is every suite but the disk ones. */
+int ktest_run(const char *filter);
+bool ktest_filter_match(const char *filter, const char *name);
 __printf(2, 3) void ktest_log(struct ktest *t, const char *fmt, ...);
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
 		...) __printf(4, 5);
 __noreturn void ktest_abort(struct ktest *t);
 
-#define __KTEST_CHECK(t, cond, abort, fmt, ...)                          \
-	do {                                                             \
-		if (unlikely(!(cond))) {                                 \
+#define __KTEST_CHECK(t, cond, abort, fmt, ...)                                \
+	do {                                                                   \
+		if (unlikely(!(cond))) {                                       \
 			ktest_fail(t, __FILE__, __LINE__, fmt, ##__VA_ARGS__); \
-			if (abort)                                       \
-				ktest_abort(t);                          \
-		}                                                        \
+			if (abort)                                             \
+				ktest_abort(t);                                \
+		}                                                              \
 	} while (0)
 
-#define __KTEST_BINOP(t, a, op, b, abort)                                     \
-	do {                                                                  \
-		long long __a = (long long)(a), __b = (long long)(b);         \
-		__KTEST_CHECK(t, __a op __b, abort,                           \
-			      "expected %s " #op " %s, but %s == %lld (%#llx), " \
-			      "%s == %lld (%#llx)",                            \
-			      #a, #b, #a, __a, (unsigned long long)__a, #b,    \
-			      __b, (unsigned long long)__b);                   \
+#define __KTEST_BINOP(t, a, op, b, abort)                                   \
+	do {                                                                \
+		long long __a = (long long)(a), __b = (long long)(b);       \
+		__KTEST_CHECK(t, __a op __b, abort,                         \
+			      "expected %s " #op                            \
+			      " %s, but %s == %lld (%#llx), "               \
+			      "%s == %lld (%#llx)",                         \
+			      #a, #b, #a, __a, (unsigned long long)__a, #b, \
+			      __b, (unsigned long long)__b);                \
 	} while (0)
 
 #define KTEST_EXPECT_TRUE(t, c) \
@@ -84,16 +90,17 @@ __noreturn void ktest_abort(struct ktest *t);
 #define KTEST_EXPECT_NOT_NULL(t, p) \
 	__KTEST_CHECK(t, (p) != NULL, false, "expected %s to be non-NULL", #p)
 /* Each operand is evaluated once. */
-#define KTEST_EXPECT_STREQ(t, a, b)                                        \
-	do {                                                               \
-		const char *__sa = (a), *__sb = (b);                       \
-		__KTEST_CHECK(t, !strcmp(__sa, __sb), false,               \
+#define KTEST_EXPECT_STREQ(t, a, b)                                           \
+	do {                                                                  \
+		const char *__sa = (a), *__sb = (b);                          \
+		__KTEST_CHECK(t, !strcmp(__sa, __sb), false,                  \
 			      "expected %s == %s, got \"%s\" and \"%s\"", #a, \
-			      #b, __sa, __sb);                             \
+			      #b, __sa, __sb);                                \
 	} while (0)
-#define KTEST_EXPECT_MEMEQ(t, a, b, n)                                     \
-	__KTEST_CHECK(t, !memcmp((a), (b), (n)), false,                    \
-		      "expected %zu bytes of %s and %s to match", (size_t)(n), #a, #b)
+#define KTEST_EXPECT_MEMEQ(t, a, b, n)                                         \
+	__KTEST_CHECK(t, !memcmp((a), (b), (n)), false,                        \
+		      "expected %zu bytes of %s and %s to match", (size_t)(n), \
+		      #a, #b)
 
 #define KTEST_ASSERT_TRUE(t, c) \
 	__KTEST_CHECK(t, (c), true, "expected %s to be true", #c)

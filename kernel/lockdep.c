@@ -60,7 +60,8 @@ static void report_inversion(const struct held_lock *h,
 
 	if (!first_report(h->map->class, map->class))
 		return;
-	pr_warn("lockdep: lock order violation in task %s\n", current_task_name());
+	pr_warn("lockdep: lock order violation in task %s\n",
+		current_task_name());
 	pr_warn("  acquiring %s (%s, rank %d) at %s\n", map->name,
 		class_name(map), rank_of(map), ksym_format(site, a, sizeof(a)));
 	pr_warn("  while holding %s (%s, rank %d) acquired at %s\n",
@@ -82,8 +83,8 @@ static void check_order(struct lockdep_task *lt, const struct lockdep_map *map,
 		if (hr == LOCK_RANK_NONE)
 			continue;
 		/* Same class: allowed only as an ordered nested acquisition. */
-		bool nested_ok = h->map->class == map->class &&
-				 subclass > h->subclass;
+		bool nested_ok =
+		    h->map->class == map->class && subclass > h->subclass;
 		if (hr > rank || (hr == rank && !nested_ok))
 			report_inversion(h, map, site);
 	}
@@ -101,8 +102,7 @@ void lockdep_acquire(const struct lockdep_map *map, enum lock_mode mode,
 		WARN_ON_ONCE(1); /* too deep to track */
 		return;
 	}
-	lt->held[lt->depth++] =
-		(struct held_lock){ map, site, mode, subclass };
+	lt->held[lt->depth++] = (struct held_lock){map, site, mode, subclass};
 }
 
 void lockdep_release(const struct lockdep_map *map)

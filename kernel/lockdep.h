@@ -47,7 +47,7 @@ struct lock_class {
 };
 
 #define DEFINE_LOCK_CLASS(var, rank_) \
-	struct lock_class var = { .name = #var, .rank = (rank_) }
+	struct lock_class var = {.name = #var, .rank = (rank_)}
 
 struct lockdep_map {
 	struct lock_class *class; /* NULL: unranked */

@@ -4,7 +4,7 @@
  * kmain runs on the boot hart: it reads the platform, runs the init hooks in
  * their declared order (see kernel/init.h), starts the main task and turns
  * itself into cpu 0's idle task. The main task either runs the test suites
- * (bootarg ktest.filter=GLOB) and powers off with their verdict, or runs
+ * (bootarg ktest.filter=FILTER, see ktest_run) and powers off with their verdict, or runs
  * the shell.
  */
 #include <kernel/arch.h>
@@ -30,7 +30,8 @@ void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid);
 
 void init_run_hooks(void)
 {
-	for (const struct init_hook *h = __init_hooks_start; h < __init_hooks_end; h++) {
+	for (const struct init_hook *h = __init_hooks_start;
+	     h < __init_hooks_end; h++) {
 		int err = h->fn();
 		if (err)
 			pr_warn("init: %s failed (%d)\n", h->name, err);
@@ -39,11 +40,11 @@ void init_run_hooks(void)
 
 static int main_task(void *arg)
 {
-	char glob[64];
+	char filter[512];
 
 	(void)arg;
-	if (bootarg_get("ktest.filter", glob, sizeof(glob))) {
-		int failed = ktest_run(glob);
+	if (bootarg_get("ktest.filter", filter, sizeof(filter))) {
+		int failed = ktest_run(filter);
 		arch_poweroff(failed ? 1 : 0);
 	}
 	arch_poweroff(shell_main(bootarg_command()));
@@ -76,10 +77,11 @@ __noreturn void kmain(unsigned long hartid, const void *dtb)
 	arch_set_current_task(c->idle);
 	if (platform_init(hartid, dtb))
 		arch_poweroff(4); /* no device tree: nothing to print on */
-	time_ns(); /* time 0 is now */
+	time_ns();		  /* time 0 is now */
 	init_run_hooks();
 	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n", ncpus,
-		(unsigned long long)(platform.mem_size >> 20), platform.bootargs);
+		(unsigned long long)(platform.mem_size >> 20),
+		platform.bootargs);
 	if (IS_ERR(task_create("main", main_task, NULL)))
 		panic("cannot start the main task");
 	sched_idle_loop();

@@ -22,10 +22,12 @@ struct mutex {
 	struct lockdep_map dep;
 };
 
-#define MUTEX_INIT(name)                                            \
-	{ .wait_lock = SPINLOCK_INIT(name.wait_lock),               \
-	  .waiters = LIST_HEAD_INIT(name.waiters),                  \
-	  .dep = { .name = #name } }
+#define MUTEX_INIT(name)                                    \
+	{                                                   \
+		.wait_lock = SPINLOCK_INIT(name.wait_lock), \
+		.waiters = LIST_HEAD_INIT(name.waiters),    \
+		.dep = {.name = #name }                     \
+	}
 #define DEFINE_MUTEX(name) struct mutex name = MUTEX_INIT(name)
 
 void mutex_init(struct mutex *m, const char *name, struct lock_class *class);

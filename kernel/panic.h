@@ -21,36 +21,36 @@ void __warn(const char *file, int line, const char *cond);
 /* Set once a hart panics; other harts stop at their next trap. */
 extern volatile int panic_in_progress;
 
-#define WARN_ON(cond)                                              \
-	({                                                         \
-		bool __c = !!(cond);                               \
-		if (unlikely(__c))                                 \
-			__warn(__FILE__, __LINE__, #cond);         \
-		__c;                                               \
+#define WARN_ON(cond)                                      \
+	({                                                 \
+		bool __c = !!(cond);                       \
+		if (unlikely(__c))                         \
+			__warn(__FILE__, __LINE__, #cond); \
+		__c;                                       \
 	})
 
-#define WARN_ON_ONCE(cond)                                         \
-	({                                                         \
-		static bool __warned;                              \
-		bool __c = !!(cond);                               \
-		if (unlikely(__c) && !__warned) {                  \
-			__warned = true;                           \
-			__warn(__FILE__, __LINE__, #cond);         \
-		}                                                  \
-		__c;                                               \
+#define WARN_ON_ONCE(cond)                                 \
+	({                                                 \
+		static bool __warned;                      \
+		bool __c = !!(cond);                       \
+		if (unlikely(__c) && !__warned) {          \
+			__warned = true;                   \
+			__warn(__FILE__, __LINE__, #cond); \
+		}                                          \
+		__c;                                       \
 	})
 
-#define BUG_ON(cond)                                                     \
-	do {                                                             \
-		if (unlikely(cond))                                      \
-			panic("BUG_ON(%s) at %s:%d", #cond, __FILE__,    \
-			      __LINE__);                                 \
+#define BUG_ON(cond)                                                  \
+	do {                                                          \
+		if (unlikely(cond))                                   \
+			panic("BUG_ON(%s) at %s:%d", #cond, __FILE__, \
+			      __LINE__);                              \
 	} while (0)
 
 /* A requirement of the caller, checked. */
-#define DEBUG_ASSERT(cond)                                               \
-	do {                                                             \
-		if (unlikely(!(cond)))                                   \
-			panic("assertion %s failed at %s:%d", #cond,     \
-			      __FILE__, __LINE__);                       \
+#define DEBUG_ASSERT(cond)                                                     \
+	do {                                                                   \
+		if (unlikely(!(cond)))                                         \
+			panic("assertion %s failed at %s:%d", #cond, __FILE__, \
+			      __LINE__);                                       \
 	} while (0)

@@ -36,7 +36,7 @@ static void find_harts(unsigned long boot_hartid)
 		platform.timebase_hz = tb;
 	platform.hartids[0] = boot_hartid;
 	platform.nharts = 1;
-	fdt_for_each_child(cpu, cpus) {
+	fdt_for_each_child (cpu, cpus) {
 		const char *type = fdt_getprop(cpu, "device_type", NULL);
 		uint64_t hartid, unused;
 		if (!type || strcmp(type, "cpu") || !fdt_status_okay(cpu) ||
@@ -75,12 +75,14 @@ static void find_plic(void)
 		int cpu = intc >= 0 ? fdt_path_offset("/cpus") : -1, c;
 		if (fdt_cell(ext, 2 * i + 1) != 9 || cpu < 0)
 			continue;
-		fdt_for_each_child(c, cpu) {
+		fdt_for_each_child (c, cpu) {
 			uint64_t hartid, unused;
 			int child, logical;
-			fdt_for_each_child(child, c) {
-				if (child == intc && fdt_reg(c, 0, &hartid, &unused) &&
-				    (logical = logical_cpu_of_hart(hartid)) >= 0)
+			fdt_for_each_child (child, c) {
+				if (child == intc &&
+				    fdt_reg(c, 0, &hartid, &unused) &&
+				    (logical = logical_cpu_of_hart(hartid)) >=
+					0)
 					platform.plic_context[logical] = i;
 			}
 		}
@@ -95,10 +97,12 @@ static void find_virtio(void)
 		    mmio_dev(n, &platform.virtio[platform.nvirtio]))
 			platform.nvirtio++;
 	}
-	/* QEMU lists slots from the highest address down; probe in address order. */
+	/* QEMU lists slots from the highest address down; probe in address
+	 * order. */
 	for (unsigned int i = 1; i < platform.nvirtio; i++)
-		for (unsigned int j = i; j > 0 &&
-		     platform.virtio[j - 1].base > platform.virtio[j].base; j--) {
+		for (unsigned int j = i; j > 0 && platform.virtio[j - 1].base >
+						      platform.virtio[j].base;
+		     j--) {
 			struct platform_mmio_dev t = platform.virtio[j];
 			platform.virtio[j] = platform.virtio[j - 1];
 			platform.virtio[j - 1] = t;
@@ -115,7 +119,8 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 	platform.dtb = (uintptr_t)dtb;
 	platform.dtb_size = __builtin_bswap32(((const uint32_t *)dtb)[1]);
 	node = fdt_path_offset("/memory");
-	if (node < 0 || !fdt_reg(node, 0, &platform.mem_base, &platform.mem_size))
+	if (node < 0 ||
+	    !fdt_reg(node, 0, &platform.mem_base, &platform.mem_size))
 		return -1;
 	find_harts(boot_hartid);
 	node = fdt_next_compatible(-1, "ns16550a");
@@ -124,9 +129,11 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 	find_plic();
 	find_virtio();
 	node = fdt_next_compatible(-1, "sifive,test0");
-	if (node >= 0 && fdt_reg(node, 0, &platform.test_base, &unused) == false)
+	if (node >= 0 &&
+	    fdt_reg(node, 0, &platform.test_base, &unused) == false)
 		platform.test_base = 0;
-	platform.bootargs = fdt_getprop(fdt_path_offset("/chosen"), "bootargs", NULL);
+	platform.bootargs =
+	    fdt_getprop(fdt_path_offset("/chosen"), "bootargs", NULL);
 	if (!platform.bootargs)
 		platform.bootargs = "";
 	return 0;

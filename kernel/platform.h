@@ -24,14 +24,14 @@ struct platform {
 	uintptr_t dtb;
 	uint32_t dtb_size;
 	unsigned int nharts;
-	unsigned long hartids[MAX_CPUS];	/* [0] is the boot hart */
-	int plic_context[MAX_CPUS];		/* S-mode context per logical cpu */
+	unsigned long hartids[MAX_CPUS]; /* [0] is the boot hart */
+	int plic_context[MAX_CPUS];	 /* S-mode context per logical cpu */
 	uint64_t timebase_hz;
 	struct platform_mmio_dev uart;
 	uint32_t uart_clock;
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
-	uintptr_t test_base;			/* sifive,test0: 0 if absent */
+	uintptr_t test_base; /* sifive,test0: 0 if absent */
 	unsigned int nvirtio;
 	struct platform_mmio_dev virtio[PLATFORM_MAX_VIRTIO];
 	const char *bootargs;

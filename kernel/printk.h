@@ -13,12 +13,12 @@
 #include <stdarg.h>
 #include <kernel/compiler.h>
 
-#define LOGLEVEL_EMERG 0
-#define LOGLEVEL_ERR 3
+#define LOGLEVEL_EMERG	 0
+#define LOGLEVEL_ERR	 3
 #define LOGLEVEL_WARNING 4
-#define LOGLEVEL_NOTICE 5
-#define LOGLEVEL_INFO 6
-#define LOGLEVEL_DEBUG 7
+#define LOGLEVEL_NOTICE	 5
+#define LOGLEVEL_INFO	 6
+#define LOGLEVEL_DEBUG	 7
 
 __printf(2, 3) void printk(int level, const char *fmt, ...);
 void vprintk(int level, const char *fmt, va_list ap);
@@ -30,9 +30,9 @@ void console_force_unlock(void);
 /* Raw character output, set by the console driver. */
 extern void (*console_putc)(char c);
 
-#define pr_emerg(...) printk(LOGLEVEL_EMERG, __VA_ARGS__)
-#define pr_err(...) printk(LOGLEVEL_ERR, __VA_ARGS__)
-#define pr_warn(...) printk(LOGLEVEL_WARNING, __VA_ARGS__)
+#define pr_emerg(...)  printk(LOGLEVEL_EMERG, __VA_ARGS__)
+#define pr_err(...)    printk(LOGLEVEL_ERR, __VA_ARGS__)
+#define pr_warn(...)   printk(LOGLEVEL_WARNING, __VA_ARGS__)
 #define pr_notice(...) printk(LOGLEVEL_NOTICE, __VA_ARGS__)
-#define pr_info(...) printk(LOGLEVEL_INFO, __VA_ARGS__)
-#define pr_debug(...) printk(LOGLEVEL_DEBUG, __VA_ARGS__)
+#define pr_info(...)   printk(LOGLEVEL_INFO, __VA_ARGS__)
+#define pr_debug(...)  printk(LOGLEVEL_DEBUG, __VA_ARGS__)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <kernel/readline.h>
 
-#define KEY_CTRL(c) ((c) & 0x1f)
+#define KEY_CTRL(c) ((c)&0x1f)
 
 enum key {
 	KEY_LEFT = 0x100,
@@ -69,9 +69,10 @@ static int read_key(struct readline *rl)
 		case 'H': return KEY_HOME;
 		case 'F': return KEY_END;
 		case '~':
-			return n == 3 ? KEY_DELETE : n == 1 || n == 7 ? KEY_HOME
-			       : n == 4 || n == 8			? KEY_END
-									: 0;
+			return n == 3		  ? KEY_DELETE
+			       : n == 1 || n == 7 ? KEY_HOME
+			       : n == 4 || n == 8 ? KEY_END
+						  : 0;
 		default: return c < 0 ? c : 0;
 		}
 	}
@@ -124,8 +125,7 @@ static void history_step(struct readline *rl, struct line *l, int dir)
 
 static void history_add(struct readline *rl, const char *s)
 {
-	if (!*s || (rl->nhistory &&
-		    !strcmp(rl->history[rl->nhistory - 1], s)))
+	if (!*s || (rl->nhistory && !strcmp(rl->history[rl->nhistory - 1], s)))
 		return;
 	if (rl->nhistory == READLINE_HISTORY) {
 		memmove(rl->history[0], rl->history[1],
@@ -141,8 +141,7 @@ static bool edit(struct readline *rl, struct line *l, int key)
 {
 	switch (key) {
 	case '\r':
-	case '\n':
-		return true;
+	case '\n': return true;
 	case 0x7f:
 	case '\b':
 		if (l->cur) {
@@ -188,7 +187,7 @@ static bool edit(struct readline *rl, struct line *l, int key)
 
 int readline_read(struct readline *rl, char *buf, size_t len)
 {
-	struct line l = { .buf = buf, .cap = len, .hist = (int)rl->nhistory };
+	struct line l = {.buf = buf, .cap = len, .hist = (int)rl->nhistory};
 	int key;
 
 	if (len == 0)

@@ -11,15 +11,15 @@
 
 #include <kernel/compiler.h>
 
-#define READLINE_MAX 256
+#define READLINE_MAX	 256
 #define READLINE_HISTORY 16
 
 struct readline {
-	int (*getc)(void *ctx);			/* next key byte, <0: end */
+	int (*getc)(void *ctx); /* next key byte, <0: end */
 	void (*echo)(void *ctx, const char *s, size_t n);
 	void *ctx;
 	char history[READLINE_HISTORY][READLINE_MAX];
-	unsigned int nhistory;			/* entries stored, newest last */
+	unsigned int nhistory; /* entries stored, newest last */
 };
 
 /* Read one line into @buf (NUL-terminated). Return: its length, or -1 when

@@ -20,7 +20,7 @@ struct rwsem_waiter {
 void init_rwsem(struct rw_semaphore *s, const char *name,
 		struct lock_class *class)
 {
-	*s = (struct rw_semaphore){ .dep = { .class = class, .name = name } };
+	*s = (struct rw_semaphore){.dep = {.class = class, .name = name}};
 	spin_lock_init(&s->wait_lock, "rwsem.wait_lock");
 	list_init(&s->waiters);
 }
@@ -33,7 +33,7 @@ static void grant_waiters(struct rw_semaphore *s)
 
 	if (s->writer)
 		return;
-	list_for_each_entry_safe(w, n, &s->waiters, node) {
+	list_for_each_entry_safe (w, n, &s->waiters, node) {
 		if (w->writer) {
 			if (s->readers)
 				return;
@@ -73,7 +73,7 @@ static bool write_can_enter(struct rw_semaphore *s)
 
 void down_read(struct rw_semaphore *s)
 {
-	struct rwsem_waiter w = { .task = current_task() };
+	struct rwsem_waiter w = {.task = current_task()};
 
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
@@ -87,7 +87,7 @@ void down_read(struct rw_semaphore *s)
 static void __down_write(struct rw_semaphore *s, unsigned int subclass,
 			 uintptr_t site)
 {
-	struct rwsem_waiter w = { .task = current_task(), .writer = true };
+	struct rwsem_waiter w = {.task = current_task(), .writer = true};
 
 	DEBUG_ASSERT(s->writer != current_task());
 	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, subclass, site);

@@ -18,17 +18,19 @@ struct task;
 struct rw_semaphore {
 	struct spinlock wait_lock;
 	/* protected by wait_lock: */
-	long readers;		/* active readers */
-	struct task *writer;	/* active writer, or NULL */
+	long readers;	     /* active readers */
+	struct task *writer; /* active writer, or NULL */
 	uintptr_t writer_site;
 	struct list_head waiters;
 	struct lockdep_map dep;
 };
 
-#define RWSEM_INIT(name)                                            \
-	{ .wait_lock = SPINLOCK_INIT(name.wait_lock),               \
-	  .waiters = LIST_HEAD_INIT(name.waiters),                  \
-	  .dep = { .name = #name } }
+#define RWSEM_INIT(name)                                    \
+	{                                                   \
+		.wait_lock = SPINLOCK_INIT(name.wait_lock), \
+		.waiters = LIST_HEAD_INIT(name.waiters),    \
+		.dep = {.name = #name }                     \
+	}
 #define DECLARE_RWSEM(name) struct rw_semaphore name = RWSEM_INIT(name)
 
 void init_rwsem(struct rw_semaphore *s, const char *name,

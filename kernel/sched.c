@@ -31,7 +31,8 @@ static struct list_head all_tasks = LIST_HEAD_INIT(all_tasks);
 static int next_tid = 1;
 static struct task idle_tasks[MAX_CPUS];
 
-BUILD_BUG_ON(offsetof(struct task, stack_lo) != offsetof(struct task_head, stack_lo));
+BUILD_BUG_ON(offsetof(struct task, stack_lo) !=
+	     offsetof(struct task_head, stack_lo));
 BUILD_BUG_ON(offsetof(struct task, cpu) != offsetof(struct task_head, cpu));
 
 /* ---- preemption ---- */
@@ -91,7 +92,7 @@ static struct task *pick_next(struct cpu *c)
 {
 	struct task *t;
 
-	list_for_each_entry(t, &run_queue, run_node) {
+	list_for_each_entry (t, &run_queue, run_node) {
 		if (can_run_on(t, c)) {
 			list_del(&t->run_node);
 			t->on_rq = false;
@@ -106,7 +107,7 @@ static void kick_idle_cpu(const struct task *t)
 {
 	struct cpu *c;
 
-	for_each_cpu(c) {
+	for_each_cpu (c) {
 		if (c != this_cpu() && c->online && c->current == c->idle &&
 		    can_run_on(t, c)) {
 			c->need_resched = true;
@@ -345,8 +346,8 @@ int task_join(struct task *t)
 	unsigned long flags;
 	int code;
 
-	wait_event(&t->exited, READ_ONCE(t->state) == TASK_DEAD &&
-				       !READ_ONCE(t->on_cpu));
+	wait_event(&t->exited,
+		   READ_ONCE(t->state) == TASK_DEAD && !READ_ONCE(t->on_cpu));
 	code = t->exit_code;
 	flags = spin_lock_irqsave(&tasks_lock);
 	list_del(&t->all_node);
@@ -412,7 +413,7 @@ void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 	unsigned long flags = spin_lock_irqsave(&tasks_lock);
 	struct task *t;
 
-	list_for_each_entry(t, &all_tasks, all_node)
+	list_for_each_entry (t, &all_tasks, all_node)
 		fn(t, arg);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
@@ -473,7 +474,8 @@ void sched_idle_loop(void)
 {
 	for (;;) {
 		arch_irq_disable();
-		if (!READ_ONCE(this_cpu()->need_resched) && list_empty(&run_queue))
+		if (!READ_ONCE(this_cpu()->need_resched) &&
+		    list_empty(&run_queue))
 			arch_wait_for_interrupt();
 		arch_irq_enable();
 		schedule();

@@ -24,15 +24,15 @@
 #include <kernel/cpu.h>
 #include <kernel/wait.h>
 
-#define TASK_NAME_LEN 24
-#define TASK_STACK_SIZE (16 * 1024)
+#define TASK_NAME_LEN	 24
+#define TASK_STACK_SIZE	 (16 * 1024)
 #define TASK_EXIT_KILLED (-1000)
-#define CPU_ANY (-1)
+#define CPU_ANY		 (-1)
 
 enum task_state {
-	TASK_RUNNABLE,	/* on the run queue or running */
-	TASK_SLEEPING,	/* waiting for a wake_up */
-	TASK_DEAD,	/* exited, waiting to be joined */
+	TASK_RUNNABLE, /* on the run queue or running */
+	TASK_SLEEPING, /* waiting for a wake_up */
+	TASK_DEAD,     /* exited, waiting to be joined */
 };
 
 /* Saved by context switch: callee-saved registers (arch layout). */
@@ -44,8 +44,8 @@ struct task_context {
 
 struct task {
 	/* first, at fixed offsets: read by trap entry (struct task_head) */
-	uintptr_t stack_lo;		/* lowest valid stack address */
-	struct cpu *cpu;		/* hart it runs or last ran on */
+	uintptr_t stack_lo; /* lowest valid stack address */
+	struct cpu *cpu;    /* hart it runs or last ran on */
 
 	struct task_context ctx;
 	char name[TASK_NAME_LEN];
@@ -53,26 +53,26 @@ struct task {
 	int (*fn)(void *);
 	void *arg;
 	int exit_code;
-	int affinity;			/* CPU_ANY or a logical cpu */
-	int preempt_count;		/* >0: not preemptible */
-	void *stack;			/* lowest usable address */
+	int affinity;	   /* CPU_ANY or a logical cpu */
+	int preempt_count; /* >0: not preemptible */
+	void *stack;	   /* lowest usable address */
 	size_t stack_size;
 
 	/* protected by rq_lock: */
 	enum task_state state;
 	bool on_rq;
-	bool on_cpu;			/* its context is live on some hart */
+	bool on_cpu; /* its context is live on some hart */
 	struct list_head run_node;
-	unsigned int slice;		/* ticks left before preemption */
+	unsigned int slice; /* ticks left before preemption */
 	uint64_t runtime_ns;
 	uint64_t switches;
 
-	struct list_head all_node;	/* protected by tasks_lock */
-	struct wait_queue_head exited;	/* joiners wait here */
+	struct list_head all_node;     /* protected by tasks_lock */
+	struct wait_queue_head exited; /* joiners wait here */
 	bool joined;
-	struct lockdep_task lockdep;	/* only the task itself touches it */
-	struct _reent reent;		/* newlib state: errno, strtok ... */
-	void *files;			/* descriptor table, owned by the vfs */
+	struct lockdep_task lockdep; /* only the task itself touches it */
+	struct _reent reent;	     /* newlib state: errno, strtok ... */
+	void *files;		     /* descriptor table, owned by the vfs */
 };
 
 struct task *task_create(const char *name, int (*fn)(void *), void *arg);

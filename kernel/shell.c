@@ -22,7 +22,7 @@
 #define MAX_ARGS 32
 
 extern const struct shell_command __shell_commands_start[],
-	__shell_commands_end[];
+    __shell_commands_end[];
 
 static bool powering_off;
 
@@ -96,8 +96,8 @@ static void console_echo(void *ctx, const char *s, size_t n)
 	console_write(s, n);
 }
 
-static struct readline console_rl = { .getc = console_getc,
-				      .echo = console_echo };
+static struct readline console_rl = {.getc = console_getc,
+				     .echo = console_echo};
 
 int shell_main(const char *cmdline)
 {
@@ -143,7 +143,8 @@ static int cmd_uptime(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	console_printf("up %llu.%03llu s\n", (unsigned long long)(ns / NSEC_PER_SEC),
+	console_printf("up %llu.%03llu s\n",
+		       (unsigned long long)(ns / NSEC_PER_SEC),
 		       (unsigned long long)(ns / NSEC_PER_MSEC % 1000));
 	return 0;
 }
@@ -151,12 +152,13 @@ SHELL_COMMAND(uptime, cmd_uptime, "uptime", "time since boot");
 
 static void ps_one(struct task *t, void *arg)
 {
-	static const char *const states[] = { "run", "sleep", "dead" };
+	static const char *const states[] = {"run", "sleep", "dead"};
 
 	(void)arg;
 	console_printf("%5d  %-5s %4d  %8llu  %s\n", t->tid, states[t->state],
 		       t->on_cpu && t->cpu ? (int)t->cpu->id : -1,
-		       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC), t->name);
+		       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC),
+		       t->name);
 }
 
 static int cmd_ps(int argc, char **argv)
@@ -183,7 +185,8 @@ static int cmd_test(int argc, char **argv)
 {
 	return ktest_run(argc > 1 ? argv[1] : "*") ? 1 : 0;
 }
-SHELL_COMMAND(test, cmd_test, "test [GLOB]", "run the test suites matching GLOB");
+SHELL_COMMAND(test, cmd_test, "test [GLOB]",
+	      "run the test suites matching GLOB");
 
 static int cmd_poweroff(int argc, char **argv)
 {

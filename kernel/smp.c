@@ -26,8 +26,9 @@ void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid)
 {
 	c->id = id;
 	c->hartid = hartid;
-	c->emergency_sp = (uintptr_t)emergency_stacks[id + 1 > MAX_CPUS ? 0 : id] +
-			  EMERGENCY_STACK_SIZE;
+	c->emergency_sp =
+	    (uintptr_t)emergency_stacks[id + 1 > MAX_CPUS ? 0 : id] +
+	    EMERGENCY_STACK_SIZE;
 }
 
 /* Runs on each secondary hart, entered from secondary_entry. */
@@ -53,7 +54,8 @@ static int smp_init(void)
 		uint64_t deadline;
 
 		if (!stack) {
-			pr_err("smp: no memory for hart %lu\n", platform.hartids[i]);
+			pr_err("smp: no memory for hart %lu\n",
+			       platform.hartids[i]);
 			break;
 		}
 		cpu_init_data(c, ncpus, platform.hartids[i]);
@@ -70,7 +72,8 @@ static int smp_init(void)
 		       time_ns() < deadline)
 			arch_cpu_relax();
 		if (!c->online)
-			pr_err("smp: hart %lu did not come online\n", c->hartid);
+			pr_err("smp: hart %lu did not come online\n",
+			       c->hartid);
 	}
 	pr_info("smp: %u of %u harts online\n", ncpus, platform.nharts);
 	return 0;

@@ -12,7 +12,7 @@
 
 void spin_lock_init(struct spinlock *l, const char *name)
 {
-	*l = (struct spinlock){ .dep = { .name = name } };
+	*l = (struct spinlock){.dep = {.name = name}};
 }
 
 static void spin_acquired(struct spinlock *l, uintptr_t site)

@@ -15,12 +15,15 @@ struct cpu;
 
 struct spinlock {
 	uint32_t locked;
-	struct cpu *owner;	/* hart holding it, for debugging */
-	uintptr_t site;		/* where it was taken */
+	struct cpu *owner; /* hart holding it, for debugging */
+	uintptr_t site;	   /* where it was taken */
 	struct lockdep_map dep;
 };
 
-#define SPINLOCK_INIT(lname) { .dep = { .name = #lname } }
+#define SPINLOCK_INIT(lname)             \
+	{                                \
+		.dep = {.name = #lname } \
+	}
 #define DEFINE_SPINLOCK(lname) struct spinlock lname = SPINLOCK_INIT(lname)
 
 void spin_lock_init(struct spinlock *l, const char *name);

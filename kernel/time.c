@@ -19,7 +19,8 @@ uint64_t time_counter_to_ns(uint64_t c)
 
 uint64_t time_ns_to_counter(uint64_t ns)
 {
-	return ns / NSEC_PER_SEC * hz() + ns % NSEC_PER_SEC * hz() / NSEC_PER_SEC;
+	return ns / NSEC_PER_SEC * hz() +
+	       ns % NSEC_PER_SEC * hz() / NSEC_PER_SEC;
 }
 
 uint64_t time_ns(void)

@@ -10,7 +10,6 @@
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
 
-
 static DEFINE_SPINLOCK(timer_lock);
 static struct list_head timers = LIST_HEAD_INIT(timers);
 
@@ -30,7 +29,7 @@ void timer_arm(struct ktimer *tm, uint64_t expires_ns)
 		list_del(&tm->node);
 	tm->expires_ns = expires_ns;
 	tm->pending = true;
-	list_for_each_entry(pos, &timers, node) {
+	list_for_each_entry (pos, &timers, node) {
 		if (pos->expires_ns > expires_ns)
 			break;
 	}

@@ -6,7 +6,7 @@
  * running task's time slice. Timers fire at the first tick at or after
  * their deadline.
  *
- *   timer_init(&tm, fn);  timer_arm(&tm, time_ns() + delay);  timer_cancel(&tm);
+ *   timer_init(&tm, fn);  timer_arm(&tm, time_ns() + delay); timer_cancel(&tm);
  */
 #pragma once
 
@@ -18,9 +18,9 @@
 struct ktimer {
 	uint64_t expires_ns;
 	void (*fn)(struct ktimer *tm);
-	struct list_head node;	/* protected by the timer lock */
+	struct list_head node; /* protected by the timer lock */
 	bool pending;
-	void *data;		/* for the callback */
+	void *data; /* for the callback */
 };
 
 void timer_init(struct ktimer *tm, void (*fn)(struct ktimer *tm));

@@ -61,7 +61,7 @@ static void __wake_up(struct wait_queue_head *wq, bool all)
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
 	struct wait_queue_entry *w;
 
-	list_for_each_entry(w, &wq->waiters, node) {
+	list_for_each_entry (w, &wq->waiters, node) {
 		wake_up_task(w->task);
 		if (w->exclusive && !all)
 			break;

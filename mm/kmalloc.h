@@ -2,9 +2,13 @@
  * mm/kmalloc.h: general-purpose kernel allocation.
  *
  * Size classes from 16 bytes to 2 KiB come from per-class slabs; larger
- * requests take whole pages. kmalloc returns NULL when memory runs out.
- * Safe on all harts; GFP_ATOMIC from interrupt context. newlib's malloc
- * family is routed here (kernel/libc.c).
+ * requests take whole pages (up to 4 MiB). kmalloc returns NULL when memory
+ * runs out. An object is aligned to its size class (16 .. 2048 bytes; a
+ * page for larger ones), so always to 16 bytes. kmalloc(0) returns a
+ * 16-byte object; kfree(NULL) does nothing; krealloc(p, 0) frees p and
+ * returns NULL; kcalloc returns NULL when n * size overflows.
+ * Context: any hart, never sleeps; GFP_ATOMIC from interrupt context.
+ * newlib's malloc family is routed here (kernel/libc.c).
  */
 #pragma once
 

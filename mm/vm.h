@@ -11,6 +11,10 @@
 
 #include <kernel/compiler.h>
 
+/* The satp value every hart uses; read by secondary_entry (entry.S), which
+ * must turn translation on before it can use its stack. */
+extern unsigned long vm_kernel_satp;
+
 /* Boot hart: build the tables and turn translation on. */
 int vm_init(void);
 /* Each secondary hart: use the same tables. */
@@ -19,6 +23,8 @@ void vm_init_hart(void);
  * Return: its lowest address, or NULL when memory runs out. */
 void *vm_alloc_stack(size_t size);
 void vm_free_stack(void *stack, size_t size);
+/* Pages holding page tables. Tables are never freed: this only grows. */
+unsigned long vm_page_table_pages(void);
 /* Is @addr inside the guard page of some stack? */
 bool vm_is_stack_guard(uintptr_t addr);
 /* A fault at @addr that a TLB refresh resolves (a mapping made on another

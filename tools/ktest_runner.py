@@ -93,6 +93,14 @@ def run_host_tests(tally, suite_glob):
           f"{tally.failed - before[1]} failed", flush=True)
 
 
+def filter_matches(ktest_filter, suite):
+    """The kernel's ktest.filter rule (kernel/ktest.c): a comma-separated
+    list of globs; a suite runs if it matches a plain glob and no -glob."""
+    globs = ktest_filter.split(",")
+    return (any(fnmatch.fnmatchcase(suite, g) for g in globs if not g.startswith("-"))
+            and not any(fnmatch.fnmatchcase(suite, g[1:]) for g in globs if g.startswith("-")))
+
+
 def kernel_suites():
     """Suite names linked into the kernel, or None if unknown."""
     try:
@@ -216,13 +224,15 @@ def main(argv):
     for boot in selected:
         ktest_filter = boot.filter
         if suite_glob != "*":
-            if suites is not None and not any(
-                    fnmatch.fnmatchcase(s, boot.filter) and fnmatch.fnmatchcase(s, suite_glob)
-                    for s in suites):
-                print(f"== {boot.name}: skipped, no suite matches both "
-                      f"{boot.filter!r} and {suite_glob!r}")
-                continue
             ktest_filter = suite_glob
+            if suites is not None:
+                both = sorted(s for s in suites if filter_matches(boot.filter, s)
+                              and filter_matches(suite_glob, s))
+                if not both:
+                    print(f"== {boot.name}: not run, no suite matches both "
+                          f"{boot.filter!r} and {suite_glob!r}")
+                    continue
+                ktest_filter = ",".join(both)
         run_boot(tally, boot, ktest_filter)
     if not selected and not fnmatch.fnmatchcase("host", boot_glob):
         tally.fail(boot_glob, "no boot matches; boots: host, " +

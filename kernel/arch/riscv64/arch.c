@@ -91,7 +91,9 @@ int arch_start_cpu(struct cpu *c)
 	extern char secondary_entry[];
 
 	return sbi_hart_start(c->hartid, (uintptr_t)secondary_entry,
-			      (uintptr_t)c->idle) ? -EIO : 0;
+			      (uintptr_t)c->idle)
+		   ? -EIO
+		   : 0;
 }
 
 void arch_init_cpu(void)

@@ -5,6 +5,6 @@
 #pragma once
 
 #define CPU_EMERGENCY_SP 0
-#define CPU_BOOT_SP 8
-#define TASK_STACK_LO 0
-#define TASK_CPU 8
+#define CPU_BOOT_SP	 8
+#define TASK_STACK_LO	 0
+#define TASK_CPU	 8

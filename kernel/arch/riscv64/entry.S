@@ -32,6 +32,11 @@ secondary_entry:
 	li t0, SSTATUS_FS_INITIAL
 	csrs sstatus, t0
 	mv tp, a1
+	/* boot_sp is in the stack area (mm/vm.c): translation on first */
+	la t0, vm_kernel_satp
+	ld t0, 0(t0)
+	csrw satp, t0
+	sfence.vma
 	ld sp, TASK_CPU(tp)
 	ld sp, CPU_BOOT_SP(sp)
 	mv fp, zero

@@ -8,16 +8,16 @@
  */
 #pragma once
 
-#define TF_REG(n) ((n) * 8)
-#define TF_SEPC (32 * 8)
-#define TF_SSTATUS (33 * 8)
-#define TF_SCAUSE (34 * 8)
-#define TF_STVAL (35 * 8)
-#define TF_FREG(n) (36 * 8 + (n) * 8)
-#define TF_FCSR (68 * 8)
+#define TF_REG(n)    ((n)*8)
+#define TF_SEPC	     (32 * 8)
+#define TF_SSTATUS   (33 * 8)
+#define TF_SCAUSE    (34 * 8)
+#define TF_STVAL     (35 * 8)
+#define TF_FREG(n)   (36 * 8 + (n)*8)
+#define TF_FCSR	     (68 * 8)
 #define TF_RECORD_FP (69 * 8)
 #define TF_RECORD_PC (70 * 8)
-#define TF_SIZE (72 * 8)
+#define TF_SIZE	     (72 * 8)
 
 #ifndef __ASSEMBLY__
 #include <kernel/compiler.h>

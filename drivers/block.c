@@ -1,0 +1,339 @@
+/*
+ * drivers/block.c: the disk registry, bio checks, the request queue with
+ * merging, and completion (see drivers/block.h for the interface).
+ *
+ * Lock order: disks_lock is taken alone. dev->lock (irqsave) is held while
+ * the driver's queue_rq runs, so driver locks (virtio-blk's pool lock, the
+ * virtqueue lock) nest inside it. end_io callbacks run with no lock held.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <drivers/block.h>
+#include <kernel/panic.h>
+#include <kernel/platform.h>
+#include <kernel/printk.h>
+#include <mm/kmalloc.h>
+
+static DEFINE_SPINLOCK(disks_lock);
+static struct list_head disks = LIST_HEAD_INIT(disks); /* disks_lock */
+
+int blk_register(struct block_device *dev)
+{
+	unsigned long flags;
+
+	spin_lock_init(&dev->lock, "block_device");
+	list_init(&dev->pending);
+	flags = spin_lock_irqsave(&disks_lock);
+	list_add_tail(&dev->node, &disks);
+	spin_unlock_irqrestore(&disks_lock, flags);
+	return 0;
+}
+
+struct block_device *blkdev_nth(unsigned int n)
+{
+	struct block_device *dev, *found = NULL;
+	unsigned long flags = spin_lock_irqsave(&disks_lock);
+
+	list_for_each_entry(dev, &disks, node)
+		if (n-- == 0) {
+			found = dev;
+			break;
+		}
+	spin_unlock_irqrestore(&disks_lock, flags);
+	return found;
+}
+
+struct block_device *blkdev_get(const char *name)
+{
+	struct block_device *dev;
+
+	for (unsigned int i = 0; (dev = blkdev_nth(i)); i++)
+		if (!strcmp(dev->name, name))
+			return dev;
+	return NULL;
+}
+
+struct bio *bio_alloc(struct block_device *dev, enum blk_op op,
+		      uint64_t sector, unsigned int max_vecs)
+{
+	struct bio *bio = kzalloc(sizeof(*bio) + max_vecs * sizeof(struct bio_vec),
+				  GFP_KERNEL);
+
+	if (!bio)
+		return NULL;
+	bio->bdev = dev;
+	bio->op = op;
+	bio->sector = sector;
+	bio->max_vecs = max_vecs;
+	bio->vecs = (struct bio_vec *)(bio + 1);
+	list_init(&bio->queue);
+	return bio;
+}
+
+void bio_free(struct bio *bio)
+{
+	kfree(bio);
+}
+
+/* Return: 0, or -ENOSPC when the bio has no free vector. */
+int bio_add_buf(struct bio *bio, void *addr, uint32_t len)
+{
+	if (bio->vcnt == bio->max_vecs)
+		return -ENOSPC;
+	bio->vecs[bio->vcnt++] = (struct bio_vec){ .addr = addr, .len = len };
+	bio->size += len;
+	return 0;
+}
+
+static unsigned int bio_segments(const struct bio *bio, const struct blk_limits *l)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < bio->vcnt; i++)
+		n += DIV_ROUND_UP(bio->vecs[i].len, l->max_segment_size);
+	return n;
+}
+
+static bool bio_dma_ok(const struct bio *bio)
+{
+	for (unsigned int i = 0; i < bio->vcnt; i++) {
+		uintptr_t a = (uintptr_t)bio->vecs[i].addr;
+		if (a < platform.mem_base ||
+		    a + bio->vecs[i].len > platform.mem_base + platform.mem_size)
+			return false;
+	}
+	return true;
+}
+
+static int check_range(const struct block_device *dev, const struct bio *bio,
+		       uint32_t max_sectors)
+{
+	uint32_t lbs = dev->limits.logical_block_size;
+	uint64_t nsect = bio->size >> SECTOR_SHIFT;
+
+	if (!max_sectors)
+		return -EOPNOTSUPP;
+	if (bio->op != BLK_OP_READ && dev->read_only)
+		return -EROFS;
+	if (!bio->size || bio->size % lbs || (bio->sector * SECTOR_SIZE) % lbs ||
+	    nsect > max_sectors || bio->sector > dev->nr_sectors ||
+	    nsect > dev->nr_sectors - bio->sector)
+		return -EINVAL;
+	return 0;
+}
+
+/* Return: 0 if @bio may be queued, 1 if it is already done (a flush on a
+ * disk without a volatile cache), or a negative errno. */
+static int bio_check(struct block_device *dev, struct bio *bio)
+{
+	const struct blk_limits *l = &dev->limits;
+
+	switch (bio->op) {
+	case BLK_OP_READ:
+	case BLK_OP_WRITE:
+		if (!bio_dma_ok(bio) || bio_segments(bio, l) > l->max_segments)
+			return -EINVAL;
+		return check_range(dev, bio, l->max_sectors);
+	case BLK_OP_DISCARD:
+		return check_range(dev, bio, l->max_discard_sectors);
+	case BLK_OP_WRITE_ZEROES:
+		return check_range(dev, bio, l->max_write_zeroes_sectors);
+	case BLK_OP_FLUSH:
+		return dev->flush ? 0 : 1;
+	case BLK_OP_DRV_IN:
+		return bio_dma_ok(bio) && bio->vcnt == 1 ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static void bio_endio(struct bio *bio, int status)
+{
+	bio->status = status;
+	bio->end_io(bio);
+}
+
+/* Complete a request chain; no lock held. */
+static void end_chain(struct bio *rq, int status)
+{
+	while (rq) {
+		struct bio *next = rq->rq_next;
+		bio_endio(rq, status);
+		rq = next;
+	}
+}
+
+static bool can_merge(const struct block_device *dev, const struct bio *rq,
+		      const struct bio *bio)
+{
+	const struct blk_limits *l = &dev->limits;
+
+	return rq->op == bio->op &&
+	       (bio->op == BLK_OP_READ || bio->op == BLK_OP_WRITE) &&
+	       !((rq->flags | bio->flags) & BIO_NOMERGE) &&
+	       rq->sector + (rq->rq_bytes >> SECTOR_SHIFT) == bio->sector &&
+	       rq->rq_segs + bio->rq_segs <= l->max_segments &&
+	       ((rq->rq_bytes + (uint64_t)bio->size) >> SECTOR_SHIFT) <= l->max_sectors;
+}
+
+/* Caller holds dev->lock. */
+static void queue_bio_locked(struct block_device *dev, struct bio *bio)
+{
+	struct bio *last;
+
+	if (!list_empty(&dev->pending)) {
+		last = list_entry(dev->pending.prev, struct bio, queue);
+		if (can_merge(dev, last, bio)) {
+			last->rq_tail->rq_next = bio;
+			last->rq_tail = bio;
+			last->rq_segs += bio->rq_segs;
+			last->rq_bytes += bio->size;
+			dev->stats.merges++;
+			return;
+		}
+	}
+	list_add_tail(&bio->queue, &dev->pending);
+}
+
+/*
+ * Give queued requests to the driver until it is busy. Requests it refuses
+ * with an error are moved to @failed for the caller to complete unlocked.
+ * Caller holds dev->lock.
+ */
+static void dispatch_locked(struct block_device *dev, struct list_head *failed)
+{
+	while (!dev->plugged && !list_empty(&dev->pending)) {
+		struct bio *rq = list_first_entry(&dev->pending, struct bio, queue);
+		int err;
+
+		list_del(&rq->queue);
+		err = dev->ops->queue_rq(dev, rq);
+		if (err == -EBUSY) {
+			list_add(&rq->queue, &dev->pending);
+			return;
+		}
+		if (err) {
+			rq->status = err;
+			list_add_tail(&rq->queue, failed);
+			continue;
+		}
+		dev->inflight++;
+	}
+}
+
+static void end_failed(struct list_head *failed)
+{
+	struct bio *rq, *n;
+
+	list_for_each_entry_safe(rq, n, failed, queue) {
+		list_del(&rq->queue);
+		end_chain(rq, rq->status);
+	}
+}
+
+static void count_bio(struct blk_stats *s, const struct bio *bio)
+{
+	if (bio->op == BLK_OP_READ) {
+		s->reads++;
+		s->read_bytes += bio->size;
+	} else if (bio->op == BLK_OP_WRITE) {
+		s->writes++;
+		s->write_bytes += bio->size;
+	} else {
+		s->other++;
+	}
+}
+
+/**
+ * blk_submit - queue @bio on bio->bdev.
+ *
+ * Context: any (it does not sleep); bio->end_io may run before it returns.
+ */
+void blk_submit(struct bio *bio)
+{
+	struct block_device *dev = bio->bdev;
+	struct list_head failed = LIST_HEAD_INIT(failed);
+	unsigned long flags;
+	int err = bio_check(dev, bio);
+
+	if (err) {
+		bio_endio(bio, err < 0 ? err : 0);
+		return;
+	}
+	bio->status = 0;
+	bio->rq_next = NULL;
+	bio->rq_tail = bio;
+	bio->rq_bytes = bio->size;
+	bio->rq_segs = bio_segments(bio, &dev->limits);
+	flags = spin_lock_irqsave(&dev->lock);
+	count_bio(&dev->stats, bio);
+	queue_bio_locked(dev, bio);
+	dispatch_locked(dev, &failed);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	end_failed(&failed);
+}
+
+/* A merged request failed: queue its bios again one by one, in order, at
+ * the head of the queue. Caller holds dev->lock. */
+static void requeue_unmerged_locked(struct block_device *dev, struct bio *rq)
+{
+	struct list_head *pos = &dev->pending;
+
+	for (struct bio *b = rq, *next; b; b = next) {
+		next = b->rq_next;
+		b->flags |= BIO_NOMERGE;
+		b->rq_next = NULL;
+		b->rq_tail = b;
+		b->rq_bytes = b->size;
+		b->rq_segs = bio_segments(b, &dev->limits);
+		list_add(&b->queue, pos);
+		pos = &b->queue;
+	}
+	dev->stats.retries++;
+}
+
+/**
+ * blk_end_request - the driver finished @rq.
+ * @status: 0 or a negative errno for the whole request.
+ *
+ * Context: any, usually the device's interrupt handler; no lock held.
+ */
+void blk_end_request(struct bio *rq, int status)
+{
+	struct block_device *dev = rq->bdev;
+	struct list_head failed = LIST_HEAD_INIT(failed);
+	unsigned long flags = spin_lock_irqsave(&dev->lock);
+
+	dev->inflight--;
+	if (status && rq->rq_next) {
+		requeue_unmerged_locked(dev, rq);
+		rq = NULL;
+	} else if (status) {
+		dev->stats.errors++;
+	}
+	dispatch_locked(dev, &failed);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (rq)
+		end_chain(rq, status);
+	end_failed(&failed);
+}
+
+void blk_plug(struct block_device *dev)
+{
+	unsigned long flags = spin_lock_irqsave(&dev->lock);
+
+	dev->plugged++;
+	spin_unlock_irqrestore(&dev->lock, flags);
+}
+
+void blk_unplug(struct block_device *dev)
+{
+	struct list_head failed = LIST_HEAD_INIT(failed);
+	unsigned long flags = spin_lock_irqsave(&dev->lock);
+
+	if (!WARN_ON_ONCE(dev->plugged == 0))
+		dev->plugged--;
+	dispatch_locked(dev, &failed);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	end_failed(&failed);
+}

@@ -1,0 +1,145 @@
+/*
+ * drivers/block.h: block devices and bio requests.
+ *
+ * A bio is one I/O: an operation, a start sector (512 bytes), a list of
+ * segments (memory the device reads or writes: RAM from kmalloc or the
+ * page allocator, which is identity mapped, never a task stack) and a
+ * completion callback. blk_submit() queues it; bio->end_io(bio) is called
+ * exactly once, with bio->status 0 or a negative errno, from interrupt
+ * context or from blk_submit itself when the bio is refused up front:
+ *
+ *   struct bio *bio = bio_alloc(dev, BLK_OP_READ, sector, 1);
+ *   bio_add_buf(bio, buf, 4096);
+ *   bio->end_io = my_done; bio->private = me;
+ *   blk_submit(bio);                 // my_done(bio) later; bio_free(bio)
+ *
+ * Synchronous wrappers wait with a timeout and return the status:
+ *   blk_read_sync(dev, sector, buf, nsect), blk_write_sync(...),
+ *   blk_flush(dev), blk_discard(dev, sector, nsect),
+ *   blk_write_zeroes(dev, sector, nsect).
+ *
+ * Queued bios wait on the disk's queue while the driver is busy; a bio
+ * that continues the last queued one (same op, next sector) is merged with
+ * it while the merged request stays within the device's limits. If a
+ * merged request fails, its bios are retried one by one, so an error
+ * reaches exactly the bios whose sectors failed. blk_plug/blk_unplug hold
+ * dispatch back so that a batch can merge.
+ *
+ * Disks register with blk_register() and are named by the driver in
+ * probe order (vda, vdb, ...); blkdev_get("vda") finds one.
+ *
+ * Locking: dev->lock (irqsave) protects the queue, the plug count and the
+ * statistics, and is held while the driver's queue_rq runs (so the driver's
+ * own locks nest inside it). end_io is called with no block-layer lock held.
+ */
+#pragma once
+
+#include <kernel/compiler.h>
+#include <kernel/list.h>
+#include <kernel/spinlock.h>
+
+#define SECTOR_SHIFT 9
+#define SECTOR_SIZE (1u << SECTOR_SHIFT)
+#define BLK_SYNC_TIMEOUT_NS (30ULL * 1000000000ULL)
+
+enum blk_op {
+	BLK_OP_READ,
+	BLK_OP_WRITE,
+	BLK_OP_FLUSH,
+	BLK_OP_DISCARD,
+	BLK_OP_WRITE_ZEROES,
+	BLK_OP_DRV_IN,		/* driver command bio->drv_cmd, data in */
+};
+
+struct bio_vec {
+	void *addr;
+	uint32_t len;
+};
+
+#define BIO_NOMERGE 0x1u
+
+struct bio {
+	struct block_device *bdev;
+	enum blk_op op;
+	uint64_t sector;
+	uint32_t size;			/* bytes (discard: the range) */
+	uint32_t drv_cmd;		/* BLK_OP_DRV_IN only */
+	unsigned int flags;
+	unsigned int vcnt, max_vecs;
+	struct bio_vec *vecs;
+	void (*end_io)(struct bio *bio);
+	void *private;
+	int status;
+
+	/* block layer, protected by bdev->lock while queued: */
+	struct list_head queue;
+	struct bio *rq_next;		/* bios merged behind this one */
+	struct bio *rq_tail;
+	unsigned int rq_segs;
+	uint32_t rq_bytes;
+};
+
+struct block_device;
+
+struct block_ops {
+	/* Start request @rq (a bio with rq_next chain). Return 0, or -EBUSY
+	 * to be called again after a completion. Called under dev->lock. */
+	int (*queue_rq)(struct block_device *dev, struct bio *rq);
+};
+
+struct blk_limits {
+	uint32_t logical_block_size;	/* bytes, >= 512 */
+	unsigned int max_segments;
+	uint32_t max_segment_size;
+	uint32_t max_sectors;		/* per read/write request */
+	uint32_t max_discard_sectors;	/* 0: no discard */
+	uint32_t max_write_zeroes_sectors; /* 0: no write zeroes */
+};
+
+struct blk_stats {
+	unsigned long reads, writes, other, merges, errors, retries;
+	unsigned long read_bytes, write_bytes;
+};
+
+struct block_device {
+	char name[8];
+	uint64_t nr_sectors;
+	struct blk_limits limits;
+	bool read_only, flush;		/* flush: has a volatile cache */
+	const char *features;		/* for `disks` */
+	const struct block_ops *ops;
+	void *driver;
+	struct list_head node;		/* in the disk list, disks_lock */
+
+	struct spinlock lock;
+	/* protected by lock: */
+	struct list_head pending;	/* requests not yet given to the driver */
+	unsigned int plugged;
+	unsigned int inflight;
+	struct blk_stats stats;
+};
+
+int blk_register(struct block_device *dev);
+struct block_device *blkdev_get(const char *name);
+/* The @n-th registered disk (probe order), or NULL. */
+struct block_device *blkdev_nth(unsigned int n);
+
+struct bio *bio_alloc(struct block_device *dev, enum blk_op op,
+		      uint64_t sector, unsigned int max_vecs);
+void bio_free(struct bio *bio);
+int bio_add_buf(struct bio *bio, void *addr, uint32_t len);
+void blk_submit(struct bio *bio);
+/* Driver side: @rq (head of a merged chain) finished with @status. */
+void blk_end_request(struct bio *rq, int status);
+
+void blk_plug(struct block_device *dev);
+void blk_unplug(struct block_device *dev);
+
+int blk_submit_sync(struct bio *bio);
+int blk_read_sync(struct block_device *dev, uint64_t sector, void *buf,
+		  uint32_t nsect);
+int blk_write_sync(struct block_device *dev, uint64_t sector, const void *buf,
+		   uint32_t nsect);
+int blk_flush(struct block_device *dev);
+int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect);
+int blk_write_zeroes(struct block_device *dev, uint64_t sector, uint64_t nsect);

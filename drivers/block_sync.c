@@ -1,0 +1,202 @@
+/*
+ * drivers/block_sync.c: synchronous block I/O on top of blk_submit().
+ *
+ * A synchronous call splits its range into bios within the device's
+ * limits, submits them all at once and waits for the last with a timeout
+ * (BLK_SYNC_TIMEOUT_NS). The wait context is reference counted: if the
+ * device never answers, the caller gets -ETIMEDOUT and a console message,
+ * and a late completion still finds valid memory (the caller's buffer may
+ * then be written late: a hung device is reported, not hidden).
+ *
+ * Context: task context, may sleep. Locking: none of its own; the counters
+ * in struct sync_io are atomic.
+ */
+#include <errno.h>
+#include <drivers/block.h>
+#include <kernel/printk.h>
+#include <kernel/wait.h>
+#include <mm/kmalloc.h>
+
+struct sync_io {
+	struct completion done;
+	int refs;		/* one per bio in flight, one for the waiter */
+	int pending;		/* bios not yet completed */
+	int status;		/* the first error */
+};
+
+static void sync_put(struct sync_io *s)
+{
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		kfree(s);
+}
+
+static void sync_end_io(struct bio *bio)
+{
+	struct sync_io *s = bio->private;
+	int expected = 0;
+
+	if (bio->status)
+		__atomic_compare_exchange_n(&s->status, &expected, bio->status, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (__atomic_sub_fetch(&s->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		complete(&s->done);
+	sync_put(s);
+}
+
+/* For bios this file allocated. */
+static void sync_end_io_free(struct bio *bio)
+{
+	sync_end_io(bio);
+	bio_free(bio);
+}
+
+static struct sync_io *sync_alloc(int nbios)
+{
+	struct sync_io *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	init_completion(&s->done);
+	s->refs = nbios + 1;
+	s->pending = nbios;
+	return s;
+}
+
+static int sync_wait(struct block_device *dev, struct sync_io *s)
+{
+	int status;
+
+	if (!wait_for_completion_timeout(&s->done, BLK_SYNC_TIMEOUT_NS)) {
+		pr_err("blk: %s: request timed out after %llu s, abandoned\n",
+		       dev->name, BLK_SYNC_TIMEOUT_NS / 1000000000ULL);
+		sync_put(s);
+		return -ETIMEDOUT;
+	}
+	status = s->status;
+	sync_put(s);
+	return status;
+}
+
+/* The largest read/write bio the device takes, in bytes. */
+static uint32_t max_rw_bytes(const struct block_device *dev)
+{
+	const struct blk_limits *l = &dev->limits;
+	uint64_t by_segs = (uint64_t)l->max_segments * l->max_segment_size;
+	uint64_t bytes = MIN((uint64_t)l->max_sectors << SECTOR_SHIFT, by_segs);
+
+	return (uint32_t)ALIGN_DOWN(bytes, (uint64_t)l->logical_block_size);
+}
+
+static struct bio *rw_bio(struct block_device *dev, enum blk_op op,
+			  uint64_t sector, char *buf, uint32_t bytes)
+{
+	uint32_t seg = dev->limits.max_segment_size;
+	struct bio *bio = bio_alloc(dev, op, sector, DIV_ROUND_UP(bytes, seg));
+
+	for (uint32_t off = 0; bio && off < bytes; off += seg)
+		bio_add_buf(bio, buf + off, MIN(seg, bytes - off));
+	return bio;
+}
+
+/*
+ * Build the bios for [sector, sector + nsect) in chunks of @chunk sectors
+ * and submit them; @buf is NULL for discard and write zeroes.
+ */
+static int submit_range(struct block_device *dev, enum blk_op op,
+			uint64_t sector, uint64_t nsect, char *buf,
+			uint64_t chunk)
+{
+	int nbios, i;
+	struct bio **bios;
+	struct sync_io *s;
+
+	if (!chunk)
+		return -EOPNOTSUPP;
+	if (!nsect)
+		return -EINVAL;
+	nbios = (int)DIV_ROUND_UP(nsect, chunk);
+	bios = kcalloc(nbios, sizeof(*bios), GFP_KERNEL);
+	s = bios ? sync_alloc(nbios) : NULL;
+	for (i = 0; s && i < nbios; i++) {
+		uint64_t off = (uint64_t)i * chunk, n = MIN(chunk, nsect - off);
+		bios[i] = buf ? rw_bio(dev, op, sector + off, buf + (off << SECTOR_SHIFT),
+				       (uint32_t)(n << SECTOR_SHIFT)) :
+				bio_alloc(dev, op, sector + off, 0);
+		if (!bios[i])
+			break;
+		if (!buf)
+			bios[i]->size = (uint32_t)(n << SECTOR_SHIFT);
+		bios[i]->end_io = sync_end_io_free;
+		bios[i]->private = s;
+	}
+	if (!s || i < nbios) {
+		while (i-- > 0)
+			bio_free(bios[i]);
+		kfree(bios);
+		kfree(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nbios; i++)
+		blk_submit(bios[i]);
+	kfree(bios);
+	return sync_wait(dev, s);
+}
+
+/**
+ * blk_submit_sync - submit @bio and wait for it.
+ *
+ * Sets bio->end_io and bio->private. The caller keeps the bio, except
+ * after -ETIMEDOUT: then it is still in flight and must not be freed.
+ * Context: task context, sleeps.
+ * Return: bio->status, -ETIMEDOUT or -ENOMEM.
+ */
+int blk_submit_sync(struct bio *bio)
+{
+	struct sync_io *s = sync_alloc(1);
+
+	if (!s)
+		return -ENOMEM;
+	bio->end_io = sync_end_io;
+	bio->private = s;
+	blk_submit(bio);
+	return sync_wait(bio->bdev, s);
+}
+
+int blk_flush(struct block_device *dev)
+{
+	struct bio *bio = bio_alloc(dev, BLK_OP_FLUSH, 0, 0);
+	int err;
+
+	if (!bio)
+		return -ENOMEM;
+	err = blk_submit_sync(bio);
+	if (err != -ETIMEDOUT)
+		bio_free(bio);
+	return err;
+}
+
+int blk_read_sync(struct block_device *dev, uint64_t sector, void *buf,
+		  uint32_t nsect)
+{
+	return submit_range(dev, BLK_OP_READ, sector, nsect, buf,
+			    max_rw_bytes(dev) >> SECTOR_SHIFT);
+}
+
+int blk_write_sync(struct block_device *dev, uint64_t sector, const void *buf,
+		   uint32_t nsect)
+{
+	return submit_range(dev, BLK_OP_WRITE, sector, nsect, (char *)buf,
+			    max_rw_bytes(dev) >> SECTOR_SHIFT);
+}
+
+int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect)
+{
+	return submit_range(dev, BLK_OP_DISCARD, sector, nsect, NULL,
+			    dev->limits.max_discard_sectors);
+}
+
+int blk_write_zeroes(struct block_device *dev, uint64_t sector, uint64_t nsect)
+{
+	return submit_range(dev, BLK_OP_WRITE_ZEROES, sector, nsect, NULL,
+			    dev->limits.max_write_zeroes_sectors);
+}

@@ -1,0 +1,153 @@
+/*
+ * mm/page_alloc_test.c: suite mm_page_alloc - blocks of every order are
+ * aligned and come back, exhaustion returns NULL and everything returns,
+ * GFP_ZERO zeroes, bad frees are ignored, and harts allocating at once
+ * never share a page.
+ */
+#include <string.h>
+#include <kernel/ktest.h>
+#include <mm/mm_test.h>
+#include <mm/page_alloc.h>
+
+static void every_order_is_aligned(struct ktest *t)
+{
+	unsigned long start = pages_free();
+
+	for (unsigned int order = 0; order < MAX_ORDER; order++) {
+		struct page *page = alloc_pages(GFP_KERNEL, order);
+		uintptr_t addr;
+
+		KTEST_ASSERT_NOT_NULL(t, page);
+		addr = (uintptr_t)page_address(page);
+		KTEST_EXPECT_TRUE(t, IS_ALIGNED(addr, PAGE_SIZE << order));
+		KTEST_EXPECT_TRUE(t, virt_to_page((void *)addr) == page);
+		KTEST_EXPECT_TRUE(t,
+				  virt_to_page((void *)(addr + 100)) == page);
+		memset((void *)addr, 0x5a, PAGE_SIZE << order);
+		free_pages(page, order);
+	}
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+}
+
+static void gfp_zero_zeroes(struct ktest *t)
+{
+	unsigned char *p = alloc_pages_va(GFP_KERNEL, 2);
+	size_t nonzero = 0;
+
+	KTEST_ASSERT_NOT_NULL(t, p);
+	memset(p, 0xa5, 4 * PAGE_SIZE);
+	free_pages_va(p, 2);
+	p = alloc_pages_va(GFP_ZERO, 2);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	for (size_t i = 0; i < 4 * PAGE_SIZE; i++)
+		nonzero += p[i] != 0;
+	KTEST_EXPECT_EQ(t, nonzero, 0);
+	free_pages_va(p, 2);
+}
+
+/* Take every page (largest blocks first, each linked through its own first
+ * word), check that the next allocation fails, then give them all back. */
+static void exhaustion_returns_null(struct ktest *t)
+{
+	unsigned long start = pages_free(), taken = 0;
+	void *chain = NULL;
+
+	KTEST_EXPECT_LE(t, start, pages_total());
+	for (int order = MAX_ORDER - 1; order >= 0; order--) {
+		void *p;
+		while ((p = alloc_pages_va(GFP_ATOMIC, order))) {
+			((void **)p)[0] = chain;
+			((unsigned long *)p)[1] = (unsigned long)order;
+			chain = p;
+			taken += 1UL << order;
+		}
+	}
+	KTEST_EXPECT_NULL(t, alloc_pages(GFP_KERNEL, 0));
+	KTEST_EXPECT_EQ(t, pages_free(), 0);
+	KTEST_EXPECT_GE(t, taken, start);
+	while (chain) {
+		void *next = ((void **)chain)[0];
+		free_pages_va(chain, ((unsigned long *)chain)[1]);
+		chain = next;
+	}
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+	ktest_log(t, "took %lu of %lu pages", taken, pages_total());
+}
+
+/* A double free and a free of a block's tail page warn (once) and change
+ * nothing. */
+static void bad_free_is_ignored(struct ktest *t)
+{
+	unsigned long start = pages_free();
+	struct page *page = alloc_pages(GFP_KERNEL, 1);
+
+	KTEST_ASSERT_NOT_NULL(t, page);
+	free_pages(page + 1, 0);
+	KTEST_EXPECT_EQ(t, pages_free(), start - 2);
+	free_pages(page, 1);
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+	free_pages(page, 1);
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+	page = alloc_pages(GFP_KERNEL, 1);
+	KTEST_ASSERT_NOT_NULL(t, page);
+	free_pages(page, 1);
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+}
+
+#define HELD   16
+#define ROUNDS 2000
+
+struct hammer {
+	uint64_t seed;
+};
+
+/* Allocate and free blocks of order 0..3 at random, each filled with a
+ * pattern unique to this task and block, checked just before it is freed. */
+static int hammer_pages(void *arg)
+{
+	struct hammer *h = arg;
+	uint64_t *held[HELD] = {0}, stamp[HELD];
+	unsigned int order[HELD];
+	int bad = 0;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		unsigned int i = test_rand(&h->seed) % HELD;
+		if (held[i]) {
+			size_t words = (PAGE_SIZE << order[i]) / 8;
+			for (size_t w = 0; w < words; w += 61)
+				bad += held[i][w] != stamp[i] + w;
+			free_pages_va(held[i], order[i]);
+		}
+		order[i] = test_rand(&h->seed) % 4;
+		held[i] = alloc_pages_va(GFP_KERNEL, order[i]);
+		if (!held[i])
+			continue;
+		stamp[i] = test_rand(&h->seed);
+		for (size_t w = 0; w < (PAGE_SIZE << order[i]) / 8; w += 61)
+			held[i][w] = stamp[i] + w;
+	}
+	for (unsigned int i = 0; i < HELD; i++)
+		free_pages_va(held[i], order[i]);
+	return bad;
+}
+
+static void harts_allocate_concurrently(struct ktest *t)
+{
+	struct hammer args[MAX_CPUS];
+	unsigned long start = pages_free();
+
+	for (unsigned int c = 0; c < MAX_CPUS; c++)
+		args[c].seed = 0x9e3779b97f4a7c15ULL * (c + 1);
+	KTEST_EXPECT_EQ(t,
+			mm_test_on_every_hart(t, "pages", hammer_pages, args,
+					      sizeof(args[0])),
+			0);
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+}
+
+static struct ktest_case page_alloc_cases[] = {
+    KTEST_CASE(every_order_is_aligned),	     KTEST_CASE(gfp_zero_zeroes),
+    KTEST_CASE(exhaustion_returns_null),     KTEST_CASE(bad_free_is_ignored),
+    KTEST_CASE(harts_allocate_concurrently), {},
+};
+KTEST_SUITE(mm_page_alloc, page_alloc_cases);
