@@ -22,6 +22,7 @@
 #include <kernel/compiler.h>
 #include <kernel/list.h>
 #include <kernel/mutex.h>
+#include <kernel/panic.h>
 #include <kernel/spinlock.h>
 #include <fs/vfs.h>
 

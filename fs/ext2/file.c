@@ -397,21 +397,14 @@ const struct address_space_operations ext2_aops = {
 	.write_end = ext2_write_end,
 };
 
+/* The VFS holds i_rwsem exclusive, has applied O_APPEND and updates the
+ * times. */
 static ssize_t ext2_file_write(struct file *f, const void *buf, size_t len,
 			       loff_t *pos)
 {
-	struct inode *inode = f->f_inode;
-	ssize_t ret;
-
-	if (inode->i_sb->s_rdonly)
+	if (f->f_inode->i_sb->s_rdonly)
 		return -EROFS;
-	down_write(&inode->i_rwsem);
-	if (f->f_flags & O_APPEND)
-		*pos = READ_ONCE(inode->i_size);
-	inode->i_mtime = inode->i_ctime = current_time();
-	ret = filemap_write(f, buf, len, pos);
-	up_write(&inode->i_rwsem);
-	return ret;
+	return filemap_write(f, buf, len, pos);
 }
 
 /* SEEK_DATA / SEEK_HOLE from the block map: dirty pages always have their

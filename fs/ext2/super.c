@@ -27,8 +27,9 @@
 
 static DEFINE_LOCK_CLASS(ext2_alloc_class, EXT2_RANK_ALLOC);
 
-#define EXT2_SB_SECTOR (SUPERBLOCK_OFFSET / SECTOR_SIZE)
-#define EXT2_SB_SECTORS (SUPERBLOCK_SIZE / SECTOR_SIZE)
+/* The primary superblock: 1024 bytes at byte 1024, whatever the block size. */
+#define EXT2_SB_SECTOR (1024 / SECTOR_SIZE)
+#define EXT2_SB_SECTORS (1024 / SECTOR_SIZE)
 
 static bool is_power_of(uint32_t n, uint32_t base)
 {
@@ -291,6 +292,8 @@ static int ext2_fill_super(struct super_block *sb, struct block_device *bdev,
 	struct inode *root;
 	int err, ro;
 
+	BUILD_BUG_ON(sizeof(struct ext2_super_block) != 1024);
+	BUILD_BUG_ON(sizeof(struct ext2_group_desc) != EXT2_MIN_DESC_SIZE);
 	if (bdev->nr_sectors < EXT2_SB_SECTOR + EXT2_SB_SECTORS) {
 		pr_err("ext2: %s: device too small for a superblock\n",
 		       bdev->name);
