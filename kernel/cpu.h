@@ -27,6 +27,7 @@ struct cpu {
 	struct task *current;
 	struct task *idle;
 	bool need_resched;
+	unsigned int nr_queued_pinned; /* rq_lock; read without it as a hint */
 	struct task *switch_from; /* task being switched out */
 	uint64_t switched_at;	  /* time_ns() of the last switch */
 	unsigned int irq_depth;	  /* nested trap handlers running */

@@ -87,7 +87,7 @@ static void spinlock_irqsave_restores(struct ktest *t)
 
 static void mutex_counter_exact(struct ktest *t)
 {
-	struct counter_test c = {.iterations = 2000};
+	struct counter_test c = {.iterations = 500};
 
 	mutex_init(&c.mutex, "test.mutex", NULL);
 	run_workers(t, mutex_worker, &c);
@@ -193,7 +193,7 @@ static int mixed_worker(void *arg)
 {
 	struct rw_test *r = arg;
 
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 500; i++) {
 		if (i % 4 == 0) {
 			down_write(&r->sem);
 			__atomic_add_fetch(&r->writers_inside, 1,

@@ -76,11 +76,35 @@ void preempt_enable(void)
 
 /* ---- the run queue (caller holds rq_lock) ---- */
 
+/* Queued tasks that may run anywhere, and per hart those pinned to it:
+ * an idle hart peeks at these (without rq_lock) before it sleeps. */
+static unsigned int nr_queued_any;
+
+static unsigned int *queued_count(struct task *t)
+{
+	return t->affinity == CPU_ANY ? &nr_queued_any
+				      : &cpus[t->affinity].nr_queued_pinned;
+}
+
 static void enqueue(struct task *t)
 {
 	DEBUG_ASSERT(!t->on_rq);
 	t->on_rq = true;
 	list_add_tail(&t->run_node, &run_queue);
+	WRITE_ONCE(*queued_count(t), *queued_count(t) + 1);
+}
+
+static void dequeue(struct task *t)
+{
+	list_del(&t->run_node);
+	t->on_rq = false;
+	WRITE_ONCE(*queued_count(t), *queued_count(t) - 1);
+}
+
+/* Is there queued work this hart may take? A hint: no lock. */
+static bool work_for(const struct cpu *c)
+{
+	return READ_ONCE(nr_queued_any) || READ_ONCE(c->nr_queued_pinned);
 }
 
 static bool can_run_on(const struct task *t, const struct cpu *c)
@@ -94,8 +118,7 @@ static struct task *pick_next(struct cpu *c)
 
 	list_for_each_entry (t, &run_queue, run_node) {
 		if (can_run_on(t, c)) {
-			list_del(&t->run_node);
-			t->on_rq = false;
+			dequeue(t);
 			return t;
 		}
 	}
@@ -232,7 +255,7 @@ void sched_tick(void)
 	if (!t)
 		return;
 	if (t == c->idle) {
-		if (!list_empty(&run_queue)) /* racy peek: a hint only */
+		if (work_for(c))
 			c->need_resched = true;
 	} else if (t->slice && --t->slice == 0) {
 		c->need_resched = true;
@@ -474,8 +497,9 @@ void sched_idle_loop(void)
 {
 	for (;;) {
 		arch_irq_disable();
-		if (!READ_ONCE(this_cpu()->need_resched) &&
-		    list_empty(&run_queue))
+		/* Only work this hart may take wakes it: tasks pinned to other
+		 * harts must not keep it spinning. */
+		if (!READ_ONCE(this_cpu()->need_resched) && !work_for(this_cpu()))
 			arch_wait_for_interrupt();
 		arch_irq_enable();
 		schedule();

@@ -12,6 +12,8 @@
 
 static DEFINE_SPINLOCK(timer_lock);
 static struct list_head timers = LIST_HEAD_INIT(timers);
+/* protected by timer_lock: the callback each hart is running */
+static struct ktimer *running[MAX_CPUS];
 
 void timer_init(struct ktimer *tm, void (*fn)(struct ktimer *tm))
 {
@@ -37,33 +39,51 @@ void timer_arm(struct ktimer *tm, uint64_t expires_ns)
 	spin_unlock_irqrestore(&timer_lock, flags);
 }
 
+static bool callback_running(const struct ktimer *tm)
+{
+	for (unsigned int i = 0; i < ncpus; i++)
+		if (running[i] == tm)
+			return true;
+	return false;
+}
+
+/* Also waits until a callback already running elsewhere has returned, so
+ * the caller may free @tm (it often lives on the caller's stack). */
 bool timer_cancel(struct ktimer *tm)
 {
-	unsigned long flags = spin_lock_irqsave(&timer_lock);
-	bool was = tm->pending;
+	for (;;) {
+		unsigned long flags = spin_lock_irqsave(&timer_lock);
+		bool was = tm->pending, busy = callback_running(tm);
 
-	if (was) {
-		list_del(&tm->node);
-		tm->pending = false;
+		if (was) {
+			list_del(&tm->node);
+			tm->pending = false;
+		}
+		spin_unlock_irqrestore(&timer_lock, flags);
+		if (!busy)
+			return was;
+		arch_cpu_relax();
 	}
-	spin_unlock_irqrestore(&timer_lock, flags);
-	return was;
 }
 
 static void run_expired(void)
 {
+	unsigned int me = cpu_id();
 	uint64_t now = time_ns();
 
 	for (;;) {
 		unsigned long flags = spin_lock_irqsave(&timer_lock);
 		struct ktimer *tm = NULL;
+
+		running[me] = NULL;
 		if (!list_empty(&timers)) {
 			tm = list_first_entry(&timers, struct ktimer, node);
-			if (tm->expires_ns > now)
+			if (tm->expires_ns > now) {
 				tm = NULL;
-			else {
+			} else {
 				list_del(&tm->node);
 				tm->pending = false;
+				running[me] = tm;
 			}
 		}
 		spin_unlock_irqrestore(&timer_lock, flags);

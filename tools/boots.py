@@ -19,6 +19,8 @@ Fields:
   prepare    prepare(build) before QEMU starts, build = pathlib.Path of
              build/ (e.g. ext2img.make_image(build / "t.img", ...))
   post_check post_check(build) after QEMU exits (e.g. ext2img.check_image)
+  expect_panic  the boot passes only if the kernel panics (exit 3) and the
+             symbolized backtrace names this function
 A hook fails by raising (ext2img.CheckFailed carries the output to show);
 a failed hook counts as one failure. Paths are relative to the repo root.
 """
@@ -117,10 +119,14 @@ class Boot:
     bootargs: str = ""
     prepare: Callable | None = None
     post_check: Callable | None = None
+    expect_panic: str | None = None  # the boot must panic, this in the backtrace
 
 
 BOOTS = [
-    Boot("core", smp=4, mem="256M", filter="*,-virtio_blk_*,-ext2_*"),
+    Boot("core", smp=4, mem="256M",
+         filter="*,-virtio_blk_*,-selftest_panic,-ext2_*"),
+    Boot("panic", smp=2, mem="128M", filter="selftest_panic",
+         expect_panic="panic_is_reported", timeout=60),
     Boot("mem128", smp=2, mem="128M", filter="mm_*"),
     Boot("mem1g", smp=4, mem="1G", filter="mm_*"),
     *[b for legacy in (False, True) for b in (

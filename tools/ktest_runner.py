@@ -20,6 +20,7 @@ testing this runner); WHOLE_TIMEOUT_SCALE multiplies every boot timeout.
 
 import fnmatch
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -65,7 +66,8 @@ class _HostResult(unittest.TestResult):
         self.tally.passed += 1
 
     def addSkip(self, test, reason):
-        self.tally.passed += 1
+        # A skipped test proved nothing: it counts as a failure.
+        self.tally.fail(f"host.{test.id()}", f"skipped: {reason}")
 
     def addFailure(self, test, err):
         self.tally.fail(f"host.{test.id()}", "failed",
@@ -165,6 +167,36 @@ def run_hook(tally, boot, what, hook):
         return False
 
 
+def check_panic(tally, boot, status, console):
+    """A boot that must panic: exit code 3, the panic line, and a
+    symbolized backtrace naming boot.expect_panic."""
+    lines = console.splitlines()
+    frame = re.compile(rf"^\[[ \d.]+\]\s+{re.escape(boot.expect_panic)}\+0x[0-9a-f]+/0x")
+    problems = []
+    if status != 3:
+        problems.append(f"QEMU exit status {status}, expected 3 (panic)")
+    if not any("Kernel panic" in l for l in lines):
+        problems.append("no 'Kernel panic' line")
+    if not any(frame.search(l.rstrip("\r")) for l in lines):
+        problems.append(f"no backtrace frame {boot.expect_panic}+0x.../0x...")
+    if problems:
+        tally.fail(boot.name, "; ".join(problems), lines[-TAIL:])
+    else:
+        tally.passed += 1
+
+
+def count_ktap(tally, boot, status, console, end_reason):
+    res = ktap.parse(console, end_reason)
+    tail = res.lines[-TAIL:]
+    for f in res.failures:
+        tally.fail(f"{boot.name}.{f.name}", f.reason, f.context)
+    tally.passed += len(res.passed)
+    if end_reason and not res.ended_early:
+        tally.fail(boot.name, end_reason, tail)
+    elif status == 1 and not res.failures:
+        tally.fail(boot.name, "QEMU exit status 1, yet KTAP shows no failure", tail)
+
+
 def run_boot(tally, boot, ktest_filter):
     scale = float(os.environ.get("WHOLE_TIMEOUT_SCALE", "1"))
     timeout = max(1, round(boot.timeout * scale))
@@ -186,15 +218,10 @@ def run_boot(tally, boot, ktest_filter):
     else:
         end_reason = None
     console = log_path.read_bytes().decode("utf-8", errors="replace")
-    res = ktap.parse(console, end_reason)
-    tail = res.lines[-TAIL:]
-    for f in res.failures:
-        tally.fail(f"{boot.name}.{f.name}", f.reason, f.context)
-    tally.passed += len(res.passed)
-    if end_reason and not res.ended_early:
-        tally.fail(boot.name, end_reason, tail)
-    elif status == 1 and not res.failures:
-        tally.fail(boot.name, "QEMU exit status 1, yet KTAP shows no failure", tail)
+    if boot.expect_panic:
+        check_panic(tally, boot, status, console)
+    else:
+        count_ktap(tally, boot, status, console, end_reason)
     if boot.post_check:
         run_hook(tally, boot, "post_check", boot.post_check)
     failed = tally.failed - before[1]
