@@ -219,7 +219,7 @@ void ext2_brelse(struct ext2_sb_info *sbi, struct ext2_buf *b)
 
 void ext2_bmark_dirty(struct ext2_buf *b)
 {
-	__atomic_store_n(&b->b_dirty, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->b_dirty, 1, __ATOMIC_RELEASE);
 }
 
 void ext2_bforget(struct ext2_sb_info *sbi, uint32_t blk)
@@ -232,7 +232,7 @@ void ext2_bforget(struct ext2_sb_info *sbi, uint32_t blk)
 	if (b) {
 		list_del(&b->b_hash);
 		b->b_hashed = false;
-		__atomic_store_n(&b->b_dirty, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&b->b_dirty, 0, __ATOMIC_RELEASE);
 		if (b->b_count == 0) {
 			list_del(&b->b_lru);
 			bc->nr_lru--;
@@ -249,7 +249,7 @@ int ext2_bwrite(struct ext2_sb_info *sbi, struct ext2_buf *b)
 {
 	int err;
 
-	if (!__atomic_exchange_n(&b->b_dirty, false, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&b->b_dirty, 0, __ATOMIC_ACQ_REL))
 		return 0;
 	err = ext2_write_blocks(sbi, b->b_blocknr, b->b_data, 1);
 	if (err)

@@ -50,7 +50,7 @@ struct ext2_buf {
 	struct list_head b_hash;
 	struct list_head b_lru;		/* unreferenced buffers, oldest first */
 	/* atomic: */
-	bool b_dirty;
+	int b_dirty;
 };
 
 struct ext2_bcache {
