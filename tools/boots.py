@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import ext2img
+import ext2tree
+import mkbadimg
 import mkblkimg
 import vfsimg
 
@@ -80,6 +83,47 @@ def vfs_args(block):
             "-device", "virtio-blk-device,drive=d0")
 
 
+# ext2 boots: images made by mke2fs -d from tools/ext2tree.py's known tree;
+# after the boot, e2fsck -fn and debugfs dumps of what ext2_write left.
+def ext2_prepare(name, block, features):
+    def prepare(build: Path) -> None:
+        tree = build / "ext2tree"
+        if not (tree / "many" / "e0999").exists():
+            ext2tree.make_tree(tree)
+        ext2img.make_image(build / f"{name}.img", "64M", tree, block, features)
+    return prepare
+
+
+def ext2_check(name):
+    def post_check(build: Path) -> None:
+        ext2tree.check_written(build / f"{name}.img")
+    return post_check
+
+
+def ext2_args(name):
+    return ("-drive", f"file=build/{name}.img,if=none,format=raw,id=d0",
+            "-device", "virtio-blk-device,drive=d0")
+
+
+# Corrupt images (tools/mkbadimg.py): the console must say why.
+def ext2_bad_prepare(kind):
+    def prepare(build: Path) -> None:
+        mkbadimg.make_bad(kind, build / f"ext2_bad_{kind}.img")
+    return prepare
+
+
+def ext2_bad_check(kind):
+    def post_check(build: Path) -> None:
+        log = (build / "test-logs" / f"ext2_bad_{kind}.log").read_text(
+            errors="replace")
+        if mkbadimg.MESSAGES[kind] not in log:
+            raise ext2img.CheckFailed(
+                f"no console message containing {mkbadimg.MESSAGES[kind]!r}")
+        if kind == "blocknr":
+            mkbadimg.check_meta_untouched(build / f"ext2_bad_{kind}.img")
+    return post_check
+
+
 @dataclass(frozen=True)
 class Boot:
     name: str
@@ -123,4 +167,16 @@ BOOTS = [
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 1024)],
+    *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write",
+           timeout=600, qemu_args=ext2_args(name),
+           prepare=ext2_prepare(name, block, features),
+           post_check=ext2_check(name))
+      for name, block, features in (
+          ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
+          ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
+          ("ext2_none", 1024, "none"))],
+    *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", filter="ext2_bad",
+           bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
+           prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))
+      for kind in mkbadimg.KINDS],
 ]

@@ -1,0 +1,160 @@
+/*
+ * fs/ext2/balloc.c: block bitmaps and block allocation.
+ *
+ * ext2_new_block() takes one free block, preferring @goal (the block after
+ * the file's previous one), then the rest of the goal's group, then the
+ * following groups in order, and keeps the free counts of the group
+ * descriptor and the superblock exact. ext2_free_blocks() undoes it and
+ * forgets any metadata buffer of the freed blocks.
+ *
+ * Caller holds the inode's i_map_lock (or owns the inode alone); both take
+ * s_alloc_lock, which protects the bitmaps and the counts.
+ */
+#include <errno.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/printk.h>
+#include "ext2.h"
+
+/* The first clear bit in [@from, @nbits), or @nbits. */
+static uint32_t find_zero_bit(const uint8_t *map, uint32_t from, uint32_t nbits)
+{
+	for (uint32_t i = from; i < nbits; i++) {
+		if ((i & 7) == 0 && map[i >> 3] == 0xff && i + 8 <= nbits) {
+			i += 7;
+			continue;
+		}
+		if (!(map[i >> 3] & (1u << (i & 7))))
+			return i;
+	}
+	return nbits;
+}
+
+static uint32_t group_nr_blocks(struct ext2_sb_info *sbi, uint32_t g)
+{
+	uint32_t first = sbi->s_first_data_block + g * sbi->s_blocks_per_group;
+
+	return MIN(sbi->s_blocks_per_group, sbi->s_blocks_count - first);
+}
+
+/* Try group @g from bit @from. Caller holds s_alloc_lock.
+ * Return: 0 and *out, -ENOSPC, or another negative errno. */
+static int alloc_in_group(struct inode *inode, uint32_t g, uint32_t from,
+			  uint32_t *out)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	uint32_t nbits = group_nr_blocks(sbi, g), bit, blk;
+	struct ext2_buf *b;
+
+	if (!gd->bg_free_blocks_count || from >= nbits)
+		return -ENOSPC;
+	b = ext2_bread(sbi, gd->bg_block_bitmap);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	bit = find_zero_bit(b->b_data, from, nbits);
+	if (bit == nbits) {
+		ext2_brelse(sbi, b);
+		return -ENOSPC;
+	}
+	blk = sbi->s_first_data_block + g * sbi->s_blocks_per_group + bit;
+	if (!ext2_data_blocks_valid(sbi, blk, 1)) {
+		pr_err("ext2: inode %lu: block bitmap of group %u marks metadata block %u free\n",
+		       inode->i_ino, g, blk);
+		ext2_brelse(sbi, b);
+		return -EUCLEAN;
+	}
+	((uint8_t *)b->b_data)[bit >> 3] |= 1u << (bit & 7);
+	ext2_bmark_dirty(b);
+	ext2_brelse(sbi, b);
+	gd->bg_free_blocks_count--;
+	sbi->s_es.s_free_blocks_count--;
+	ext2_sb_mark_dirty(sbi);
+	*out = blk;
+	return 0;
+}
+
+/**
+ * ext2_new_block - allocate one block near @goal
+ * Context: task; takes s_alloc_lock.
+ * Return: 0 and *out, -ENOSPC, -EIO or -EUCLEAN.
+ */
+int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	uint32_t g0, from;
+	int err = -ENOSPC;
+
+	if (goal < sbi->s_first_data_block || goal >= sbi->s_blocks_count)
+		goal = sbi->s_first_data_block + EXT2_I(inode)->i_block_group *
+							 sbi->s_blocks_per_group;
+	g0 = (goal - sbi->s_first_data_block) / sbi->s_blocks_per_group;
+	from = (goal - sbi->s_first_data_block) % sbi->s_blocks_per_group;
+
+	mutex_lock(&sbi->s_alloc_lock);
+	if (!sbi->s_es.s_free_blocks_count)
+		goto out_unlock;
+	/* The goal's group from the goal, every other group, then the
+	 * goal's group from its start. */
+	for (uint32_t i = 0; i <= sbi->s_groups_count; i++) {
+		uint32_t g = (g0 + i) % sbi->s_groups_count;
+
+		err = alloc_in_group(inode, g, i == 0 ? from : 0, out);
+		if (err != -ENOSPC)
+			break;
+	}
+out_unlock:
+	mutex_unlock(&sbi->s_alloc_lock);
+	return err;
+}
+
+static void free_one_block(struct inode *inode, uint32_t blk)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	uint32_t g = (blk - sbi->s_first_data_block) / sbi->s_blocks_per_group;
+	uint32_t bit = (blk - sbi->s_first_data_block) % sbi->s_blocks_per_group;
+	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	struct ext2_buf *b;
+	uint8_t *byte;
+
+	b = ext2_bread(sbi, gd->bg_block_bitmap);
+	if (IS_ERR(b)) {
+		pr_err("ext2: inode %lu: block %u not freed: bitmap unreadable\n",
+		       inode->i_ino, blk);
+		return;
+	}
+	byte = (uint8_t *)b->b_data + (bit >> 3);
+	if (!(*byte & (1u << (bit & 7)))) {
+		pr_err("ext2: inode %lu: freeing block %u, already free\n",
+		       inode->i_ino, blk);
+	} else {
+		*byte &= ~(1u << (bit & 7));
+		ext2_bmark_dirty(b);
+		gd->bg_free_blocks_count++;
+		sbi->s_es.s_free_blocks_count++;
+		ext2_sb_mark_dirty(sbi);
+	}
+	ext2_brelse(sbi, b);
+}
+
+/**
+ * ext2_free_blocks - return [@blk, @blk+@count) to the free pool
+ * Blocks outside the data area are reported and left alone.
+ * Context: task; takes s_alloc_lock.
+ */
+void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+
+	if (!ext2_data_blocks_valid(sbi, blk, count)) {
+		pr_err("ext2: inode %lu: not freeing invalid blocks %u+%u\n",
+		       inode->i_ino, blk, count);
+		return;
+	}
+	mutex_lock(&sbi->s_alloc_lock);
+	for (uint32_t i = 0; i < count; i++) {
+		ext2_bforget(sbi, blk + i);
+		free_one_block(inode, blk + i);
+	}
+	mutex_unlock(&sbi->s_alloc_lock);
+}

@@ -1,0 +1,260 @@
+/*
+ * fs/ext2/blockmap.c: the block map of an inode - logical to physical.
+ *
+ * i_data[0..11] map the first 12 blocks directly; i_data[12], [13] and [14]
+ * point at single, double and triple indirect blocks of s_addr_per_block
+ * 32-bit pointers each. A zero pointer is a hole, read as zeroes.
+ *
+ * Every pointer read from disk is checked against the data area
+ * (ext2_data_blocks_valid): a pointer into the superblocks, descriptors,
+ * bitmaps or inode tables, or past the end, is reported with the inode and
+ * block and gives -EUCLEAN; it is never read through, written or freed.
+ *
+ * i_map_lock protects i_data[], the indirect blocks' contents, i_blocks
+ * and i_goal. Allocation nests s_alloc_lock inside it.
+ */
+#include <errno.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/printk.h>
+#include "ext2.h"
+
+uint64_t ext2_max_blocks(struct ext2_sb_info *sbi)
+{
+	uint64_t apb = sbi->s_addr_per_block;
+
+	return EXT2_NDIR + apb + apb * apb + apb * apb * apb;
+}
+
+/* The pointer path to @lblk: offs[0] indexes i_data, offs[1..depth] the
+ * indirect blocks. Return: depth, or -EFBIG. */
+static int block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4])
+{
+	uint64_t apb = sbi->s_addr_per_block, mask = apb - 1;
+	unsigned int bits = sbi->s_addr_bits;
+
+	if (lblk < EXT2_NDIR) {
+		offs[0] = lblk;
+		return 0;
+	}
+	lblk -= EXT2_NDIR;
+	if (lblk < apb) {
+		offs[0] = EXT2_IND_BLOCK;
+		offs[1] = lblk;
+		return 1;
+	}
+	lblk -= apb;
+	if (lblk < apb * apb) {
+		offs[0] = EXT2_DIND_BLOCK;
+		offs[1] = lblk >> bits;
+		offs[2] = lblk & mask;
+		return 2;
+	}
+	lblk -= apb * apb;
+	if (lblk < apb * apb * apb) {
+		offs[0] = EXT2_TIND_BLOCK;
+		offs[1] = lblk >> (2 * bits);
+		offs[2] = (lblk >> bits) & mask;
+		offs[3] = lblk & mask;
+		return 3;
+	}
+	return -EFBIG;
+}
+
+/* Blocks from the hole at level @k of a depth-@depth path to its end. */
+static uint64_t hole_len(struct ext2_sb_info *sbi, const uint32_t offs[4],
+			 int depth, int k)
+{
+	uint64_t len = 1;
+
+	for (int i = depth; i > k; i--) {
+		len += (uint64_t)(sbi->s_addr_per_block - 1 - offs[i]) *
+		       ((uint64_t)1 << (sbi->s_addr_bits * (depth - i)));
+	}
+	return len;
+}
+
+static bool check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk)
+{
+	if (ext2_data_blocks_valid(EXT2_SBI(inode->i_sb), blk, 1))
+		return true;
+	pr_err("ext2: inode %lu: block %u (logical %llu) is outside the data area\n",
+	       inode->i_ino, blk, (unsigned long long)lblk);
+	return false;
+}
+
+/* Allocate a block for level @k into *slot. Caller holds i_map_lock. */
+static int alloc_slot(struct inode *inode, uint32_t *slot,
+		      struct ext2_buf *holder, bool indirect, uint32_t *out)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	uint32_t blk;
+	int err;
+
+	err = ext2_new_block(inode, ei->i_goal, &blk);
+	if (err)
+		return err;
+	if (indirect) {
+		struct ext2_buf *b = ext2_bget_new(sbi, blk);
+
+		if (IS_ERR(b)) {
+			ext2_free_blocks(inode, blk, 1);
+			return PTR_ERR(b);
+		}
+		ext2_bmark_dirty(b);
+		ext2_brelse(sbi, b);
+	}
+	*slot = blk;
+	if (holder)
+		ext2_bmark_dirty(holder);
+	inode->i_blocks += inode->i_sb->s_blocksize >> 9;
+	ei->i_goal = blk + 1;
+	mark_inode_dirty(inode);
+	*out = blk;
+	return 0;
+}
+
+/**
+ * ext2_get_block - map (and with @create, allocate) logical block @lblk
+ * Context: task, may sleep; takes i_map_lock (and s_alloc_lock).
+ * Return: see ext2.h.
+ */
+int ext2_get_block(struct inode *inode, uint64_t lblk, bool create,
+		   uint32_t *pblk, uint64_t *hole)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	struct ext2_buf *holder = NULL;
+	uint32_t offs[4], *slot, blk = 0;
+	int depth = block_path(sbi, lblk, offs), err = 0;
+
+	*pblk = 0;
+	if (depth < 0)
+		return create ? -EFBIG : (*hole = 1, 0);
+	mutex_lock(&ei->i_map_lock);
+	slot = &ei->i_data[offs[0]];
+	for (int k = 0; k <= depth; k++) {
+		blk = *slot;
+		if (!blk) {
+			if (!create) {
+				if (hole)
+					*hole = hole_len(sbi, offs, depth, k);
+				goto out;
+			}
+			err = alloc_slot(inode, slot, holder, k < depth, &blk);
+			if (err)
+				goto out;
+		} else if (!check_ptr(inode, blk, lblk)) {
+			err = -EUCLEAN;
+			goto out;
+		}
+		if (k == depth)
+			break;
+		ext2_brelse(sbi, holder);
+		holder = ext2_bread(sbi, blk);
+		if (IS_ERR(holder)) {
+			err = PTR_ERR(holder);
+			holder = NULL;
+			goto out;
+		}
+		slot = (uint32_t *)holder->b_data + offs[k + 1];
+	}
+	*pblk = blk;
+out:
+	ext2_brelse(sbi, holder);
+	mutex_unlock(&ei->i_map_lock);
+	return err;
+}
+
+static void free_slot(struct inode *inode, uint32_t *slot,
+		      struct ext2_buf *holder)
+{
+	ext2_free_blocks(inode, *slot, 1);
+	inode->i_blocks -= inode->i_sb->s_blocksize >> 9;
+	*slot = 0;
+	if (holder)
+		ext2_bmark_dirty(holder);
+}
+
+static bool all_zero(const uint32_t *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i])
+			return false;
+	}
+	return true;
+}
+
+/* Free what the subtree at *slot maps from its block @from on, and the
+ * subtree's indirect blocks that end up empty. @depth: levels of
+ * indirection below *slot (0: *slot is a data block). */
+static int trunc_branch(struct inode *inode, uint32_t *slot,
+			struct ext2_buf *holder, int depth, uint64_t from)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	uint64_t span = (uint64_t)1 << (sbi->s_addr_bits * (depth - 1));
+	struct ext2_buf *b;
+	bool empty;
+	int err = 0;
+
+	if (!*slot)
+		return 0;
+	if (!check_ptr(inode, *slot, from))
+		return -EUCLEAN;
+	if (depth == 0) {
+		free_slot(inode, slot, holder);
+		return 0;
+	}
+	b = ext2_bread(sbi, *slot);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	for (uint32_t i = from / span; i < sbi->s_addr_per_block; i++) {
+		uint32_t *child = (uint32_t *)b->b_data + i;
+		int e = trunc_branch(inode, child, b, depth - 1,
+				     i == from / span ? from % span : 0);
+		if (e && !err)
+			err = e;
+	}
+	empty = all_zero(b->b_data, sbi->s_addr_per_block);
+	ext2_brelse(sbi, b);
+	if (empty)
+		free_slot(inode, slot, holder);
+	return err;
+}
+
+/**
+ * ext2_truncate_blocks - free every block at or past byte @size
+ * Caller holds i_rwsem exclusive, or owns the inode (eviction); the page
+ * cache past @size is already gone.
+ * Context: task, may sleep; takes i_map_lock.
+ * Return: 0, or the first error (the rest is still freed).
+ */
+int ext2_truncate_blocks(struct inode *inode, loff_t size)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	uint64_t first = DIV_ROUND_UP((uint64_t)size, inode->i_sb->s_blocksize);
+	uint64_t base = EXT2_NDIR, span = sbi->s_addr_per_block;
+	int err = 0;
+
+	mutex_lock(&ei->i_map_lock);
+	for (uint64_t i = first; i < EXT2_NDIR; i++) {
+		if (ei->i_data[i])
+			err = trunc_branch(inode, &ei->i_data[i], NULL, 0, 0) ?: err;
+	}
+	for (int depth = 1; depth <= 3; depth++) {
+		uint32_t *slot = &ei->i_data[EXT2_NDIR + depth - 1];
+
+		if (first < base + span)
+			err = trunc_branch(inode, slot, NULL, depth,
+					   first > base ? first - base : 0) ?: err;
+		base += span;
+		span *= sbi->s_addr_per_block;
+	}
+	if (ei->i_goal == 0 || size == 0)
+		ei->i_goal = 0;
+	mutex_unlock(&ei->i_map_lock);
+	mark_inode_dirty(inode);
+	return err;
+}

@@ -1,0 +1,418 @@
+/*
+ * fs/ext2/dir.c: linear directories - entries in directory blocks.
+ *
+ * A directory's blocks (through the metadata cache, not the page cache)
+ * hold struct ext2_dir_entry_2 records whose rec_len chain covers each
+ * block exactly. Every record is checked before use (rec_len at least 12,
+ * a multiple of 4, inside the block and large enough for the name; inode
+ * number in range): a bad one gives -EUCLEAN with a message naming the
+ * directory, the block and the offset.
+ *
+ * Removing an entry merges its rec_len into the previous record (or clears
+ * the inode of the first record of a block); adding one reuses a free
+ * record, splits the slack of a used one, or appends a block. A change
+ * clears EXT2_INDEX_FL, since ext2 does not keep an htree up to date.
+ *
+ * Caller holds the directory's i_rwsem (exclusive for changes); readdir
+ * takes nothing and may see a block between two changes, never a torn
+ * record chain (each change rewrites the chain in one block under the
+ * buffer's owner, and readdir rechecks every record).
+ */
+#include <errno.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/printk.h>
+#include "ext2.h"
+
+#define DOT_REC_LEN 12
+
+/* Called for each valid record; return 0 to go on, >0 to stop, <0 error. */
+typedef int (*dirent_fn)(struct inode *dir, struct ext2_buf *b,
+			 struct ext2_dir_entry_2 *de,
+			 struct ext2_dir_entry_2 *prev, void *arg);
+
+static int check_entry(struct inode *dir, uint32_t pblk, unsigned int off,
+		       const struct ext2_dir_entry_2 *de)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	unsigned int bs = dir->i_sb->s_blocksize;
+
+	if (bs - off >= EXT2_DIR_ENTRY_HEADER_LEN && de->rec_len >= DOT_REC_LEN &&
+	    !(de->rec_len & EXT2_DIR_ROUND) && de->rec_len <= bs - off &&
+	    de->rec_len >= ext2_rec_len(de->name_len) &&
+	    de->inode <= sbi->s_inodes_count)
+		return 0;
+	pr_err("ext2: directory inode %lu: bad entry in block %u at offset %u (rec_len %u, name_len %u, inode %u)\n",
+	       dir->i_ino, pblk, off,
+	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->rec_len : 0,
+	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->name_len : 0,
+	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->inode : 0);
+	return -EUCLEAN;
+}
+
+static struct ext2_dir_entry_2 *entry_at(struct ext2_buf *b, unsigned int off)
+{
+	return (struct ext2_dir_entry_2 *)((char *)b->b_data + off);
+}
+
+static int walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn,
+		      void *arg)
+{
+	struct ext2_dir_entry_2 *prev = NULL;
+
+	for (unsigned int off = 0; off < dir->i_sb->s_blocksize;) {
+		struct ext2_dir_entry_2 *de = entry_at(b, off);
+		int ret = check_entry(dir, b->b_blocknr, off, de);
+
+		if (!ret)
+			ret = fn(dir, b, de, prev, arg);
+		if (ret)
+			return ret;
+		prev = de;
+		off += de->rec_len;
+	}
+	return 0;
+}
+
+/* Run @fn over every record of @dir. Return: 0, the first >0, or errno. */
+static int walk_dir(struct inode *dir, dirent_fn fn, void *arg)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	uint64_t nblocks = READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
+
+	for (uint64_t lblk = 0; lblk < nblocks; lblk++) {
+		struct ext2_buf *b;
+		uint32_t pblk;
+		int ret = ext2_get_block(dir, lblk, false, &pblk, NULL);
+
+		if (ret)
+			return ret;
+		if (!pblk)
+			continue;
+		b = ext2_bread(sbi, pblk);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		ret = walk_block(dir, b, fn, arg);
+		ext2_brelse(sbi, b);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct name_arg {
+	const char *name;
+	size_t len;
+	unsigned long ino;
+	mode_t mode;
+};
+
+static bool name_match(const struct ext2_dir_entry_2 *de, const char *name,
+		       size_t len)
+{
+	return de->inode && de->name_len == len && !memcmp(de->name, name, len);
+}
+
+static uint8_t file_type(struct inode *dir, mode_t mode)
+{
+	if (!EXT2_SBI(dir->i_sb)->s_filetype)
+		return 0;
+	switch (mode & S_IFMT) {
+	case S_IFREG: return EXT2_FT_REG_FILE;
+	case S_IFDIR: return EXT2_FT_DIR;
+	case S_IFLNK: return EXT2_FT_SYMLINK;
+	case S_IFCHR: return EXT2_FT_CHRDEV;
+	case S_IFBLK: return EXT2_FT_BLKDEV;
+	case S_IFIFO: return EXT2_FT_FIFO;
+	case S_IFSOCK: return EXT2_FT_SOCK;
+	}
+	return EXT2_FT_UNKNOWN;
+}
+
+static void dir_changed(struct inode *dir)
+{
+	EXT2_I(dir)->i_flags &= ~EXT2_INDEX_FL;
+	dir->i_mtime = dir->i_ctime = current_time();
+	mark_inode_dirty(dir);
+}
+
+static int find_fn(struct inode *dir, struct ext2_buf *b,
+		   struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+		   void *arg)
+{
+	struct name_arg *na = arg;
+
+	(void)b, (void)prev;
+	if (!name_match(de, na->name, na->len))
+		return 0;
+	if (!ext2_inode_valid_nr(EXT2_SBI(dir->i_sb), de->inode)) {
+		pr_err("ext2: directory inode %lu: entry names invalid inode %u\n",
+		       dir->i_ino, de->inode);
+		return -EUCLEAN;
+	}
+	na->ino = de->inode;
+	return 1;
+}
+
+int ext2_find_entry(struct inode *dir, const char *name, size_t len,
+		    unsigned long *ino)
+{
+	struct name_arg na = { name, len, 0, 0 };
+	int ret = walk_dir(dir, find_fn, &na);
+
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ENOENT;
+	*ino = na.ino;
+	return 0;
+}
+
+static void fill_entry(struct inode *dir, struct ext2_dir_entry_2 *de,
+		       const struct name_arg *na)
+{
+	de->inode = na->ino;
+	de->name_len = na->len;
+	de->file_type = file_type(dir, na->mode);
+	memcpy(de->name, na->name, na->len);
+}
+
+static int add_fn(struct inode *dir, struct ext2_buf *b,
+		  struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+		  void *arg)
+{
+	struct name_arg *na = arg;
+	unsigned int need = ext2_rec_len(na->len);
+	unsigned int used = de->inode ? ext2_rec_len(de->name_len) : 0;
+
+	(void)prev;
+	if (de->rec_len < used + need)
+		return 0;
+	if (used) {
+		struct ext2_dir_entry_2 *nde =
+			(struct ext2_dir_entry_2 *)((char *)de + used);
+
+		nde->rec_len = de->rec_len - used;
+		de->rec_len = used;
+		de = nde;
+	}
+	fill_entry(dir, de, na);
+	ext2_bmark_dirty(b);
+	return 1;
+}
+
+int ext2_add_entry(struct inode *dir, const char *name, size_t len,
+		   unsigned long ino, mode_t mode)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	struct name_arg na = { name, len, ino, mode };
+	uint64_t lblk = READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
+	struct ext2_dir_entry_2 *de;
+	struct ext2_buf *b;
+	uint32_t pblk;
+	int ret;
+
+	if (!len || len > NAME_MAX_LEN)
+		return -ENAMETOOLONG;
+	ret = walk_dir(dir, add_fn, &na);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		ret = ext2_get_block(dir, lblk, true, &pblk, NULL);
+		if (ret)
+			return ret;
+		b = ext2_bget_new(sbi, pblk);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		de = entry_at(b, 0);
+		de->rec_len = dir->i_sb->s_blocksize;
+		fill_entry(dir, de, &na);
+		ext2_bmark_dirty(b);
+		ext2_brelse(sbi, b);
+		inode_set_size(dir, (lblk + 1) << dir->i_sb->s_blocksize_bits);
+	}
+	dir_changed(dir);
+	return 0;
+}
+
+static int delete_fn(struct inode *dir, struct ext2_buf *b,
+		     struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+		     void *arg)
+{
+	struct name_arg *na = arg;
+
+	(void)dir;
+	if (!name_match(de, na->name, na->len))
+		return 0;
+	if (prev)
+		prev->rec_len += de->rec_len;
+	else
+		de->inode = 0;
+	ext2_bmark_dirty(b);
+	return 1;
+}
+
+int ext2_delete_entry(struct inode *dir, const char *name, size_t len)
+{
+	struct name_arg na = { name, len, 0, 0 };
+	int ret = walk_dir(dir, delete_fn, &na);
+
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ENOENT;
+	dir_changed(dir);
+	return 0;
+}
+
+static int set_fn(struct inode *dir, struct ext2_buf *b,
+		  struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+		  void *arg)
+{
+	struct name_arg *na = arg;
+
+	(void)prev;
+	if (!name_match(de, na->name, na->len))
+		return 0;
+	de->inode = na->ino;
+	de->file_type = file_type(dir, na->mode);
+	ext2_bmark_dirty(b);
+	return 1;
+}
+
+int ext2_set_entry(struct inode *dir, const char *name, size_t len,
+		   unsigned long ino, mode_t mode)
+{
+	struct name_arg na = { name, len, ino, mode };
+	int ret = walk_dir(dir, set_fn, &na);
+
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ENOENT;
+	dir_changed(dir);
+	return 0;
+}
+
+static bool is_dot_or_dotdot(const struct ext2_dir_entry_2 *de)
+{
+	return (de->name_len == 1 && de->name[0] == '.') ||
+	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
+}
+
+static int nonempty_fn(struct inode *dir, struct ext2_buf *b,
+		       struct ext2_dir_entry_2 *de,
+		       struct ext2_dir_entry_2 *prev, void *arg)
+{
+	(void)dir, (void)b, (void)prev, (void)arg;
+	return de->inode && !is_dot_or_dotdot(de);
+}
+
+int ext2_dir_is_empty(struct inode *dir)
+{
+	int ret = walk_dir(dir, nonempty_fn, NULL);
+
+	return ret < 0 ? ret : !ret;
+}
+
+int ext2_make_empty_dir(struct inode *dir, struct inode *parent)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	struct ext2_dir_entry_2 *de;
+	struct ext2_buf *b;
+	uint32_t pblk;
+	int err;
+
+	err = ext2_get_block(dir, 0, true, &pblk, NULL);
+	if (err)
+		return err;
+	b = ext2_bget_new(sbi, pblk);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	de = entry_at(b, 0);
+	fill_entry(dir, de, &(struct name_arg){ ".", 1, dir->i_ino, S_IFDIR });
+	de->rec_len = DOT_REC_LEN;
+	de = entry_at(b, DOT_REC_LEN);
+	fill_entry(dir, de,
+		   &(struct name_arg){ "..", 2, parent->i_ino, S_IFDIR });
+	de->rec_len = dir->i_sb->s_blocksize - DOT_REC_LEN;
+	ext2_bmark_dirty(b);
+	ext2_brelse(sbi, b);
+	inode_set_size(dir, dir->i_sb->s_blocksize);
+	mark_inode_dirty(dir);
+	return 0;
+}
+
+int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino)
+{
+	return ext2_set_entry(dir, "..", 2, parent_ino, S_IFDIR);
+}
+
+/* Linux's DT_* values for readdir, by EXT2_FT_*. */
+static const uint8_t ft_to_dt[EXT2_FT_MAX] = { 0, 8, 4, 2, 6, 1, 12, 10 };
+
+/* Emit the records of one block from byte @off on. Return: 1 when the
+ * actor is full (ctx->pos at the entry it refused), 0, or errno. */
+static int readdir_block(struct inode *dir, struct ext2_buf *b, uint64_t lblk,
+			 unsigned int from, struct dir_context *ctx)
+{
+	unsigned int bits = dir->i_sb->s_blocksize_bits;
+
+	for (unsigned int off = 0; off < (1u << bits);) {
+		struct ext2_dir_entry_2 *de = entry_at(b, off);
+		loff_t pos = ((loff_t)lblk << bits) + off;
+		int err = check_entry(dir, b->b_blocknr, off, de);
+
+		if (err)
+			return err;
+		if (off >= from && de->inode) {
+			unsigned int dt = de->file_type < EXT2_FT_MAX &&
+							  EXT2_SBI(dir->i_sb)->s_filetype ?
+						  ft_to_dt[de->file_type] :
+						  0;
+
+			ctx->pos = pos;
+			if (!ctx->actor(ctx, de->name, de->name_len, pos,
+					de->inode, dt))
+				return 1;
+		}
+		off += de->rec_len;
+		ctx->pos = pos + de->rec_len;
+	}
+	return 0;
+}
+
+static int ext2_iterate(struct file *f, struct dir_context *ctx)
+{
+	struct inode *dir = f->f_inode;
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	unsigned int bits = dir->i_sb->s_blocksize_bits;
+
+	while (ctx->pos < READ_ONCE(dir->i_size)) {
+		uint64_t lblk = ctx->pos >> bits;
+		struct ext2_buf *b;
+		uint32_t pblk;
+		int ret = ext2_get_block(dir, lblk, false, &pblk, NULL);
+
+		if (ret)
+			return ret;
+		if (!pblk) {
+			ctx->pos = (loff_t)(lblk + 1) << bits;
+			continue;
+		}
+		b = ext2_bread(sbi, pblk);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		ret = readdir_block(dir, b, lblk, ctx->pos & ((1u << bits) - 1),
+				    ctx);
+		ext2_brelse(sbi, b);
+		if (ret)
+			return ret > 0 ? 0 : ret;
+		ctx->pos = (loff_t)(lblk + 1) << bits;
+	}
+	return 0;
+}
+
+const struct file_operations ext2_dir_fops = {
+	.iterate = ext2_iterate,
+};

@@ -1,0 +1,187 @@
+/*
+ * fs/ext2/ext2.h: ext2's private interface between its files.
+ *
+ * On-disk structures come from e2fsprogs' <ext2fs/ext2_fs.h>; the fields
+ * are little-endian, which is also riscv64's order, so they are used as is.
+ *
+ * Locks, outermost first (see also fs/vfs.h and DESIGN.md):
+ *   inode->i_rwsem             directory entries of a directory; writes and
+ *                              truncate of a file (the VFS or file.c takes it)
+ *   mapping->invalidate_lock   X around truncate (inode.c)
+ *   ei->i_map_lock             the inode's block map: i_data[], its indirect
+ *                              blocks, i_blocks, i_goal (LOCK_RANK_FS_BLOCKMAP)
+ *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
+ *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
+ *                              inside i_map_lock when a block is allocated)
+ *   buffer b_io_lock           one metadata block's read-in (buffer.c)
+ *   sbi->s_bcache.lock         the buffer cache's index and LRU (spinlock)
+ */
+#pragma once
+
+#include <ext2fs/ext2_fs.h>
+#include <kernel/compiler.h>
+#include <kernel/list.h>
+#include <kernel/mutex.h>
+#include <kernel/panic.h>
+#include <kernel/spinlock.h>
+#include <fs/vfs.h>
+
+struct block_device;
+
+/* Rank of s_alloc_lock: nests inside the block-map lock. */
+#define EXT2_RANK_ALLOC (LOCK_RANK_FS_BLOCKMAP + 1)
+/* Rank of a buffer's read-in lock: inside both of the above. */
+#define EXT2_RANK_BUF (LOCK_RANK_FS_BLOCKMAP + 2)
+
+#define EXT2_NDIR 12			/* direct pointers in i_block[] */
+#define EXT2_BCACHE_HASH 256
+#define EXT2_BCACHE_MAX_CLEAN 2048	/* unreferenced clean buffers kept */
+#define EXT2_MAX_BLOCKSIZE_BITS 12	/* 4 KiB = PAGE_SIZE: one page */
+
+/* One cached filesystem block of metadata (buffer.c). */
+struct ext2_buf {
+	uint32_t b_blocknr;
+	void *b_data;			/* blocksize bytes */
+	struct mutex b_io_lock;		/* serialises the read-in */
+	/* protected by bcache.lock: */
+	int b_count;			/* references */
+	bool b_uptodate;
+	bool b_hashed;
+	struct list_head b_hash;
+	struct list_head b_lru;		/* unreferenced buffers, oldest first */
+	/* atomic: */
+	int b_dirty;
+};
+
+struct ext2_bcache {
+	struct spinlock lock;
+	struct list_head hash[EXT2_BCACHE_HASH];
+	struct list_head lru;
+	unsigned long nr_lru;
+};
+
+struct ext2_sb_info {
+	struct super_block *s_sb;
+	struct block_device *s_bdev;
+	struct ext2_bcache s_bcache;
+	/* read-only after mount: */
+	uint32_t s_blocks_count, s_inodes_count, s_first_data_block;
+	uint32_t s_blocks_per_group, s_inodes_per_group, s_groups_count;
+	uint32_t s_first_ino, s_inode_size, s_desc_blocks, s_itb_per_group;
+	uint32_t s_addr_per_block;
+	unsigned int s_addr_bits;	/* log2(s_addr_per_block) */
+	unsigned int s_sect_per_block;
+	bool s_filetype, s_sparse;
+	struct mutex s_alloc_lock;
+	/* protected by s_alloc_lock: */
+	struct ext2_super_block s_es;	/* the primary superblock */
+	struct ext2_group_desc *s_gd;	/* s_groups_count of them */
+	bool s_dirty;			/* s_es or s_gd changed since sync */
+	uint32_t s_last_group;		/* where directories spread from */
+};
+
+struct ext2_inode_info {
+	struct inode vfs_inode;
+	struct mutex i_map_lock;
+	/* protected by i_map_lock: */
+	uint32_t i_data[EXT2_N_BLOCKS];
+	uint32_t i_goal;		/* next block to try: after the last one */
+	/* protected by the inode's i_rwsem (or private while new/evicting): */
+	uint32_t i_flags, i_dtime, i_file_acl, i_generation;
+	uint32_t i_block_group;
+};
+
+static inline struct ext2_inode_info *EXT2_I(struct inode *inode)
+{
+	return container_of(inode, struct ext2_inode_info, vfs_inode);
+}
+
+static inline struct ext2_sb_info *EXT2_SBI(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline unsigned int ext2_rec_len(unsigned int name_len)
+{
+	return (name_len + EXT2_DIR_ENTRY_HEADER_LEN + EXT2_DIR_ROUND) &
+	       ~EXT2_DIR_ROUND;
+}
+
+/* super.c */
+void ext2_sb_mark_dirty(struct ext2_sb_info *sbi);
+bool ext2_group_has_super(struct ext2_sb_info *sbi, uint32_t group);
+/* Is [@blk, @blk+@count) inside the fs and clear of the superblocks,
+ * descriptors, bitmaps and inode tables? */
+bool ext2_data_blocks_valid(struct ext2_sb_info *sbi, uint32_t blk,
+			    uint32_t count);
+int ext2_sync_fs(struct super_block *sb, bool wait);
+void ext2_put_super(struct super_block *sb);
+
+/* buffer.c */
+void ext2_bcache_init(struct ext2_bcache *bc);
+/* A referenced, uptodate buffer for @blk, or ERR_PTR(-EIO/-ENOMEM). */
+struct ext2_buf *ext2_bread(struct ext2_sb_info *sbi, uint32_t blk);
+/* The same without reading: the caller overwrites all of it (new block). */
+struct ext2_buf *ext2_bget_new(struct ext2_sb_info *sbi, uint32_t blk);
+void ext2_brelse(struct ext2_sb_info *sbi, struct ext2_buf *b);
+void ext2_bmark_dirty(struct ext2_buf *b);
+/* @blk was freed: drop its buffer, dirty or not, so that it is never
+ * written over the block's next owner. */
+void ext2_bforget(struct ext2_sb_info *sbi, uint32_t blk);
+int ext2_bwrite(struct ext2_sb_info *sbi, struct ext2_buf *b);
+/* Write every dirty buffer. */
+int ext2_bsync_all(struct ext2_sb_info *sbi);
+/* Free every buffer (unmount, failed mount); none may be referenced. */
+void ext2_bcache_destroy(struct ext2_sb_info *sbi);
+int ext2_read_blocks(struct ext2_sb_info *sbi, uint32_t blk, void *buf,
+		     uint32_t count);
+int ext2_write_blocks(struct ext2_sb_info *sbi, uint32_t blk,
+		      const void *buf, uint32_t count);
+
+/* balloc.c */
+/* Allocate one block near @goal for @inode (i_blocks is the caller's). */
+int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out);
+void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count);
+/* ialloc.c */
+int ext2_new_inode_nr(struct inode *dir, mode_t mode, unsigned long *ino);
+void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir);
+
+/* inode.c */
+extern const struct super_operations ext2_sops;
+bool ext2_inode_valid_nr(struct ext2_sb_info *sbi, unsigned long ino);
+/* Map logical block @lblk. Return: 0 with *pblk (0 = hole; *hole then
+ * says how many blocks from @lblk on are unmapped, at least 1), or a
+ * negative errno (-EUCLEAN: a corrupt pointer, reported). @create
+ * allocates. Context: takes i_map_lock. */
+int ext2_get_block(struct inode *inode, uint64_t lblk, bool create,
+		   uint32_t *pblk, uint64_t *hole);
+uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
+/* Free every block past @size. Caller holds i_rwsem; the page cache past
+ * @size is already gone. */
+int ext2_truncate_blocks(struct inode *inode, loff_t size);
+int ext2_setattr(struct inode *inode, const struct iattr *attr);
+/* Set up a freshly allocated inode number as a new inode of @mode. */
+struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
+void ext2_set_ops(struct inode *inode);
+
+/* file.c */
+extern const struct address_space_operations ext2_aops;
+extern const struct file_operations ext2_file_fops;
+extern const struct inode_operations ext2_file_iops;
+
+/* dir.c: entries of linear directories. Caller holds the dir's i_rwsem. */
+int ext2_find_entry(struct inode *dir, const char *name, size_t len,
+		    unsigned long *ino);
+int ext2_add_entry(struct inode *dir, const char *name, size_t len,
+		   unsigned long ino, mode_t mode);
+int ext2_delete_entry(struct inode *dir, const char *name, size_t len);
+/* Point the existing entry @name at @ino. */
+int ext2_set_entry(struct inode *dir, const char *name, size_t len,
+		   unsigned long ino, mode_t mode);
+/* 1 if @dir holds only "." and "..", 0 if not, or a negative errno. */
+int ext2_dir_is_empty(struct inode *dir);
+int ext2_make_empty_dir(struct inode *dir, struct inode *parent);
+int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino);
+extern const struct file_operations ext2_dir_fops;
+/* namei.c */
+extern const struct inode_operations ext2_dir_iops;

@@ -1,0 +1,128 @@
+/*
+ * fs/ext2/ext2_read_test.c: suite ext2_read - everything the image was made
+ * with (tools/ext2tree.py) reads back: sizes around block and page
+ * boundaries, a 100 MiB sparse file, a deep path and a 1000-entry
+ * directory, plus SEEK_DATA/SEEK_HOLE from the block map.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <fs/vfs.h>
+#include "ext2_test.h"
+
+#define MiB (1024ULL * 1024)
+
+static const struct {
+	const char *path;
+	unsigned int seed;
+	uint64_t size;
+} files[] = {
+	{ "/f0", 0, 0 },	   { "/f1", 1, 1 },
+	{ "/f4095", 2, 4095 },	   { "/f4096", 3, 4096 },
+	{ "/f4097", 4, 4097 },	   { "/f1m", 5, 1 * MiB },
+};
+
+static const struct {
+	uint64_t off, len;
+} sparse_data[] = {
+	{ 0, 4096 }, { MiB + 100, 5000 }, { 50 * MiB, 8192 }, { 100 * MiB - 10, 10 },
+};
+
+static void read_sizes(struct ktest *t)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		KTEST_EXPECT_EQ(t, ext2_test_size(files[i].path), files[i].size);
+		ext2_test_check(t, files[i].path, files[i].seed, 0, files[i].size);
+	}
+}
+
+static void read_sparse(struct ktest *t)
+{
+	uint64_t end = 0;
+
+	KTEST_ASSERT_EQ(t, ext2_test_size("/sparse"), 100 * MiB);
+	for (size_t i = 0; i < ARRAY_SIZE(sparse_data); i++) {
+		uint64_t off = sparse_data[i].off, len = sparse_data[i].len;
+
+		/* The hole before this run, sampled at its ends. */
+		if (off > end) {
+			ext2_test_check(t, "/sparse", -1, end, MIN(off - end, 8192ULL));
+			ext2_test_check(t, "/sparse", -1, off - MIN(off - end, 100ULL),
+					MIN(off - end, 100ULL));
+		}
+		ext2_test_check(t, "/sparse", 6, off, len);
+		end = off + len;
+	}
+}
+
+static void read_seek(struct ktest *t)
+{
+	struct file *f = vfs_open("/sparse", O_RDONLY, 0);
+
+	KTEST_ASSERT_FALSE(t, IS_ERR(f));
+	KTEST_EXPECT_EQ(t, vfs_llseek(f, 0, SEEK_HOLE), 4096);
+	KTEST_EXPECT_EQ(t, vfs_llseek(f, 4096, SEEK_DATA), MiB);
+	KTEST_EXPECT_EQ(t, vfs_llseek(f, 2 * MiB, SEEK_DATA), 50 * MiB);
+	KTEST_EXPECT_EQ(t, vfs_llseek(f, 100 * MiB - 5, SEEK_DATA), 100 * MiB - 5);
+	KTEST_EXPECT_EQ(t, vfs_llseek(f, 100 * MiB - 5, SEEK_HOLE), 100 * MiB);
+	KTEST_EXPECT_EQ(t, vfs_llseek(f, 100 * MiB, SEEK_DATA), -ENXIO);
+	fput(f);
+}
+
+static void read_deep(struct ktest *t)
+{
+	char path[160] = "/deep";
+
+	for (int i = 1; i <= 20; i++)
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/d%d", i);
+	strcat(path, "/leaf");
+	KTEST_EXPECT_EQ(t, ext2_test_size(path), 100);
+	ext2_test_check(t, path, 7, 0, 100);
+	/* ".." and "." resolve through the directories' own entries. */
+	KTEST_EXPECT_EQ(t, ext2_test_size("/deep/d1/../d1/d2/./d3/.."),
+			ext2_test_size("/deep/d1/d2"));
+}
+
+struct count_ctx {
+	struct dir_context ctx;
+	unsigned int n, named;
+};
+
+static bool count_actor(struct dir_context *ctx, const char *name, size_t len,
+			loff_t pos, unsigned long ino, unsigned int type)
+{
+	struct count_ctx *c = container_of(ctx, struct count_ctx, ctx);
+
+	(void)pos, (void)ino, (void)type;
+	c->n++;
+	if (len == 5 && name[0] == 'e')
+		c->named++;
+	return true;
+}
+
+static void read_bigdir(struct ktest *t)
+{
+	struct count_ctx c = { .ctx = { .actor = count_actor } };
+	struct file *f = vfs_open("/many", O_RDONLY, 0);
+	char path[32];
+
+	KTEST_ASSERT_FALSE(t, IS_ERR(f));
+	KTEST_EXPECT_EQ(t, vfs_readdir(f, &c.ctx), 0);
+	fput(f);
+	KTEST_EXPECT_EQ(t, c.n, 1002);
+	KTEST_EXPECT_EQ(t, c.named, 1000);
+	for (int i = 0; i < 1000; i += 97) {
+		snprintf(path, sizeof(path), "/many/e%04d", i);
+		KTEST_EXPECT_EQ(t, ext2_test_size(path), i % 7);
+		ext2_test_check(t, path, i % 200, 0, i % 7);
+	}
+	KTEST_EXPECT_EQ(t, ext2_test_size("/many/e1000"), -ENOENT);
+}
+
+static struct ktest_case ext2_read_cases[] = {
+	KTEST_CASE(read_sizes), KTEST_CASE(read_sparse), KTEST_CASE(read_seek),
+	KTEST_CASE(read_deep),	KTEST_CASE(read_bigdir), {},
+};
+KTEST_SUITE(ext2_read, ext2_read_cases);

@@ -1,0 +1,459 @@
+/*
+ * fs/ext2/file.c: regular files - address-space and file operations.
+ *
+ * Data goes through the page cache (mm/filemap.c). A page covers
+ * PAGE_SIZE / blocksize blocks (4 with 1 KiB blocks, 1 with 4 KiB):
+ *   read_page/readahead map each block (holes and blocks past EOF are
+ *     zero-filled, no I/O) and read the mapped ones with bios, one bio per
+ *     run of blocks that are consecutive both in the file and on disk, so a
+ *     readahead batch of a contiguous file is a single request;
+ *   write_begin allocates the blocks the write touches (so dirty pages
+ *     always have their blocks) and reads what a partial write keeps;
+ *   write_page writes the mapped blocks inside i_size, zeroing the page
+ *     past EOF first so the tail on disk stays zero.
+ *
+ * Locks: read_page/readahead run with the page(s) locked and the caller's
+ * invalidate_lock shared; write_begin/write_end with i_rwsem exclusive.
+ * All of them take i_map_lock inside (ext2_get_block). Bio completions run
+ * in interrupt context and take no lock of ours.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <drivers/block.h>
+#include <kernel/err.h>
+#include <kernel/printk.h>
+#include <mm/kmalloc.h>
+#include "ext2.h"
+
+#define EXT2_BIO_VECS 32
+
+/* One read_page/readahead call: its pages, each with a pending count (the
+ * bios touching it, plus one while bios are still being built). */
+struct read_ctx {
+	struct inode *inode;
+	int refs;				/* atomic: bios + builder */
+	unsigned int nr;
+	struct read_page_state {
+		struct page *page;
+		int pending;			/* atomic */
+		int err;
+	} p[];
+};
+
+/* A bio of a read_ctx covers pages [first, last]. */
+struct read_bio {
+	struct read_ctx *ctx;
+	unsigned int first, last;
+	uint32_t pblk;
+};
+
+static void read_page_put(struct read_page_state *ps)
+{
+	if (__atomic_sub_fetch(&ps->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		page_read_done(ps->page, ps->err);
+}
+
+static void read_ctx_put(struct read_ctx *ctx)
+{
+	if (__atomic_sub_fetch(&ctx->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		kfree(ctx);
+}
+
+static void read_end_io(struct bio *bio)
+{
+	struct read_bio *rb = bio->private;
+	struct read_ctx *ctx = rb->ctx;
+
+	if (bio->status)
+		pr_err("ext2: inode %lu: read error %d at block %u\n",
+		       ctx->inode->i_ino, bio->status, rb->pblk);
+	for (unsigned int i = rb->first; i <= rb->last; i++) {
+		if (bio->status)
+			ctx->p[i].err = -EIO;
+		read_page_put(&ctx->p[i]);
+	}
+	bio_free(bio);
+	kfree(rb);
+	read_ctx_put(ctx);
+}
+
+struct read_builder {
+	struct read_ctx *ctx;
+	struct bio *bio;
+	struct read_bio *rb;
+	uint32_t next_pblk;	/* the block that would extend the bio */
+};
+
+static void submit_read(struct read_builder *rd)
+{
+	if (!rd->bio)
+		return;
+	blk_submit(rd->bio);
+	rd->bio = NULL;
+}
+
+/* Queue block @pblk into @dst of page @i. Return: 0 or -ENOMEM. */
+static int queue_block(struct read_builder *rd, unsigned int i, uint32_t pblk,
+		       void *dst)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(rd->ctx->inode->i_sb);
+	uint32_t bs = sbi->s_sb->s_blocksize;
+
+	if (rd->bio && pblk == rd->next_pblk && !bio_add_buf(rd->bio, dst, bs))
+		goto added;
+	submit_read(rd);
+	rd->rb = kmalloc(sizeof(*rd->rb), GFP_KERNEL);
+	rd->bio = rd->rb ? bio_alloc(sbi->s_bdev, BLK_OP_READ,
+				     (uint64_t)pblk * sbi->s_sect_per_block,
+				     EXT2_BIO_VECS) : NULL;
+	if (!rd->bio || bio_add_buf(rd->bio, dst, bs)) {
+		if (rd->bio)
+			bio_free(rd->bio);
+		kfree(rd->rb);
+		rd->bio = NULL;
+		return -ENOMEM;
+	}
+	*rd->rb = (struct read_bio){ rd->ctx, i, i, pblk };
+	rd->bio->private = rd->rb;
+	rd->bio->end_io = read_end_io;
+	__atomic_add_fetch(&rd->ctx->refs, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&rd->ctx->p[i].pending, 1, __ATOMIC_RELAXED);
+	rd->next_pblk = pblk + 1;
+	return 0;
+added:
+	if (rd->rb->last != i) {
+		rd->rb->last = i;
+		__atomic_add_fetch(&rd->ctx->p[i].pending, 1, __ATOMIC_RELAXED);
+	}
+	rd->next_pblk = pblk + 1;
+	return 0;
+}
+
+/* Map and queue every block of page @i; zero the holes. */
+static void read_one_page(struct read_builder *rd, unsigned int i)
+{
+	struct inode *inode = rd->ctx->inode;
+	struct page *page = rd->ctx->p[i].page;
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
+	uint64_t eof = DIV_ROUND_UP((uint64_t)READ_ONCE(inode->i_size), bs);
+	char *base = page_address(page);
+
+	for (uint32_t j = 0; j < bpp; j++) {
+		uint64_t lblk = (uint64_t)page->index * bpp + j, hole;
+		uint32_t pblk = 0;
+		int err = 0;
+
+		if (lblk < eof)
+			err = ext2_get_block(inode, lblk, false, &pblk, &hole);
+		if (!err && pblk)
+			err = queue_block(rd, i, pblk, base + j * bs);
+		if (err)
+			rd->ctx->p[i].err = err;
+		if (err || !pblk)
+			memset(base + j * bs, 0, bs);
+	}
+}
+
+static void ext2_read_pages(struct inode *inode, struct page **pages,
+			    unsigned int nr)
+{
+	struct block_device *bdev = EXT2_SBI(inode->i_sb)->s_bdev;
+	struct read_builder rd = { 0 };
+	struct read_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx) + nr * sizeof(ctx->p[0]), GFP_KERNEL);
+	if (!ctx) {
+		for (unsigned int i = 0; i < nr; i++)
+			page_read_done(pages[i], -ENOMEM);
+		return;
+	}
+	ctx->inode = inode;
+	ctx->refs = 1;
+	ctx->nr = nr;
+	for (unsigned int i = 0; i < nr; i++)
+		ctx->p[i] = (struct read_page_state){ pages[i], 1, 0 };
+	rd.ctx = ctx;
+	blk_plug(bdev);
+	for (unsigned int i = 0; i < nr; i++)
+		read_one_page(&rd, i);
+	submit_read(&rd);
+	blk_unplug(bdev);
+	for (unsigned int i = 0; i < nr; i++)
+		read_page_put(&ctx->p[i]);
+	read_ctx_put(ctx);
+}
+
+static int ext2_read_page(struct address_space *m, struct page *page)
+{
+	ext2_read_pages(m->host, &page, 1);
+	return 0;
+}
+
+static void ext2_readahead(struct readahead_control *rac)
+{
+	ext2_read_pages(rac->mapping->host, rac->pages, rac->nr_pages);
+}
+
+struct write_ctx {
+	struct address_space *m;
+	struct page *page;
+	int pending;		/* atomic: bios + builder */
+};
+
+static void write_ctx_put(struct write_ctx *wc)
+{
+	if (__atomic_sub_fetch(&wc->pending, 1, __ATOMIC_ACQ_REL))
+		return;
+	end_page_writeback(wc->page);
+	kfree(wc);
+}
+
+static void write_end_io(struct bio *bio)
+{
+	struct write_ctx *wc = bio->private;
+
+	if (bio->status) {
+		pr_err("ext2: inode %lu: write error %d at sector %llu\n",
+		       wc->m->host->i_ino, bio->status,
+		       (unsigned long long)bio->sector);
+		page_set(wc->page, PG_error);
+		__atomic_compare_exchange_n(&wc->m->wb_err, &(int){ 0 }, -EIO,
+					    false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+	}
+	bio_free(bio);
+	write_ctx_put(wc);
+}
+
+static int ext2_write_page(struct address_space *m, struct page *page,
+			   struct writeback_control *wbc)
+{
+	struct inode *inode = m->host;
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
+	loff_t size = READ_ONCE(inode->i_size);
+	loff_t start = (loff_t)page->index << PAGE_SHIFT;
+	char *base = page_address(page);
+	struct write_ctx *wc;
+	struct bio *bio = NULL;
+	uint32_t next = 0;
+	int err = 0;
+
+	(void)wbc;
+	wc = kmalloc(sizeof(*wc), GFP_KERNEL);
+	if (!wc) {
+		set_page_dirty(page);
+		unlock_page(page);
+		end_page_writeback(page);
+		return -ENOMEM;
+	}
+	*wc = (struct write_ctx){ m, page, 1 };
+	if (size - start < (loff_t)PAGE_SIZE && size > start)
+		memset(base + (size - start), 0, PAGE_SIZE - (size - start));
+	for (uint32_t j = 0; j < bpp && start + (loff_t)j * bs < size && !err; j++) {
+		uint64_t lblk = (uint64_t)page->index * bpp + j, hole;
+		uint32_t pblk;
+
+		err = ext2_get_block(inode, lblk, false, &pblk, &hole);
+		if (err || !pblk)
+			continue;
+		if (bio && pblk == next && !bio_add_buf(bio, base + j * bs, bs)) {
+			next++;
+			continue;
+		}
+		if (bio)
+			blk_submit(bio);
+		bio = bio_alloc(sbi->s_bdev, BLK_OP_WRITE,
+				(uint64_t)pblk * sbi->s_sect_per_block, bpp);
+		if (!bio || bio_add_buf(bio, base + j * bs, bs)) {
+			if (bio)
+				bio_free(bio);
+			bio = NULL;
+			err = -ENOMEM;
+			break;
+		}
+		bio->private = wc;
+		bio->end_io = write_end_io;
+		wc->pending++;
+		next = pblk + 1;
+	}
+	if (bio)
+		blk_submit(bio);
+	if (err) {
+		page_set(page, PG_error);
+		__atomic_compare_exchange_n(&m->wb_err, &(int){ 0 }, err, false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	}
+	unlock_page(page);
+	write_ctx_put(wc);
+	return err;
+}
+
+/* Make the blocks of @page that [@from, @to) does not cover fully valid. */
+static int fill_page_sync(struct inode *inode, struct page *page,
+			  unsigned int from, unsigned int to)
+{
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
+	uint64_t eof = DIV_ROUND_UP((uint64_t)READ_ONCE(inode->i_size), bs);
+	char *base = page_address(page);
+
+	for (uint32_t j = 0; j < bpp; j++) {
+		uint64_t lblk = (uint64_t)page->index * bpp + j, hole;
+		uint32_t pblk = 0;
+		int err = 0;
+
+		if (from <= j * bs && (j + 1) * bs <= to)
+			continue;
+		if (lblk < eof)
+			err = ext2_get_block(inode, lblk, false, &pblk, &hole);
+		if (!err && pblk)
+			err = ext2_read_blocks(EXT2_SBI(inode->i_sb), pblk,
+					       base + j * bs, 1);
+		if (err)
+			return err;
+		if (!pblk)
+			memset(base + j * bs, 0, bs);
+	}
+	return 0;
+}
+
+/* A write failed part way: drop blocks it allocated past EOF. */
+static void write_failed(struct inode *inode, loff_t end)
+{
+	loff_t size = READ_ONCE(inode->i_size);
+
+	if (end > size)
+		ext2_truncate_blocks(inode, size);
+}
+
+static int ext2_write_begin(struct address_space *m, loff_t pos,
+			    unsigned int len, struct page **pagep)
+{
+	struct inode *inode = m->host;
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	unsigned int off = pos & (PAGE_SIZE - 1);
+	uint64_t first = pos >> bits;
+	uint64_t nr = len ? ((pos + len - 1) >> bits) - first + 1 : 0;
+	struct page *page;
+	int err = 0;
+
+	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb)))
+		return -EFBIG;
+	page = filemap_grab_page(m, pos >> PAGE_SHIFT);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	if (!page_test(page, PG_uptodate) && (off || len != PAGE_SIZE))
+		err = fill_page_sync(inode, page, off, off + len);
+	for (uint64_t lblk = first; !err && lblk < first + nr; lblk++) {
+		uint32_t pblk;
+
+		err = ext2_get_block(inode, lblk, true, &pblk, NULL);
+	}
+	if (err) {
+		unlock_page(page);
+		put_page(page);
+		write_failed(inode, pos + len);
+		return err;
+	}
+	*pagep = page;
+	return 0;
+}
+
+static int ext2_write_end(struct address_space *m, loff_t pos,
+			  unsigned int len, unsigned int copied,
+			  struct page *page)
+{
+	struct inode *inode = m->host;
+
+	if (!page_test(page, PG_uptodate)) {
+		if (copied < len)
+			copied = 0;
+		else
+			page_set(page, PG_uptodate);
+	}
+	if (copied) {
+		set_page_dirty(page);
+		if (pos + copied > READ_ONCE(inode->i_size))
+			inode_set_size(inode, pos + copied);
+	}
+	unlock_page(page);
+	put_page(page);
+	if (copied < len)
+		write_failed(inode, pos + len);
+	mark_inode_dirty(inode);
+	return copied;
+}
+
+const struct address_space_operations ext2_aops = {
+	.read_page = ext2_read_page,
+	.readahead = ext2_readahead,
+	.write_page = ext2_write_page,
+	.write_begin = ext2_write_begin,
+	.write_end = ext2_write_end,
+};
+
+/* The VFS holds i_rwsem exclusive, has applied O_APPEND and updates the
+ * times. */
+static ssize_t ext2_file_write(struct file *f, const void *buf, size_t len,
+			       loff_t *pos)
+{
+	if (f->f_inode->i_sb->s_rdonly)
+		return -EROFS;
+	return filemap_write(f, buf, len, pos);
+}
+
+/* SEEK_DATA / SEEK_HOLE from the block map: dirty pages always have their
+ * blocks (write_begin allocates), so the map is the whole truth. */
+static loff_t ext2_llseek(struct file *f, loff_t off, int whence)
+{
+	struct inode *inode = f->f_inode;
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	loff_t size = READ_ONCE(inode->i_size);
+	uint64_t lblk;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return -EINVAL;
+	if (off < 0 || off >= size)
+		return -ENXIO;
+	for (lblk = off >> bits; (loff_t)(lblk << bits) < size;) {
+		uint64_t hole = 1;
+		uint32_t pblk;
+		int err = ext2_get_block(inode, lblk, false, &pblk, &hole);
+
+		if (err)
+			return err;
+		if (!!pblk == (whence == SEEK_DATA))
+			return MAX(off, (loff_t)(lblk << bits));
+		lblk += pblk ? 1 : hole;
+	}
+	return whence == SEEK_DATA ? -ENXIO : size;
+}
+
+static int ext2_fsync(struct file *f, loff_t start, loff_t end, bool datasync)
+{
+	struct inode *inode = f->f_inode;
+	int err, err2;
+
+	(void)datasync;
+	err = filemap_write_and_wait_range(inode->i_mapping, start, end);
+	err2 = inode->i_sb->s_op->write_inode(inode, false);
+	err = err ?: err2;
+	err2 = ext2_sync_fs(inode->i_sb, true);
+	return err ?: err2;
+}
+
+const struct file_operations ext2_file_fops = {
+	.read = filemap_read,
+	.write = ext2_file_write,
+	.llseek = ext2_llseek,
+	.fsync = ext2_fsync,
+};
+
+const struct inode_operations ext2_file_iops = {
+	.setattr = ext2_setattr,
+};

@@ -1,0 +1,321 @@
+/*
+ * fs/ext2/inode.c: inodes - reading, writing, creating, evicting, setattr.
+ *
+ * The VFS caches inodes (fs/inode.c); ext2 embeds struct inode in struct
+ * ext2_inode_info, which adds the block map (i_data, under i_map_lock) and
+ * the on-disk fields the VFS does not know. An inode's on-disk slot lives
+ * in an inode-table block of the metadata cache; write_inode rewrites the
+ * slot there and marks the block dirty (or writes it, for @sync).
+ *
+ * Inode numbers are checked on every read: 0, past s_inodes_count, or a
+ * reserved inode other than the root gives -EUCLEAN with a message.
+ */
+#include <errno.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/printk.h>
+#include <mm/kmalloc.h>
+#include "ext2.h"
+
+static DEFINE_LOCK_CLASS(ext2_map_class, LOCK_RANK_FS_BLOCKMAP);
+
+bool ext2_inode_valid_nr(struct ext2_sb_info *sbi, unsigned long ino)
+{
+	return ino == EXT2_ROOT_INO ||
+	       (ino >= sbi->s_first_ino && ino <= sbi->s_inodes_count);
+}
+
+/* The inode-table block holding @ino, and the slot's offset in it. */
+static struct ext2_buf *inode_slot(struct ext2_sb_info *sbi, unsigned long ino,
+				   struct ext2_inode **raw)
+{
+	uint32_t g = (ino - 1) / sbi->s_inodes_per_group;
+	uint64_t byte = (uint64_t)((ino - 1) % sbi->s_inodes_per_group) *
+			sbi->s_inode_size;
+	uint32_t bs = sbi->s_sb->s_blocksize;
+	struct ext2_buf *b;
+
+	b = ext2_bread(sbi, sbi->s_gd[g].bg_inode_table + byte / bs);
+	if (!IS_ERR(b))
+		*raw = (struct ext2_inode *)((char *)b->b_data + byte % bs);
+	return b;
+}
+
+static struct inode *ext2_alloc_inode(struct super_block *sb)
+{
+	struct ext2_inode_info *ei = kzalloc(sizeof(*ei), GFP_KERNEL);
+
+	(void)sb;
+	if (!ei)
+		return NULL;
+	mutex_init(&ei->i_map_lock, "ext2_map", &ext2_map_class);
+	return &ei->vfs_inode;
+}
+
+static void ext2_destroy_inode(struct inode *inode)
+{
+	kfree(EXT2_I(inode));
+}
+
+void ext2_set_ops(struct inode *inode)
+{
+	if (S_ISDIR(inode->i_mode)) {
+		inode->i_op = &ext2_dir_iops;
+		inode->i_fop = &ext2_dir_fops;
+	} else if (S_ISREG(inode->i_mode)) {
+		inode->i_op = &ext2_file_iops;
+		inode->i_fop = &ext2_file_fops;
+	}
+	if (!inode->i_mapping) {
+		mapping_init(&inode->i_data, inode, &ext2_aops);
+		inode->i_mapping = &inode->i_data;
+	} else {
+		inode->i_mapping->a_ops = &ext2_aops;
+	}
+}
+
+static struct timespec ts(uint32_t sec)
+{
+	return (struct timespec){ .tv_sec = sec };
+}
+
+static int ext2_read_inode(struct inode *inode)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	struct ext2_inode *raw;
+	struct ext2_buf *b;
+
+	if (!ext2_inode_valid_nr(sbi, inode->i_ino)) {
+		pr_err("ext2: inode %lu is out of range or reserved (inodes 1..%u)\n",
+		       inode->i_ino, sbi->s_inodes_count);
+		return -EUCLEAN;
+	}
+	b = inode_slot(sbi, inode->i_ino, &raw);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	if (!raw->i_links_count || !raw->i_mode) {
+		pr_err("ext2: inode %lu is not in use (links %u, mode %#o)\n",
+		       inode->i_ino, raw->i_links_count, raw->i_mode);
+		ext2_brelse(sbi, b);
+		return -EUCLEAN;
+	}
+	inode->i_mode = raw->i_mode;
+	inode->i_uid = raw->i_uid | (raw->osd2.linux2.l_i_uid_high << 16);
+	inode->i_gid = raw->i_gid | (raw->osd2.linux2.l_i_gid_high << 16);
+	inode->i_nlink = raw->i_links_count;
+	inode->i_size = raw->i_size;
+	if (S_ISREG(inode->i_mode))
+		inode->i_size |= (loff_t)raw->i_size_high << 32;
+	inode->i_atime = ts(raw->i_atime);
+	inode->i_mtime = ts(raw->i_mtime);
+	inode->i_ctime = ts(raw->i_ctime);
+	inode->i_blocks = raw->i_blocks;
+	memcpy(ei->i_data, raw->i_block, sizeof(ei->i_data));
+	ei->i_flags = raw->i_flags;
+	ei->i_dtime = raw->i_dtime;
+	ei->i_file_acl = raw->i_file_acl;
+	ei->i_generation = raw->i_generation;
+	ei->i_block_group = (inode->i_ino - 1) / sbi->s_inodes_per_group;
+	ei->i_goal = 0;
+	ext2_brelse(sbi, b);
+	ext2_set_ops(inode);
+	return 0;
+}
+
+/* large_file: set the feature the first time a file passes 2 GiB. */
+static void note_large_file(struct ext2_sb_info *sbi, struct inode *inode)
+{
+	const uint32_t lf = EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
+
+	if (!S_ISREG(inode->i_mode) || inode->i_size <= 0x7fffffff ||
+	    (READ_ONCE(sbi->s_es.s_feature_ro_compat) & lf))
+		return;
+	mutex_lock(&sbi->s_alloc_lock);
+	sbi->s_es.s_feature_ro_compat |= lf;
+	if (sbi->s_es.s_rev_level == EXT2_GOOD_OLD_REV) {
+		sbi->s_es.s_rev_level = EXT2_DYNAMIC_REV;
+		sbi->s_es.s_first_ino = EXT2_GOOD_OLD_FIRST_INO;
+		sbi->s_es.s_inode_size = EXT2_GOOD_OLD_INODE_SIZE;
+	}
+	ext2_sb_mark_dirty(sbi);
+	mutex_unlock(&sbi->s_alloc_lock);
+}
+
+static void fill_raw(struct inode *inode, struct ext2_inode *raw)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	uint64_t size = READ_ONCE(inode->i_size);
+
+	memset(raw, 0, sizeof(*raw));
+	raw->i_mode = inode->i_mode;
+	raw->i_uid = inode->i_uid & 0xffff;
+	raw->i_gid = inode->i_gid & 0xffff;
+	raw->osd2.linux2.l_i_uid_high = inode->i_uid >> 16;
+	raw->osd2.linux2.l_i_gid_high = inode->i_gid >> 16;
+	raw->i_size = (uint32_t)size;
+	if (S_ISREG(inode->i_mode))
+		raw->i_size_high = size >> 32;
+	raw->i_atime = inode->i_atime.tv_sec;
+	raw->i_ctime = inode->i_ctime.tv_sec;
+	raw->i_mtime = inode->i_mtime.tv_sec;
+	raw->i_dtime = ei->i_dtime;
+	raw->i_links_count = inode->i_nlink;
+	raw->i_flags = ei->i_flags;
+	raw->i_generation = ei->i_generation;
+	raw->i_file_acl = ei->i_file_acl;
+	mutex_lock(&ei->i_map_lock);
+	raw->i_blocks = inode->i_blocks;
+	memcpy(raw->i_block, ei->i_data, sizeof(raw->i_block));
+	mutex_unlock(&ei->i_map_lock);
+}
+
+static int ext2_write_inode(struct inode *inode, bool sync)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode *raw;
+	struct ext2_buf *b;
+	int err = 0;
+
+	if (inode->i_sb->s_rdonly)
+		return 0;
+	note_large_file(sbi, inode);
+	b = inode_slot(sbi, inode->i_ino, &raw);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	fill_raw(inode, raw);
+	ext2_bmark_dirty(b);
+	if (sync)
+		err = ext2_bwrite(sbi, b);
+	ext2_brelse(sbi, b);
+	return err;
+}
+
+/* Fast symlinks keep their target in i_data: no blocks to free. */
+static bool has_block_map(struct inode *inode)
+{
+	return !S_ISLNK(inode->i_mode) ||
+	       inode->i_blocks > (EXT2_I(inode)->i_file_acl ?
+					  inode->i_sb->s_blocksize >> 9 : 0);
+}
+
+static void ext2_evict_inode(struct inode *inode)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	if (inode->i_sb->s_rdonly || inode->i_nlink)
+		return;
+	if (has_block_map(inode))
+		ext2_truncate_blocks(inode, 0);
+	inode->i_size = 0;
+	ei->i_dtime = current_time().tv_sec;
+	ext2_write_inode(inode, false);
+	ext2_free_inode_nr(inode->i_sb, inode->i_ino, S_ISDIR(inode->i_mode));
+}
+
+/**
+ * ext2_new_inode - allocate and set up a new inode of @mode near @dir
+ * The inode has one link, no blocks and the current time; it is dirty.
+ * Context: task, may sleep.
+ * Return: a referenced inode or ERR_PTR.
+ */
+struct inode *ext2_new_inode(struct inode *dir, mode_t mode)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	struct ext2_inode_info *ei;
+	struct inode *inode;
+	unsigned long ino;
+	int err;
+
+	if (dir->i_sb->s_rdonly)
+		return ERR_PTR(-EROFS);
+	err = ext2_new_inode_nr(dir, mode, &ino);
+	if (err)
+		return ERR_PTR(err);
+	inode = new_inode(dir->i_sb, ino);
+	if (IS_ERR_OR_NULL(inode)) {
+		ext2_free_inode_nr(dir->i_sb, ino, S_ISDIR(mode));
+		return inode ? inode : ERR_PTR(-ENOMEM);
+	}
+	ei = EXT2_I(inode);
+	memset(ei->i_data, 0, sizeof(ei->i_data));
+	ei->i_flags = 0;
+	ei->i_dtime = 0;
+	ei->i_file_acl = 0;
+	ei->i_generation++;
+	ei->i_block_group = (ino - 1) / sbi->s_inodes_per_group;
+	ei->i_goal = 0;
+	inode->i_mode = mode;
+	inode->i_uid = 0;
+	inode->i_gid = dir->i_gid;
+	inode->i_nlink = 1;
+	inode->i_size = 0;
+	inode->i_blocks = 0;
+	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time();
+	ext2_set_ops(inode);
+	mark_inode_dirty(inode);
+	return inode;
+}
+
+static int setsize(struct inode *inode, loff_t size)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct address_space *m = inode->i_mapping;
+	loff_t old = READ_ONCE(inode->i_size);
+	int err = 0;
+
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (size < 0 || (uint64_t)size > ext2_max_blocks(sbi)
+						  << inode->i_sb->s_blocksize_bits)
+		return -EFBIG;
+	down_write(&m->invalidate_lock);
+	if (size < old) {
+		inode_set_size(inode, size);
+		truncate_inode_pages(m, size);
+		err = ext2_truncate_blocks(inode, size);
+	} else if (size > old) {
+		/* Zero the old last page past the old end: the new range must
+		 * read as zeroes. */
+		truncate_inode_pages(m, old);
+		inode_set_size(inode, size);
+	}
+	up_write(&m->invalidate_lock);
+	inode->i_mtime = inode->i_ctime = current_time();
+	return err;
+}
+
+/**
+ * ext2_setattr - change size, mode or times
+ * Caller holds i_rwsem exclusive. A size change takes invalidate_lock
+ * exclusive across dropping the page cache and freeing the blocks.
+ */
+int ext2_setattr(struct inode *inode, const struct iattr *attr)
+{
+	int err = 0;
+
+	if (inode->i_sb->s_rdonly)
+		return -EROFS;
+	if (attr->valid & ATTR_SIZE)
+		err = setsize(inode, attr->size);
+	if (attr->valid & ATTR_MODE)
+		inode->i_mode = (inode->i_mode & S_IFMT) | (attr->mode & 07777);
+	if (attr->valid & ATTR_ATIME)
+		inode->i_atime = attr->atime;
+	if (attr->valid & ATTR_MTIME)
+		inode->i_mtime = attr->mtime;
+	if (attr->valid & ATTR_CTIME)
+		inode->i_ctime = attr->ctime;
+	mark_inode_dirty(inode);
+	return err;
+}
+
+const struct super_operations ext2_sops = {
+	.alloc_inode = ext2_alloc_inode,
+	.destroy_inode = ext2_destroy_inode,
+	.read_inode = ext2_read_inode,
+	.write_inode = ext2_write_inode,
+	.evict_inode = ext2_evict_inode,
+	.sync_fs = ext2_sync_fs,
+	.put_super = ext2_put_super,
+};

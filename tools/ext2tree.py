@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""tools/ext2tree.py: the known tree ext2's suites read, and what they write.
+
+    python3 tools/ext2tree.py tree DIR          # build the host tree
+    python3 tools/ext2tree.py check IMG         # after an ext2_write boot
+
+File bytes follow fs/ext2/ext2_test.h's pattern: byte o of a file with seed
+s is (o*131 + (o>>10) + s*17 + 1) & 0xff. make_tree() writes what
+fs/ext2/ext2_read_test.c expects; check_written() compares, through
+`debugfs -R 'dump ...'`, the files fs/ext2/ext2_write_test.c leaves
+(keep the three in step) and runs ext2img.check_image (e2fsck -fn).
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import ext2img
+
+MiB = 1 << 20
+KiB = 1 << 10
+FILES = [("f0", 0, 0), ("f1", 1, 1), ("f4095", 2, 4095), ("f4096", 3, 4096),
+         ("f4097", 4, 4097), ("f1m", 5, MiB)]
+SPARSE = [(0, 4096), (MiB + 100, 5000), (50 * MiB, 8192), (100 * MiB - 10, 10)]
+NPAR = 4
+
+
+def pattern(seed, off, length):
+    return bytes(((o * 131 + (o >> 10) + seed * 17 + 1) & 0xFF)
+                 for o in range(off, off + length))
+
+
+def make_tree(root):
+    """Fill @root (created) with the files ext2_read expects."""
+    os.makedirs(root, exist_ok=True)
+    for name, seed, size in FILES:
+        with open(os.path.join(root, name), "wb") as f:
+            f.write(pattern(seed, 0, size))
+    with open(os.path.join(root, "sparse"), "wb") as f:
+        f.truncate(100 * MiB)
+        for off, length in SPARSE:
+            f.seek(off)
+            f.write(pattern(6, off, length))
+    deep = os.path.join(root, "deep", *[f"d{i}" for i in range(1, 21)])
+    os.makedirs(deep, exist_ok=True)
+    with open(os.path.join(deep, "leaf"), "wb") as f:
+        f.write(pattern(7, 0, 100))
+    many = os.path.join(root, "many")
+    os.makedirs(many, exist_ok=True)
+    for i in range(1000):
+        with open(os.path.join(many, f"e{i:04d}"), "wb") as f:
+            f.write(pattern(i % 200, 0, i % 7))
+
+
+def expected_after_write():
+    """{path in the image: expected bytes} after suite ext2_write."""
+    over = bytearray(pattern(2, 0, 8192))
+    over[100:5100] = pattern(3, 100, 5000)
+    same = b"".join(pattern(30 + n, n * 16 * KiB, 16 * KiB) for n in range(NPAR))
+    exp = {
+        "/w/created": pattern(1, 0, 10000),
+        "/w/over": bytes(over),
+        "/w/append": pattern(4, 0, 9000),
+        "/w/trunc_down": pattern(5, 0, 5000),
+        "/w/trunc_up": pattern(6, 0, 1000) + bytes(199000),
+        "/w/sparse3": pattern(12, 0, 100) + bytes(8092),
+        "/w/renamed": pattern(7, 0, 777),
+        "/w/target": pattern(8, 0, 888),
+        "/w/hard": pattern(9, 0, 500),
+        "/w/hard2": pattern(9, 0, 500),
+        "/w/c2/d/f": pattern(11, 0, 50000),
+        "/w/same": same,
+    }
+    for i in range(0, 1000, 2):
+        exp[f"/w/many/n{i:04d}"] = pattern(i & 0xFF, 0, 100)
+    for n in range(NPAR):
+        exp[f"/w/par/t{n}"] = pattern(20 + n, 0, 64 * KiB)
+        for i in range(1, 50, 2):
+            exp[f"/w/par/c{n}_{i}"] = pattern(i, 0, 10)
+    exp.update({name: None for name in GONE})
+    return exp
+
+
+GONE = ["/w/unlinked", "/w/torename", "/w/src", "/w/rmme", "/w/a/b",
+        "/w/many/n0001", "/w/many/n0999", "/w/par/c0_0"]
+
+
+def debugfs(img, request):
+    run = subprocess.run(["debugfs", "-R", request, str(img)],
+                         env=ext2img._ENV, capture_output=True, text=True)
+    return run.returncode, run.stdout + run.stderr
+
+
+def check_written(img):
+    """e2fsck -fn, then every expected file dumped and compared."""
+    ext2img.check_image(img)
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "dump")
+        for path, want in expected_after_write().items():
+            if want is None:
+                _, text = debugfs(img, f"stat {path}")
+                if "File not found" not in text:
+                    bad.append(f"{path}: still exists")
+                continue
+            if os.path.exists(out):
+                os.unlink(out)
+            debugfs(img, f"dump {path} {out}")
+            got = open(out, "rb").read() if os.path.exists(out) else None
+            if got != want:
+                bad.append(f"{path}: {'missing' if got is None else f'{len(got)} bytes differ from the expected {len(want)}'}")
+    if bad:
+        raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "tree":
+        make_tree(argv[2])
+        return 0
+    if len(argv) == 3 and argv[1] == "check":
+        try:
+            check_written(argv[2])
+        except ext2img.CheckFailed as e:
+            print(e, file=sys.stderr)
+            return 1
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
