@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <drivers/block.h>
+#include <kernel/irq.h>
+#include <kernel/sched.h>
 #include <kernel/panic.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
@@ -183,23 +185,26 @@ static bool can_merge(const struct block_device *dev,
 		   l->max_sectors;
 }
 
-/* Caller holds dev->lock. */
-static void queue_bio_locked(struct block_device *dev, struct bio *bio)
+/* Add @bio to @queue (a disk's pending list, under dev->lock, or a task's
+ * plug), merged into the last request when it continues it. */
+static void queue_bio(struct block_device *dev, struct list_head *queue,
+		      struct bio *bio)
 {
 	struct bio *last;
 
-	if (!list_empty(&dev->pending)) {
-		last = list_entry(dev->pending.prev, struct bio, queue);
+	if (!list_empty(queue)) {
+		last = list_entry(queue->prev, struct bio, queue);
 		if (can_merge(dev, last, bio)) {
 			last->rq_tail->rq_next = bio;
 			last->rq_tail = bio;
 			last->rq_segs += bio->rq_segs;
 			last->rq_bytes += bio->size;
-			dev->stats.merges++;
+			__atomic_fetch_add(&dev->stats.merges, 1,
+					   __ATOMIC_RELAXED);
 			return;
 		}
 	}
-	list_add_tail(&bio->queue, &dev->pending);
+	list_add_tail(&bio->queue, queue);
 }
 
 /*
@@ -209,7 +214,7 @@ static void queue_bio_locked(struct block_device *dev, struct bio *bio)
  */
 static void dispatch_locked(struct block_device *dev, struct list_head *failed)
 {
-	while (!dev->plugged && !list_empty(&dev->pending)) {
+	while (!list_empty(&dev->pending)) {
 		struct bio *rq =
 		    list_first_entry(&dev->pending, struct bio, queue);
 		int err;
@@ -261,6 +266,7 @@ void blk_submit(struct bio *bio)
 {
 	struct block_device *dev = bio->bdev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
+	struct blk_plug *plug;
 	unsigned long flags;
 	int err = bio_check(dev, bio);
 
@@ -273,9 +279,14 @@ void blk_submit(struct bio *bio)
 	bio->rq_tail = bio;
 	bio->rq_bytes = bio->size;
 	bio->rq_segs = bio_segments(bio, &dev->limits);
+	plug = in_interrupt() ? NULL : current_task()->plug;
+	if (plug && plug->dev == dev) {
+		queue_bio(dev, &plug->pending, bio); /* only this task touches it */
+		return;
+	}
 	flags = spin_lock_irqsave(&dev->lock);
 	count_bio(&dev->stats, bio);
-	queue_bio_locked(dev, bio);
+	queue_bio(dev, &dev->pending, bio);
 	dispatch_locked(dev, &failed);
 	spin_unlock_irqrestore(&dev->lock, flags);
 	end_failed(&failed);
@@ -326,22 +337,50 @@ void blk_end_request(struct bio *rq, int status)
 	end_failed(&failed);
 }
 
-void blk_plug(struct block_device *dev)
+void blk_start_plug(struct blk_plug *plug, struct block_device *dev)
 {
-	unsigned long flags = spin_lock_irqsave(&dev->lock);
+	struct task *t = current_task();
 
-	dev->plugged++;
-	spin_unlock_irqrestore(&dev->lock, flags);
+	DEBUG_ASSERT(!t->plug); /* plugs do not nest */
+	plug->dev = dev;
+	list_init(&plug->pending);
+	t->plug = plug;
 }
 
-void blk_unplug(struct block_device *dev)
+/* Move the requests held on @plug to the disk and start them. */
+static void submit_plugged(struct blk_plug *plug)
 {
+	struct block_device *dev = plug->dev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
-	unsigned long flags = spin_lock_irqsave(&dev->lock);
+	unsigned long flags;
 
-	if (!WARN_ON_ONCE(dev->plugged == 0))
-		dev->plugged--;
+	if (list_empty(&plug->pending))
+		return;
+	flags = spin_lock_irqsave(&dev->lock);
+	while (!list_empty(&plug->pending)) {
+		struct bio *rq =
+		    list_first_entry(&plug->pending, struct bio, queue);
+		list_del(&rq->queue);
+		for (struct bio *b = rq; b; b = b->rq_next)
+			count_bio(&dev->stats, b);
+		list_add_tail(&rq->queue, &dev->pending);
+	}
 	dispatch_locked(dev, &failed);
 	spin_unlock_irqrestore(&dev->lock, flags);
 	end_failed(&failed);
+}
+
+void blk_flush_plug(struct task *t)
+{
+	if (t->plug)
+		submit_plugged(t->plug);
+}
+
+void blk_finish_plug(struct blk_plug *plug)
+{
+	struct task *t = current_task();
+
+	WARN_ON_ONCE(t->plug != plug);
+	t->plug = NULL;
+	submit_plugged(plug);
 }

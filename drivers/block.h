@@ -22,14 +22,19 @@
  * that continues the last queued one (same op, next sector) is merged with
  * it while the merged request stays within the device's limits. If a
  * merged request fails, its bios are retried one by one, so an error
- * reaches exactly the bios whose sectors failed. blk_plug/blk_unplug hold
- * dispatch back so that a batch can merge.
+ * reaches exactly the bios whose sectors failed.
+ *
+ * A task can plug: between blk_start_plug and blk_finish_plug the bios it
+ * submits to that disk are held on its plug (merging there) and reach the
+ * disk together. The plug belongs to the task, not the disk, so other
+ * tasks' I/O is never held back, and the scheduler flushes it whenever the
+ * task goes to sleep (it may be about to wait for one of those bios, e.g.
+ * an indirect block read in the middle of a readahead batch).
  *
  * Disks register with blk_register() and are named by the driver in
  * probe order (vda, vdb, ...); blkdev_get("vda") finds one.
  *
- * Locking: dev->lock (irqsave) protects the queue, the plug count and the
- * statistics, and is held while the driver's queue_rq runs (so the driver's
+ * Locking: dev->lock (irqsave) protects the queue and the statistics, and is held while the driver's queue_rq runs (so the driver's
  * own locks nest inside it). end_io is called with no block-layer lock held.
  */
 #pragma once
@@ -80,6 +85,7 @@ struct bio {
 };
 
 struct block_device;
+struct task;
 
 struct block_ops {
 	/* Start request @rq (a bio with rq_next chain). Return 0, or -EBUSY
@@ -114,7 +120,6 @@ struct block_device {
 	struct spinlock lock;
 	/* protected by lock: */
 	struct list_head pending; /* requests not yet given to the driver */
-	unsigned int plugged;
 	unsigned int inflight;
 	struct blk_stats stats;
 };
@@ -134,8 +139,17 @@ void blk_submit(struct bio *bio);
 /* Driver side: @rq (head of a merged chain) finished with @status. */
 void blk_end_request(struct bio *rq, int status);
 
-void blk_plug(struct block_device *dev);
-void blk_unplug(struct block_device *dev);
+/* Owned by one task, usually on its stack. */
+struct blk_plug {
+	struct block_device *dev;
+	struct list_head pending; /* held requests, merged as on a disk */
+};
+
+void blk_start_plug(struct blk_plug *plug, struct block_device *dev);
+void blk_finish_plug(struct blk_plug *plug);
+/* Send the bios held on @t's plug to the disk (the plug stays active).
+ * Called by the scheduler before @t sleeps. */
+void blk_flush_plug(struct task *t);
 
 int blk_submit_sync(struct bio *bio);
 int blk_read_sync(struct block_device *dev,

@@ -68,6 +68,7 @@ static void plugged_batch_merges(struct ktest *t)
 	struct bio *bios[8];
 	uint64_t sectors[8];
 	unsigned long merges;
+	struct blk_plug plug;
 	struct batch b;
 	uint8_t *buf;
 
@@ -78,9 +79,9 @@ static void plugged_batch_merges(struct ktest *t)
 	for (int i = 0; i < 8; i++)
 		sectors[i] = 200 + 8 * i;
 	merges = dev->stats.merges;
-	blk_plug(dev);
+	blk_start_plug(&plug, dev);
 	submit_reads(dev, bios, sectors, 8, 8, buf, &b);
-	blk_unplug(dev);
+	blk_finish_plug(&plug);
 	KTEST_ASSERT_TRUE(
 	    t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
 	KTEST_EXPECT_EQ(t, b.errors, 0);

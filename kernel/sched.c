@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <kernel/sched.h>
+#include <drivers/block.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -202,6 +203,12 @@ static void __schedule(bool preempt)
 
 void schedule(void)
 {
+	struct task *t = current_task();
+
+	/* About to sleep: I/O held on the task's plug may be what it waits
+	 * for, so send it to the disk first. */
+	if (t->plug && t->state == TASK_SLEEPING)
+		blk_flush_plug(t);
 	__schedule(false);
 }
 

@@ -24,6 +24,8 @@
 #include <kernel/cpu.h>
 #include <kernel/wait.h>
 
+struct blk_plug;
+
 #define TASK_NAME_LEN	 24
 #define TASK_STACK_SIZE	 (16 * 1024)
 #define TASK_EXIT_KILLED (-1000)
@@ -73,6 +75,7 @@ struct task {
 	struct lockdep_task lockdep; /* only the task itself touches it */
 	struct _reent reent;	     /* newlib state: errno, strtok ... */
 	void *files;		     /* descriptor table, owned by the vfs */
+	struct blk_plug *plug;	     /* held block I/O (drivers/block.h) */
 };
 
 struct task *task_create(const char *name, int (*fn)(void *), void *arg);

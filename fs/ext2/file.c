@@ -162,6 +162,7 @@ static void ext2_read_pages(struct inode *inode, struct page **pages,
 {
 	struct block_device *bdev = EXT2_SBI(inode->i_sb)->s_bdev;
 	struct read_builder rd = { 0 };
+	struct blk_plug plug;
 	struct read_ctx *ctx;
 
 	ctx = kzalloc(sizeof(*ctx) + nr * sizeof(ctx->p[0]), GFP_KERNEL);
@@ -176,11 +177,11 @@ static void ext2_read_pages(struct inode *inode, struct page **pages,
 	for (unsigned int i = 0; i < nr; i++)
 		ctx->p[i] = (struct read_page_state){ pages[i], 1, 0 };
 	rd.ctx = ctx;
-	blk_plug(bdev);
+	blk_start_plug(&plug, bdev);
 	for (unsigned int i = 0; i < nr; i++)
 		read_one_page(&rd, i);
 	submit_read(&rd);
-	blk_unplug(bdev);
+	blk_finish_plug(&plug);
 	for (unsigned int i = 0; i < nr; i++)
 		read_page_put(&ctx->p[i]);
 	read_ctx_put(ctx);
