@@ -160,7 +160,6 @@ static void read_one_page(struct read_builder *rd, unsigned int i)
 static void ext2_read_pages(struct inode *inode, struct page **pages,
 			    unsigned int nr)
 {
-	struct block_device *bdev = EXT2_SBI(inode->i_sb)->s_bdev;
 	struct read_builder rd = { 0 };
 	struct read_ctx *ctx;
 
@@ -175,12 +174,13 @@ static void ext2_read_pages(struct inode *inode, struct page **pages,
 	ctx->nr = nr;
 	for (unsigned int i = 0; i < nr; i++)
 		ctx->p[i] = (struct read_page_state){ pages[i], 1, 0 };
+	/* No blk_plug here: mapping a block may read an indirect block
+	 * synchronously, which a plugged queue would hold back for good.
+	 * Each bio already covers a whole contiguous run. */
 	rd.ctx = ctx;
-	blk_plug(bdev);
 	for (unsigned int i = 0; i < nr; i++)
 		read_one_page(&rd, i);
 	submit_read(&rd);
-	blk_unplug(bdev);
 	for (unsigned int i = 0; i < nr; i++)
 		read_page_put(&ctx->p[i]);
 	read_ctx_put(ctx);
