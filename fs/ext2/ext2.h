@@ -163,6 +163,8 @@ int ext2_setattr(struct inode *inode, const struct iattr *attr);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
 void ext2_set_ops(struct inode *inode);
+/* Set RO_COMPAT_LARGE_FILE once a regular file passes 2 GiB. */
+void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode);
 
 /* file.c */
 extern const struct address_space_operations ext2_aops;

@@ -378,8 +378,10 @@ static int ext2_write_end(struct address_space *m, loff_t pos,
 	}
 	if (copied) {
 		set_page_dirty(page);
-		if (pos + copied > READ_ONCE(inode->i_size))
+		if (pos + copied > READ_ONCE(inode->i_size)) {
 			inode_set_size(inode, pos + copied);
+			ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
+		}
 	}
 	unlock_page(page);
 	put_page(page);

@@ -124,7 +124,7 @@ static int ext2_read_inode(struct inode *inode)
 }
 
 /* large_file: set the feature the first time a file passes 2 GiB. */
-static void note_large_file(struct ext2_sb_info *sbi, struct inode *inode)
+void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode)
 {
 	const uint32_t lf = EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
 
@@ -179,7 +179,7 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 
 	if (inode->i_sb->s_rdonly)
 		return 0;
-	note_large_file(sbi, inode);
+	ext2_note_large_file(sbi, inode);
 	b = inode_slot(sbi, inode->i_ino, &raw);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
