@@ -35,7 +35,7 @@ struct block_device *blkdev_nth(unsigned int n)
 	struct block_device *dev, *found = NULL;
 	unsigned long flags = spin_lock_irqsave(&disks_lock);
 
-	list_for_each_entry(dev, &disks, node)
+	list_for_each_entry (dev, &disks, node)
 		if (n-- == 0) {
 			found = dev;
 			break;
@@ -54,11 +54,13 @@ struct block_device *blkdev_get(const char *name)
 	return NULL;
 }
 
-struct bio *bio_alloc(struct block_device *dev, enum blk_op op,
-		      uint64_t sector, unsigned int max_vecs)
+struct bio *bio_alloc(struct block_device *dev,
+		      enum blk_op op,
+		      uint64_t sector,
+		      unsigned int max_vecs)
 {
-	struct bio *bio = kzalloc(sizeof(*bio) + max_vecs * sizeof(struct bio_vec),
-				  GFP_KERNEL);
+	struct bio *bio = kzalloc(
+	    sizeof(*bio) + max_vecs * sizeof(struct bio_vec), GFP_KERNEL);
 
 	if (!bio)
 		return NULL;
@@ -86,7 +88,8 @@ int bio_add_buf(struct bio *bio, void *addr, uint32_t len)
 	return 0;
 }
 
-static unsigned int bio_segments(const struct bio *bio, const struct blk_limits *l)
+static unsigned int bio_segments(const struct bio *bio,
+				 const struct blk_limits *l)
 {
 	unsigned int n = 0;
 
@@ -100,13 +103,15 @@ static bool bio_dma_ok(const struct bio *bio)
 	for (unsigned int i = 0; i < bio->vcnt; i++) {
 		uintptr_t a = (uintptr_t)bio->vecs[i].addr;
 		if (a < platform.mem_base ||
-		    a + bio->vecs[i].len > platform.mem_base + platform.mem_size)
+		    a + bio->vecs[i].len >
+			platform.mem_base + platform.mem_size)
 			return false;
 	}
 	return true;
 }
 
-static int check_range(const struct block_device *dev, const struct bio *bio,
+static int check_range(const struct block_device *dev,
+		       const struct bio *bio,
 		       uint32_t max_sectors)
 {
 	uint32_t lbs = dev->limits.logical_block_size;
@@ -116,8 +121,9 @@ static int check_range(const struct block_device *dev, const struct bio *bio,
 		return -EOPNOTSUPP;
 	if (bio->op != BLK_OP_READ && dev->read_only)
 		return -EROFS;
-	if (!bio->size || bio->size % lbs || (bio->sector * SECTOR_SIZE) % lbs ||
-	    nsect > max_sectors || bio->sector > dev->nr_sectors ||
+	if (!bio->size || bio->size % lbs ||
+	    (bio->sector * SECTOR_SIZE) % lbs || nsect > max_sectors ||
+	    bio->sector > dev->nr_sectors ||
 	    nsect > dev->nr_sectors - bio->sector)
 		return -EINVAL;
 	return 0;
@@ -139,8 +145,7 @@ static int bio_check(struct block_device *dev, struct bio *bio)
 		return check_range(dev, bio, l->max_discard_sectors);
 	case BLK_OP_WRITE_ZEROES:
 		return check_range(dev, bio, l->max_write_zeroes_sectors);
-	case BLK_OP_FLUSH:
-		return dev->flush ? 0 : 1;
+	case BLK_OP_FLUSH: return dev->flush ? 0 : 1;
 	case BLK_OP_DRV_IN:
 		return bio_dma_ok(bio) && bio->vcnt == 1 ? 0 : -EINVAL;
 	}
@@ -163,7 +168,8 @@ static void end_chain(struct bio *rq, int status)
 	}
 }
 
-static bool can_merge(const struct block_device *dev, const struct bio *rq,
+static bool can_merge(const struct block_device *dev,
+		      const struct bio *rq,
 		      const struct bio *bio)
 {
 	const struct blk_limits *l = &dev->limits;
@@ -173,7 +179,8 @@ static bool can_merge(const struct block_device *dev, const struct bio *rq,
 	       !((rq->flags | bio->flags) & BIO_NOMERGE) &&
 	       rq->sector + (rq->rq_bytes >> SECTOR_SHIFT) == bio->sector &&
 	       rq->rq_segs + bio->rq_segs <= l->max_segments &&
-	       ((rq->rq_bytes + (uint64_t)bio->size) >> SECTOR_SHIFT) <= l->max_sectors;
+	       ((rq->rq_bytes + (uint64_t)bio->size) >> SECTOR_SHIFT) <=
+		   l->max_sectors;
 }
 
 /* Caller holds dev->lock. */
@@ -203,7 +210,8 @@ static void queue_bio_locked(struct block_device *dev, struct bio *bio)
 static void dispatch_locked(struct block_device *dev, struct list_head *failed)
 {
 	while (!dev->plugged && !list_empty(&dev->pending)) {
-		struct bio *rq = list_first_entry(&dev->pending, struct bio, queue);
+		struct bio *rq =
+		    list_first_entry(&dev->pending, struct bio, queue);
 		int err;
 
 		list_del(&rq->queue);
@@ -225,7 +233,7 @@ static void end_failed(struct list_head *failed)
 {
 	struct bio *rq, *n;
 
-	list_for_each_entry_safe(rq, n, failed, queue) {
+	list_for_each_entry_safe (rq, n, failed, queue) {
 		list_del(&rq->queue);
 		end_chain(rq, rq->status);
 	}

@@ -38,8 +38,8 @@
 #include <kernel/list.h>
 #include <kernel/spinlock.h>
 
-#define SECTOR_SHIFT 9
-#define SECTOR_SIZE (1u << SECTOR_SHIFT)
+#define SECTOR_SHIFT	    9
+#define SECTOR_SIZE	    (1u << SECTOR_SHIFT)
 #define BLK_SYNC_TIMEOUT_NS (30ULL * 1000000000ULL)
 
 enum blk_op {
@@ -48,7 +48,7 @@ enum blk_op {
 	BLK_OP_FLUSH,
 	BLK_OP_DISCARD,
 	BLK_OP_WRITE_ZEROES,
-	BLK_OP_DRV_IN,		/* driver command bio->drv_cmd, data in */
+	BLK_OP_DRV_IN, /* driver command bio->drv_cmd, data in */
 };
 
 struct bio_vec {
@@ -62,8 +62,8 @@ struct bio {
 	struct block_device *bdev;
 	enum blk_op op;
 	uint64_t sector;
-	uint32_t size;			/* bytes (discard: the range) */
-	uint32_t drv_cmd;		/* BLK_OP_DRV_IN only */
+	uint32_t size;	  /* bytes (discard: the range) */
+	uint32_t drv_cmd; /* BLK_OP_DRV_IN only */
 	unsigned int flags;
 	unsigned int vcnt, max_vecs;
 	struct bio_vec *vecs;
@@ -73,7 +73,7 @@ struct bio {
 
 	/* block layer, protected by bdev->lock while queued: */
 	struct list_head queue;
-	struct bio *rq_next;		/* bios merged behind this one */
+	struct bio *rq_next; /* bios merged behind this one */
 	struct bio *rq_tail;
 	unsigned int rq_segs;
 	uint32_t rq_bytes;
@@ -88,11 +88,11 @@ struct block_ops {
 };
 
 struct blk_limits {
-	uint32_t logical_block_size;	/* bytes, >= 512 */
+	uint32_t logical_block_size; /* bytes, >= 512 */
 	unsigned int max_segments;
 	uint32_t max_segment_size;
-	uint32_t max_sectors;		/* per read/write request */
-	uint32_t max_discard_sectors;	/* 0: no discard */
+	uint32_t max_sectors;		   /* per read/write request */
+	uint32_t max_discard_sectors;	   /* 0: no discard */
 	uint32_t max_write_zeroes_sectors; /* 0: no write zeroes */
 };
 
@@ -105,15 +105,15 @@ struct block_device {
 	char name[8];
 	uint64_t nr_sectors;
 	struct blk_limits limits;
-	bool read_only, flush;		/* flush: has a volatile cache */
-	const char *features;		/* for `disks` */
+	bool read_only, flush; /* flush: has a volatile cache */
+	const char *features;  /* for `disks` */
 	const struct block_ops *ops;
 	void *driver;
-	struct list_head node;		/* in the disk list, disks_lock */
+	struct list_head node; /* in the disk list, disks_lock */
 
 	struct spinlock lock;
 	/* protected by lock: */
-	struct list_head pending;	/* requests not yet given to the driver */
+	struct list_head pending; /* requests not yet given to the driver */
 	unsigned int plugged;
 	unsigned int inflight;
 	struct blk_stats stats;
@@ -124,8 +124,10 @@ struct block_device *blkdev_get(const char *name);
 /* The @n-th registered disk (probe order), or NULL. */
 struct block_device *blkdev_nth(unsigned int n);
 
-struct bio *bio_alloc(struct block_device *dev, enum blk_op op,
-		      uint64_t sector, unsigned int max_vecs);
+struct bio *bio_alloc(struct block_device *dev,
+		      enum blk_op op,
+		      uint64_t sector,
+		      unsigned int max_vecs);
 void bio_free(struct bio *bio);
 int bio_add_buf(struct bio *bio, void *addr, uint32_t len);
 void blk_submit(struct bio *bio);
@@ -136,9 +138,13 @@ void blk_plug(struct block_device *dev);
 void blk_unplug(struct block_device *dev);
 
 int blk_submit_sync(struct bio *bio);
-int blk_read_sync(struct block_device *dev, uint64_t sector, void *buf,
+int blk_read_sync(struct block_device *dev,
+		  uint64_t sector,
+		  void *buf,
 		  uint32_t nsect);
-int blk_write_sync(struct block_device *dev, uint64_t sector, const void *buf,
+int blk_write_sync(struct block_device *dev,
+		   uint64_t sector,
+		   const void *buf,
 		   uint32_t nsect);
 int blk_flush(struct block_device *dev);
 int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect);

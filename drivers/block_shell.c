@@ -18,9 +18,9 @@
 #include <kernel/wait.h>
 #include <mm/kmalloc.h>
 
-#define BENCH_BYTES (64u << 20)
-#define BENCH_SEQ_IO (128u << 10)
-#define BENCH_RAND_IOS 4000u
+#define BENCH_BYTES	(64u << 20)
+#define BENCH_SEQ_IO	(128u << 10)
+#define BENCH_RAND_IOS	4000u
 #define BENCH_MAX_DEPTH 32
 
 static int disks_cmd(int argc, char **argv)
@@ -30,12 +30,16 @@ static int disks_cmd(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	for (unsigned int i = 0; (dev = blkdev_nth(i)); i++)
-		printf("%s: %llu sectors (%llu MiB), block %u, max %u segs x %u B, "
+		printf("%s: %llu sectors (%llu MiB), block %u, max %u segs x "
+		       "%u B, "
 		       "%u sectors/request, features %s\n",
-		       dev->name, (unsigned long long)dev->nr_sectors,
+		       dev->name,
+		       (unsigned long long)dev->nr_sectors,
 		       (unsigned long long)(dev->nr_sectors >> 11),
-		       dev->limits.logical_block_size, dev->limits.max_segments,
-		       dev->limits.max_segment_size, dev->limits.max_sectors,
+		       dev->limits.logical_block_size,
+		       dev->limits.max_segments,
+		       dev->limits.max_segment_size,
+		       dev->limits.max_sectors,
 		       dev->features ? dev->features : "-");
 	if (!blkdev_nth(0))
 		printf("no disks\n");
@@ -63,14 +67,19 @@ static void bench_end_io(struct bio *bio)
 
 static bool bench_wait_below(struct bench *b, int depth)
 {
-	return wait_event_timeout(&b->wq, READ_ONCE(b->inflight) < depth,
-				  BLK_SYNC_TIMEOUT_NS);
+	return wait_event_timeout(
+	    &b->wq, READ_ONCE(b->inflight) < depth, BLK_SYNC_TIMEOUT_NS);
 }
 
 /* @nios I/Os of @size bytes, at most @depth in flight; random offsets if
  * @seed, else sequential from 0. Return: elapsed ns, 0 on failure. */
-static uint64_t bench_run(struct bench *b, enum blk_op op, uint8_t *buf,
-			  uint32_t size, unsigned int nios, int depth, uint64_t seed)
+static uint64_t bench_run(struct bench *b,
+			  enum blk_op op,
+			  uint8_t *buf,
+			  uint32_t size,
+			  unsigned int nios,
+			  int depth,
+			  uint64_t seed)
 {
 	uint64_t span = MIN(b->dev->nr_sectors, BENCH_BYTES >> SECTOR_SHIFT);
 	uint64_t t0 = time_ns();
@@ -81,10 +90,12 @@ static uint64_t bench_run(struct bench *b, enum blk_op op, uint8_t *buf,
 		struct bio *bio;
 
 		if (seed) {
-			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			seed ^= seed << 13, seed ^= seed >> 7,
+			    seed ^= seed << 17;
 			sector = (seed % (span / 8)) * 8;
 		}
-		if (!bench_wait_below(b, depth) || !(bio = bio_alloc(b->dev, op, sector, 1)))
+		if (!bench_wait_below(b, depth) ||
+		    !(bio = bio_alloc(b->dev, op, sector, 1)))
 			return 0;
 		bio_add_buf(bio, buf + (size_t)(i % depth) * size, size);
 		bio->end_io = bench_end_io;
@@ -97,14 +108,16 @@ static uint64_t bench_run(struct bench *b, enum blk_op op, uint8_t *buf,
 	return MAX(time_ns() - t0, 1);
 }
 
-static void bench_report(const char *what, int depth, uint64_t ns, uint64_t bytes,
-			 unsigned int nios)
+static void bench_report(
+    const char *what, int depth, uint64_t ns, uint64_t bytes, unsigned int nios)
 {
 	if (!ns) {
 		printf("  %-10s qd%-2d  failed\n", what, depth);
 		return;
 	}
-	printf("  %-10s qd%-2d  %6llu MB/s  %7llu IOPS  (%llu ms)\n", what, depth,
+	printf("  %-10s qd%-2d  %6llu MB/s  %7llu IOPS  (%llu ms)\n",
+	       what,
+	       depth,
 	       (unsigned long long)(bytes * 1000 / ns),
 	       (unsigned long long)(nios * NSEC_PER_SEC / ns),
 	       (unsigned long long)(ns / NSEC_PER_MSEC));
@@ -121,19 +134,37 @@ static int bench_blk(struct block_device *dev)
 	if (!buf || !seq)
 		return 1;
 	wait_queue_init(&b.wq);
-	printf("bench blk %s: %llu MiB sequential in %u KiB requests, %u random 4 KiB reads\n",
-	       dev->name, (unsigned long long)(bytes >> 20), BENCH_SEQ_IO >> 10,
+	printf("bench blk %s: %llu MiB sequential in %u KiB requests, %u "
+	       "random 4 KiB reads\n",
+	       dev->name,
+	       (unsigned long long)(bytes >> 20),
+	       BENCH_SEQ_IO >> 10,
 	       BENCH_RAND_IOS);
 	for (size_t d = 0; d < ARRAY_SIZE(depths); d++) {
-		uint64_t ns = bench_run(&b, BLK_OP_READ, buf, BENCH_SEQ_IO, seq, depths[d], 0);
+		uint64_t ns = bench_run(
+		    &b, BLK_OP_READ, buf, BENCH_SEQ_IO, seq, depths[d], 0);
 		bench_report("seq read", depths[d], ns, bytes, seq);
 		if (!dev->read_only) {
-			ns = bench_run(&b, BLK_OP_WRITE, buf, BENCH_SEQ_IO, seq, depths[d], 0);
+			ns = bench_run(&b,
+				       BLK_OP_WRITE,
+				       buf,
+				       BENCH_SEQ_IO,
+				       seq,
+				       depths[d],
+				       0);
 			bench_report("seq write", depths[d], ns, bytes, seq);
 		}
-		ns = bench_run(&b, BLK_OP_READ, buf, 4096, BENCH_RAND_IOS, depths[d],
+		ns = bench_run(&b,
+			       BLK_OP_READ,
+			       buf,
+			       4096,
+			       BENCH_RAND_IOS,
+			       depths[d],
 			       0x9e3779b97f4a7c15ULL);
-		bench_report("rand read", depths[d], ns, 4096ULL * BENCH_RAND_IOS,
+		bench_report("rand read",
+			     depths[d],
+			     ns,
+			     4096ULL * BENCH_RAND_IOS,
 			     BENCH_RAND_IOS);
 	}
 	kfree(buf);
@@ -155,5 +186,7 @@ static int bench_cmd(int argc, char **argv)
 	}
 	return bench_blk(dev);
 }
-SHELL_COMMAND(bench, bench_cmd, "bench blk [vdX]",
+SHELL_COMMAND(bench,
+	      bench_cmd,
+	      "bench blk [vdX]",
 	      "disk throughput and IOPS (overwrites the first 64 MiB)");

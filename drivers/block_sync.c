@@ -19,9 +19,9 @@
 
 struct sync_io {
 	struct completion done;
-	int refs;		/* one per bio in flight, one for the waiter */
-	int pending;		/* bios not yet completed */
-	int status;		/* the first error */
+	int refs;    /* one per bio in flight, one for the waiter */
+	int pending; /* bios not yet completed */
+	int status;  /* the first error */
 };
 
 static void sync_put(struct sync_io *s)
@@ -36,8 +36,12 @@ static void sync_end_io(struct bio *bio)
 	int expected = 0;
 
 	if (bio->status)
-		__atomic_compare_exchange_n(&s->status, &expected, bio->status, false,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&s->status,
+					    &expected,
+					    bio->status,
+					    false,
+					    __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
 	if (__atomic_sub_fetch(&s->pending, 1, __ATOMIC_ACQ_REL) == 0)
 		complete(&s->done);
 	sync_put(s);
@@ -68,7 +72,8 @@ static int sync_wait(struct block_device *dev, struct sync_io *s)
 
 	if (!wait_for_completion_timeout(&s->done, BLK_SYNC_TIMEOUT_NS)) {
 		pr_err("blk: %s: request timed out after %llu s, abandoned\n",
-		       dev->name, BLK_SYNC_TIMEOUT_NS / 1000000000ULL);
+		       dev->name,
+		       BLK_SYNC_TIMEOUT_NS / 1000000000ULL);
 		sync_put(s);
 		return -ETIMEDOUT;
 	}
@@ -87,8 +92,11 @@ static uint32_t max_rw_bytes(const struct block_device *dev)
 	return (uint32_t)ALIGN_DOWN(bytes, (uint64_t)l->logical_block_size);
 }
 
-static struct bio *rw_bio(struct block_device *dev, enum blk_op op,
-			  uint64_t sector, char *buf, uint32_t bytes)
+static struct bio *rw_bio(struct block_device *dev,
+			  enum blk_op op,
+			  uint64_t sector,
+			  char *buf,
+			  uint32_t bytes)
 {
 	uint32_t seg = dev->limits.max_segment_size;
 	struct bio *bio = bio_alloc(dev, op, sector, DIV_ROUND_UP(bytes, seg));
@@ -102,8 +110,11 @@ static struct bio *rw_bio(struct block_device *dev, enum blk_op op,
  * Build the bios for [sector, sector + nsect) in chunks of @chunk sectors
  * and submit them; @buf is NULL for discard and write zeroes.
  */
-static int submit_range(struct block_device *dev, enum blk_op op,
-			uint64_t sector, uint64_t nsect, char *buf,
+static int submit_range(struct block_device *dev,
+			enum blk_op op,
+			uint64_t sector,
+			uint64_t nsect,
+			char *buf,
 			uint64_t chunk)
 {
 	int nbios, i;
@@ -119,9 +130,12 @@ static int submit_range(struct block_device *dev, enum blk_op op,
 	s = bios ? sync_alloc(nbios) : NULL;
 	for (i = 0; s && i < nbios; i++) {
 		uint64_t off = (uint64_t)i * chunk, n = MIN(chunk, nsect - off);
-		bios[i] = buf ? rw_bio(dev, op, sector + off, buf + (off << SECTOR_SHIFT),
-				       (uint32_t)(n << SECTOR_SHIFT)) :
-				bio_alloc(dev, op, sector + off, 0);
+		bios[i] = buf ? rw_bio(dev,
+				       op,
+				       sector + off,
+				       buf + (off << SECTOR_SHIFT),
+				       (uint32_t)(n << SECTOR_SHIFT))
+			      : bio_alloc(dev, op, sector + off, 0);
 		if (!bios[i])
 			break;
 		if (!buf)
@@ -175,28 +189,48 @@ int blk_flush(struct block_device *dev)
 	return err;
 }
 
-int blk_read_sync(struct block_device *dev, uint64_t sector, void *buf,
+int blk_read_sync(struct block_device *dev,
+		  uint64_t sector,
+		  void *buf,
 		  uint32_t nsect)
 {
-	return submit_range(dev, BLK_OP_READ, sector, nsect, buf,
+	return submit_range(dev,
+			    BLK_OP_READ,
+			    sector,
+			    nsect,
+			    buf,
 			    max_rw_bytes(dev) >> SECTOR_SHIFT);
 }
 
-int blk_write_sync(struct block_device *dev, uint64_t sector, const void *buf,
+int blk_write_sync(struct block_device *dev,
+		   uint64_t sector,
+		   const void *buf,
 		   uint32_t nsect)
 {
-	return submit_range(dev, BLK_OP_WRITE, sector, nsect, (char *)buf,
+	return submit_range(dev,
+			    BLK_OP_WRITE,
+			    sector,
+			    nsect,
+			    (char *)buf,
 			    max_rw_bytes(dev) >> SECTOR_SHIFT);
 }
 
 int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect)
 {
-	return submit_range(dev, BLK_OP_DISCARD, sector, nsect, NULL,
+	return submit_range(dev,
+			    BLK_OP_DISCARD,
+			    sector,
+			    nsect,
+			    NULL,
 			    dev->limits.max_discard_sectors);
 }
 
 int blk_write_zeroes(struct block_device *dev, uint64_t sector, uint64_t nsect)
 {
-	return submit_range(dev, BLK_OP_WRITE_ZEROES, sector, nsect, NULL,
+	return submit_range(dev,
+			    BLK_OP_WRITE_ZEROES,
+			    sector,
+			    nsect,
+			    NULL,
 			    dev->limits.max_write_zeroes_sectors);
 }

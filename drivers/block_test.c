@@ -17,10 +17,10 @@
 #include <kernel/wait.h>
 #include <mm/kmalloc.h>
 
-#define BATCH 64
-#define STRESS_OPS 150
-#define STRESS_REGION 1024		/* sectors each task owns */
-#define STRESS_BASE 8192		/* first sector of the stress regions */
+#define BATCH	      64
+#define STRESS_OPS    150
+#define STRESS_REGION 1024 /* sectors each task owns */
+#define STRESS_BASE   8192 /* first sector of the stress regions */
 
 struct batch {
 	struct completion done;
@@ -39,16 +39,21 @@ static void batch_end_io(struct bio *bio)
 }
 
 /* Submit n reads of @nsect sectors each at @sectors[i] into @buf. */
-static void submit_reads(struct block_device *dev, struct bio **bios,
-			 const uint64_t *sectors, int n, uint32_t nsect,
-			 uint8_t *buf, struct batch *b)
+static void submit_reads(struct block_device *dev,
+			 struct bio **bios,
+			 const uint64_t *sectors,
+			 int n,
+			 uint32_t nsect,
+			 uint8_t *buf,
+			 struct batch *b)
 {
 	init_completion(&b->done);
 	b->left = n;
 	b->errors = 0;
 	for (int i = 0; i < n; i++) {
 		bios[i] = bio_alloc(dev, BLK_OP_READ, sectors[i], 1);
-		bio_add_buf(bios[i], buf + (size_t)i * nsect * SECTOR_SIZE,
+		bio_add_buf(bios[i],
+			    buf + (size_t)i * nsect * SECTOR_SIZE,
 			    nsect * SECTOR_SIZE);
 		bios[i]->end_io = batch_end_io;
 		bios[i]->private = b;
@@ -76,7 +81,8 @@ static void plugged_batch_merges(struct ktest *t)
 	blk_plug(dev);
 	submit_reads(dev, bios, sectors, 8, 8, buf, &b);
 	blk_unplug(dev);
-	KTEST_ASSERT_TRUE(t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
+	KTEST_ASSERT_TRUE(
+	    t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
 	KTEST_EXPECT_EQ(t, b.errors, 0);
 	KTEST_EXPECT_EQ(t, dev->stats.merges - merges, 7);
 	blk_expect_stamps(t, buf, 200, 64);
@@ -99,7 +105,8 @@ static void many_in_flight(struct ktest *t)
 	for (int i = 0; i < BATCH; i++) /* scattered: no merging */
 		sectors[i] = (blk_test_rand(&seed) % (STRESS_BASE / 16)) * 16;
 	submit_reads(dev, bios, sectors, BATCH, 8, buf, &b);
-	KTEST_ASSERT_TRUE(t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
+	KTEST_ASSERT_TRUE(
+	    t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
 	KTEST_EXPECT_EQ(t, b.errors, 0);
 	for (int i = 0; i < BATCH; i++) {
 		if (!blk_expect_stamps(t, buf + i * 4096, sectors[i], 8))
@@ -110,11 +117,9 @@ static void many_in_flight(struct ktest *t)
 	kfree(bios);
 }
 
-static struct ktest_case queue_cases[] = {
-	KTEST_CASE(plugged_batch_merges),
-	KTEST_CASE(many_in_flight),
-	{}
-};
+static struct ktest_case queue_cases[] = { KTEST_CASE(plugged_batch_merges),
+					   KTEST_CASE(many_in_flight),
+					   {} };
 KTEST_SUITE(virtio_blk_queue, queue_cases);
 
 struct stress_arg {
@@ -125,8 +130,8 @@ struct stress_arg {
 
 /* Write a random extent of our region with a tagged stamp, read a random
  * extent back and check it against what we wrote or the original image. */
-static int stress_one(struct stress_arg *a, uint8_t *buf, uint8_t *written,
-		      uint64_t *seed)
+static int
+stress_one(struct stress_arg *a, uint8_t *buf, uint8_t *written, uint64_t *seed)
 {
 	uint64_t base = STRESS_BASE + (uint64_t)a->id * STRESS_REGION;
 	uint32_t n = 1 + blk_test_rand(seed) % 64;
@@ -135,7 +140,8 @@ static int stress_one(struct stress_arg *a, uint8_t *buf, uint8_t *written,
 
 	if (blk_test_rand(seed) & 1) {
 		for (uint32_t i = 0; i < n; i++)
-			blk_stamp_sector(buf + i * SECTOR_SIZE, base + off + i, tag);
+			blk_stamp_sector(
+			    buf + i * SECTOR_SIZE, base + off + i, tag);
 		if (blk_write_sync(a->dev, base + off, buf, n))
 			return -EIO;
 		memset(written + off, 1, n);
@@ -144,7 +150,8 @@ static int stress_one(struct stress_arg *a, uint8_t *buf, uint8_t *written,
 	if (blk_read_sync(a->dev, base + off, buf, n))
 		return -EIO;
 	for (uint32_t i = 0; i < n; i++)
-		if (!blk_stamp_ok(buf + i * SECTOR_SIZE, base + off + i,
+		if (!blk_stamp_ok(buf + i * SECTOR_SIZE,
+				  base + off + i,
 				  written[off + i] ? tag : 0))
 			return -EBADMSG;
 	return 0;
@@ -176,21 +183,29 @@ static void all_harts_random_io(struct ktest *t)
 
 	if (!dev)
 		return;
-	KTEST_ASSERT_LE(t, STRESS_BASE + ntasks * STRESS_REGION, dev->nr_sectors);
+	KTEST_ASSERT_LE(
+	    t, STRESS_BASE + ntasks * STRESS_REGION, dev->nr_sectors);
 	for (unsigned int i = 0; i < ntasks; i++) {
 		char name[16];
 		args[i] = (struct stress_arg){ .dev = dev, .id = i };
 		snprintf(name, sizeof(name), "blkstress%u", i);
-		tasks[i] = task_create_on(name, stress_task, &args[i], (int)(i % ncpus));
+		tasks[i] = task_create_on(
+		    name, stress_task, &args[i], (int)(i % ncpus));
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[i]));
 	}
 	for (unsigned int i = 0; i < ntasks; i++) {
 		KTEST_EXPECT_EQ(t, task_join(tasks[i]), 0);
 		KTEST_EXPECT_EQ(t, args[i].failures, 0);
 	}
-	ktest_log(t, "%u tasks x %d ops on %u harts, %lu merges, %u in flight now",
-		  ntasks, STRESS_OPS, ncpus, dev->stats.merges, dev->inflight);
+	ktest_log(t,
+		  "%u tasks x %d ops on %u harts, %lu merges, %u in flight now",
+		  ntasks,
+		  STRESS_OPS,
+		  ncpus,
+		  dev->stats.merges,
+		  dev->inflight);
 }
 
-static struct ktest_case stress_cases[] = { KTEST_CASE(all_harts_random_io), {} };
+static struct ktest_case stress_cases[] = { KTEST_CASE(all_harts_random_io),
+					    {} };
 KTEST_SUITE(virtio_blk_stress, stress_cases);

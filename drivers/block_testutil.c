@@ -14,20 +14,30 @@ struct block_device *blk_test_disk(struct ktest *t, const char *mode)
 	/* A boot runs only the suites its disk suits (tools/boots.py): a
 	 * missing or different disk is a misconfiguration, not a skip. */
 	if (!bootarg_get("vblk.test", want, sizeof(want))) {
-		ktest_fail(t, __FILE__, __LINE__,
+		ktest_fail(t,
+			   __FILE__,
+			   __LINE__,
 			   "no test disk in this boot (bootarg vblk.test)");
 		return NULL;
 	}
 	if (mode && strcmp(mode, want)) {
-		ktest_fail(t, __FILE__, __LINE__,
-			   "test disk mode is %s, this case needs %s", want, mode);
+		ktest_fail(t,
+			   __FILE__,
+			   __LINE__,
+			   "test disk mode is %s, this case needs %s",
+			   want,
+			   mode);
 		return NULL;
 	}
 	bootarg_get("vblk.disk", name, sizeof(name));
 	dev = blkdev_get(name);
 	if (!dev)
-		ktest_fail(t, __FILE__, __LINE__, "bootarg vblk.test=%s but no disk %s",
-			   want, name);
+		ktest_fail(t,
+			   __FILE__,
+			   __LINE__,
+			   "bootarg vblk.test=%s but no disk %s",
+			   want,
+			   name);
 	return dev;
 }
 
@@ -50,16 +60,24 @@ bool blk_stamp_ok(const void *buf, uint64_t lba, uint32_t tag)
 	return !memcmp(buf, want, SECTOR_SIZE);
 }
 
-bool blk_expect_stamps(struct ktest *t, const void *buf, uint64_t lba, uint32_t n)
+bool blk_expect_stamps(struct ktest *t,
+		       const void *buf,
+		       uint64_t lba,
+		       uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *s = (const uint8_t *)buf + (size_t)i * SECTOR_SIZE;
+		const uint8_t *s =
+		    (const uint8_t *)buf + (size_t)i * SECTOR_SIZE;
 		if (!blk_stamp_ok(s, lba + i, 0)) {
 			uint64_t says;
 			memcpy(&says, s, 8);
-			ktest_fail(t, __FILE__, __LINE__,
-				   "sector %llu has a wrong stamp (says LBA %llu)",
-				   (unsigned long long)(lba + i), (unsigned long long)says);
+			ktest_fail(
+			    t,
+			    __FILE__,
+			    __LINE__,
+			    "sector %llu has a wrong stamp (says LBA %llu)",
+			    (unsigned long long)(lba + i),
+			    (unsigned long long)says);
 			return false;
 		}
 	}

@@ -19,7 +19,9 @@ void blk_stamp_sector(void *buf, uint64_t lba, uint32_t tag);
 /* Return: true if @buf holds the stamp of @lba. */
 bool blk_stamp_ok(const void *buf, uint64_t lba, uint32_t tag);
 /* Check @n sectors from @lba, failing the case at the first bad one. */
-bool blk_expect_stamps(struct ktest *t, const void *buf, uint64_t lba,
+bool blk_expect_stamps(struct ktest *t,
+		       const void *buf,
+		       uint64_t lba,
 		       uint32_t n);
 /* xorshift64 */
 uint64_t blk_test_rand(uint64_t *state);

@@ -28,11 +28,11 @@
 struct virtio_device {
 	uintptr_t base;
 	unsigned int irq;
-	unsigned int slot;		/* index in platform.virtio[] */
-	uint32_t version;		/* 1 legacy, 2 modern */
+	unsigned int slot; /* index in platform.virtio[] */
+	uint32_t version;  /* 1 legacy, 2 modern */
 	uint32_t device_id;
-	uint64_t features;		/* negotiated */
-	void *priv;			/* the driver's */
+	uint64_t features; /* negotiated */
+	void *priv;	   /* the driver's */
 };
 
 /* The @nth (0-based) device with @device_id, or NULL. */
@@ -52,17 +52,22 @@ static inline bool virtio_has_feature(const struct virtio_device *dev,
 void virtio_probe_begin(struct virtio_device *dev);
 int virtio_negotiate(struct virtio_device *dev, uint64_t wanted);
 void virtio_driver_ok(struct virtio_device *dev);
-__printf(2, 3) void virtio_fail(struct virtio_device *dev, const char *fmt, ...);
+__printf(2,
+	 3) void virtio_fail(struct virtio_device *dev, const char *fmt, ...);
 
 /* Device-specific configuration space, little-endian fields. */
-uint32_t virtio_config_read(struct virtio_device *dev, unsigned int off,
+uint32_t virtio_config_read(struct virtio_device *dev,
+			    unsigned int off,
 			    unsigned int size);
 uint64_t virtio_config_read64(struct virtio_device *dev, unsigned int off);
 
 /* Queue registers, for drivers/virtqueue.c. */
 unsigned int virtio_queue_max(struct virtio_device *dev, unsigned int index);
-int virtio_queue_enable(struct virtio_device *dev, unsigned int index,
-			unsigned int num, uint64_t desc, uint64_t avail,
+int virtio_queue_enable(struct virtio_device *dev,
+			unsigned int index,
+			unsigned int num,
+			uint64_t desc,
+			uint64_t avail,
 			uint64_t used);
 void virtio_queue_notify(struct virtio_device *dev, unsigned int index);
 /* Read and acknowledge the interrupt status (VIRTIO_MMIO_INT_* bits). */

@@ -27,10 +27,10 @@
 #include <kernel/printk.h>
 #include <mm/kmalloc.h>
 
-#define VBLK_MAX_SEGS 64		/* data pieces per request */
-#define VBLK_MAX_SECTORS 2048		/* 1 MiB per read/write request */
+#define VBLK_MAX_SEGS	      64   /* data pieces per request */
+#define VBLK_MAX_SECTORS      2048 /* 1 MiB per read/write request */
 #define VBLK_DEFAULT_SEG_SIZE (1u << 20)
-#define BIT(n) (1ULL << (n))
+#define BIT(n)		      (1ULL << (n))
 
 struct virtblk_req {
 	struct virtio_blk_outhdr hdr;
@@ -38,7 +38,7 @@ struct virtblk_req {
 	uint8_t status;
 	struct bio *rq;
 	struct virtblk_req *next_free;
-	struct vq_sg *sg;		/* [max_sg] */
+	struct vq_sg *sg; /* [max_sg] */
 };
 
 struct virtio_blk {
@@ -49,14 +49,15 @@ struct virtio_blk {
 	struct virtblk_req *slots;
 
 	struct spinlock lock;
-	struct virtblk_req *free;	/* protected by lock */
+	struct virtblk_req *free; /* protected by lock */
 };
 
 static const uint64_t wanted_features =
-	BIT(VIRTIO_BLK_F_SIZE_MAX) | BIT(VIRTIO_BLK_F_SEG_MAX) |
-	BIT(VIRTIO_BLK_F_RO) | BIT(VIRTIO_BLK_F_BLK_SIZE) | BIT(VIRTIO_BLK_F_FLUSH) |
-	BIT(VIRTIO_BLK_F_DISCARD) | BIT(VIRTIO_BLK_F_WRITE_ZEROES) |
-	BIT(VIRTIO_RING_F_INDIRECT_DESC) | BIT(VIRTIO_RING_F_EVENT_IDX);
+    BIT(VIRTIO_BLK_F_SIZE_MAX) | BIT(VIRTIO_BLK_F_SEG_MAX) |
+    BIT(VIRTIO_BLK_F_RO) | BIT(VIRTIO_BLK_F_BLK_SIZE) |
+    BIT(VIRTIO_BLK_F_FLUSH) | BIT(VIRTIO_BLK_F_DISCARD) |
+    BIT(VIRTIO_BLK_F_WRITE_ZEROES) | BIT(VIRTIO_RING_F_INDIRECT_DESC) |
+    BIT(VIRTIO_RING_F_EVENT_IDX);
 
 static struct virtblk_req *slot_get(struct virtio_blk *vblk)
 {
@@ -82,25 +83,19 @@ static void slot_put(struct virtio_blk *vblk, struct virtblk_req *req)
 static uint32_t req_type(const struct bio *rq)
 {
 	switch (rq->op) {
-	case BLK_OP_READ:
-		return VIRTIO_BLK_T_IN;
-	case BLK_OP_WRITE:
-		return VIRTIO_BLK_T_OUT;
-	case BLK_OP_FLUSH:
-		return VIRTIO_BLK_T_FLUSH;
-	case BLK_OP_DISCARD:
-		return VIRTIO_BLK_T_DISCARD;
-	case BLK_OP_WRITE_ZEROES:
-		return VIRTIO_BLK_T_WRITE_ZEROES;
-	case BLK_OP_DRV_IN:
-		break;
+	case BLK_OP_READ: return VIRTIO_BLK_T_IN;
+	case BLK_OP_WRITE: return VIRTIO_BLK_T_OUT;
+	case BLK_OP_FLUSH: return VIRTIO_BLK_T_FLUSH;
+	case BLK_OP_DISCARD: return VIRTIO_BLK_T_DISCARD;
+	case BLK_OP_WRITE_ZEROES: return VIRTIO_BLK_T_WRITE_ZEROES;
+	case BLK_OP_DRV_IN: break;
 	}
 	return rq->drv_cmd;
 }
 
 /* Data pieces of every bio in the chain, split at the segment size. */
-static unsigned int map_data(struct virtio_blk *vblk, struct bio *rq,
-			     struct vq_sg *sg)
+static unsigned int
+map_data(struct virtio_blk *vblk, struct bio *rq, struct vq_sg *sg)
 {
 	uint32_t max = vblk->bdev.limits.max_segment_size;
 	bool in = rq->op != BLK_OP_WRITE;
@@ -110,24 +105,27 @@ static unsigned int map_data(struct virtio_blk *vblk, struct bio *rq,
 		for (unsigned int i = 0; i < b->vcnt; i++)
 			for (uint32_t off = 0; off < b->vecs[i].len; off += max)
 				sg[n++] = (struct vq_sg){
-					.addr = (uintptr_t)b->vecs[i].addr + off,
+					.addr =
+					    (uintptr_t)b->vecs[i].addr + off,
 					.len = MIN(max, b->vecs[i].len - off),
 					.device_writes = in,
 				};
 	return n;
 }
 
-static unsigned int map_request(struct virtio_blk *vblk, struct virtblk_req *req,
-				struct bio *rq)
+static unsigned int
+map_request(struct virtio_blk *vblk, struct virtblk_req *req, struct bio *rq)
 {
 	struct vq_sg *sg = req->sg;
 	unsigned int n = 0;
 
 	req->hdr.type = req_type(rq);
 	req->hdr.ioprio = 0;
-	req->hdr.sector = rq->op == BLK_OP_FLUSH || rq->op == BLK_OP_DRV_IN ? 0 : rq->sector;
+	req->hdr.sector =
+	    rq->op == BLK_OP_FLUSH || rq->op == BLK_OP_DRV_IN ? 0 : rq->sector;
 	req->status = 0xff;
-	sg[n++] = (struct vq_sg){ .addr = (uintptr_t)&req->hdr, .len = sizeof(req->hdr) };
+	sg[n++] = (struct vq_sg){ .addr = (uintptr_t)&req->hdr,
+				  .len = sizeof(req->hdr) };
 	if (rq->op == BLK_OP_DISCARD || rq->op == BLK_OP_WRITE_ZEROES) {
 		req->range.sector = rq->sector;
 		req->range.num_sectors = rq->size >> SECTOR_SHIFT;
@@ -137,7 +135,8 @@ static unsigned int map_request(struct virtio_blk *vblk, struct virtblk_req *req
 	} else {
 		n += map_data(vblk, rq, sg + n);
 	}
-	sg[n++] = (struct vq_sg){ .addr = (uintptr_t)&req->status, .len = 1,
+	sg[n++] = (struct vq_sg){ .addr = (uintptr_t)&req->status,
+				  .len = 1,
 				  .device_writes = true };
 	return n;
 }
@@ -166,12 +165,9 @@ static const struct block_ops virtblk_ops = { .queue_rq = virtblk_queue_rq };
 static int status_to_errno(struct virtio_blk *vblk, uint8_t status)
 {
 	switch (status) {
-	case VIRTIO_BLK_S_OK:
-		return 0;
-	case VIRTIO_BLK_S_IOERR:
-		return -EIO;
-	case VIRTIO_BLK_S_UNSUPP:
-		return -EOPNOTSUPP;
+	case VIRTIO_BLK_S_OK: return 0;
+	case VIRTIO_BLK_S_IOERR: return -EIO;
+	case VIRTIO_BLK_S_UNSUPP: return -EOPNOTSUPP;
 	}
 	pr_err("%s: device returned status %u\n", vblk->bdev.name, status);
 	return -EIO;
@@ -194,7 +190,9 @@ static void virtblk_interrupt(void *arg)
 	}
 }
 
-int virtio_blk_drv_in(struct block_device *dev, uint32_t type, void *buf,
+int virtio_blk_drv_in(struct block_device *dev,
+		      uint32_t type,
+		      void *buf,
 		      uint32_t len)
 {
 	struct bio *bio = bio_alloc(dev, BLK_OP_DRV_IN, 0, 1);
@@ -210,14 +208,16 @@ int virtio_blk_drv_in(struct block_device *dev, uint32_t type, void *buf,
 	return err;
 }
 
-int virtio_blk_get_id(struct block_device *dev, char id[VIRTIO_BLK_ID_BYTES + 1])
+int virtio_blk_get_id(struct block_device *dev,
+		      char id[VIRTIO_BLK_ID_BYTES + 1])
 {
 	char *buf = kzalloc(VIRTIO_BLK_ID_BYTES, GFP_KERNEL);
 	int err;
 
 	if (!buf)
 		return -ENOMEM;
-	err = virtio_blk_drv_in(dev, VIRTIO_BLK_T_GET_ID, buf, VIRTIO_BLK_ID_BYTES);
+	err = virtio_blk_drv_in(
+	    dev, VIRTIO_BLK_T_GET_ID, buf, VIRTIO_BLK_ID_BYTES);
 	memcpy(id, buf, VIRTIO_BLK_ID_BYTES);
 	id[VIRTIO_BLK_ID_BYTES] = '\0';
 	if (err != -ETIMEDOUT)
@@ -227,25 +227,35 @@ int virtio_blk_get_id(struct block_device *dev, char id[VIRTIO_BLK_ID_BYTES + 1]
 
 #define CFG(field) offsetof(struct virtio_blk_config, field)
 #define CFG_READ(vdev, field) \
-	virtio_config_read(vdev, CFG(field), sizeof(((struct virtio_blk_config *)0)->field))
+	virtio_config_read(   \
+	    vdev, CFG(field), sizeof(((struct virtio_blk_config *)0)->field))
 
 static void describe_features(struct virtio_blk *vblk)
 {
-	static const struct { unsigned int bit; const char *name; } names[] = {
-		{ VIRTIO_BLK_F_RO, "ro" }, { VIRTIO_BLK_F_FLUSH, "flush" },
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ VIRTIO_BLK_F_RO, "ro" },
+		{ VIRTIO_BLK_F_FLUSH, "flush" },
 		{ VIRTIO_BLK_F_DISCARD, "discard" },
 		{ VIRTIO_BLK_F_WRITE_ZEROES, "write-zeroes" },
-		{ VIRTIO_BLK_F_SEG_MAX, "seg-max" }, { VIRTIO_BLK_F_SIZE_MAX, "size-max" },
+		{ VIRTIO_BLK_F_SEG_MAX, "seg-max" },
+		{ VIRTIO_BLK_F_SIZE_MAX, "size-max" },
 		{ VIRTIO_BLK_F_BLK_SIZE, "blk-size" },
 		{ VIRTIO_RING_F_INDIRECT_DESC, "indirect" },
-		{ VIRTIO_RING_F_EVENT_IDX, "event-idx" }, { VIRTIO_F_VERSION_1, "v1" },
+		{ VIRTIO_RING_F_EVENT_IDX, "event-idx" },
+		{ VIRTIO_F_VERSION_1, "v1" },
 	};
 	size_t len = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (virtio_has_feature(vblk->vdev, names[i].bit))
-			len += snprintf(vblk->features + len, sizeof(vblk->features) - len,
-					"%s%s", len ? "," : "", names[i].name);
+			len += snprintf(vblk->features + len,
+					sizeof(vblk->features) - len,
+					"%s%s",
+					len ? "," : "",
+					names[i].name);
 	vblk->bdev.features = vblk->features;
 }
 
@@ -262,23 +272,27 @@ static const char *read_limits(struct virtio_blk *vblk)
 	l->logical_block_size = SECTOR_SIZE;
 	if (virtio_has_feature(vdev, VIRTIO_BLK_F_BLK_SIZE))
 		l->logical_block_size = CFG_READ(vdev, blk_size);
-	if (l->logical_block_size < SECTOR_SIZE || l->logical_block_size > PAGE_SIZE ||
+	if (l->logical_block_size < SECTOR_SIZE ||
+	    l->logical_block_size > PAGE_SIZE ||
 	    (l->logical_block_size & (l->logical_block_size - 1)))
 		return "block size not a power of two in 512..4096";
 	l->max_segments = 1;
-	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SEG_MAX) && CFG_READ(vdev, seg_max))
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SEG_MAX) &&
+	    CFG_READ(vdev, seg_max))
 		l->max_segments = MIN(CFG_READ(vdev, seg_max), VBLK_MAX_SEGS);
 	l->max_segment_size = VBLK_DEFAULT_SEG_SIZE;
 	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SIZE_MAX) &&
 	    CFG_READ(vdev, size_max) >= l->logical_block_size)
-		l->max_segment_size = MIN(CFG_READ(vdev, size_max), VBLK_DEFAULT_SEG_SIZE);
+		l->max_segment_size =
+		    MIN(CFG_READ(vdev, size_max), VBLK_DEFAULT_SEG_SIZE);
 	l->max_sectors = VBLK_MAX_SECTORS;
 	if (virtio_has_feature(vdev, VIRTIO_BLK_F_DISCARD) &&
 	    CFG_READ(vdev, max_discard_seg))
 		l->max_discard_sectors = CFG_READ(vdev, max_discard_sectors);
 	if (virtio_has_feature(vdev, VIRTIO_BLK_F_WRITE_ZEROES) &&
 	    CFG_READ(vdev, max_write_zeroes_seg))
-		l->max_write_zeroes_sectors = CFG_READ(vdev, max_write_zeroes_sectors);
+		l->max_write_zeroes_sectors =
+		    CFG_READ(vdev, max_write_zeroes_sectors);
 	b->read_only = virtio_has_feature(vdev, VIRTIO_BLK_F_RO);
 	b->flush = virtio_has_feature(vdev, VIRTIO_BLK_F_FLUSH);
 	return NULL;
@@ -292,9 +306,11 @@ static const char *setup_queue(struct virtio_blk *vblk)
 
 	vblk->vq = virtqueue_create(vblk->vdev, 0, l->max_segments + 2);
 	if (IS_ERR(vblk->vq))
-		return PTR_ERR(vblk->vq) == -ENODEV ? "queue 0 has size 0 or is live" :
-						      "cannot allocate the queue";
-	max_sg = vblk->vq->indirect ? vblk->vq->max_sg : MIN(vblk->vq->max_sg, vblk->vq->num);
+		return PTR_ERR(vblk->vq) == -ENODEV
+			   ? "queue 0 has size 0 or is live"
+			   : "cannot allocate the queue";
+	max_sg = vblk->vq->indirect ? vblk->vq->max_sg
+				    : MIN(vblk->vq->max_sg, vblk->vq->num);
 	if (max_sg < 3)
 		return "queue too small for one request";
 	l->max_segments = max_sg - 2;
@@ -302,7 +318,8 @@ static const char *setup_queue(struct virtio_blk *vblk)
 	if (!vblk->slots)
 		return "out of memory";
 	for (unsigned int i = 0; i < vblk->vq->num; i++) {
-		vblk->slots[i].sg = kcalloc(vblk->vq->max_sg, sizeof(struct vq_sg), GFP_KERNEL);
+		vblk->slots[i].sg =
+		    kcalloc(vblk->vq->max_sg, sizeof(struct vq_sg), GFP_KERNEL);
 		if (!vblk->slots[i].sg)
 			return "out of memory";
 		slot_put(vblk, &vblk->slots[i]);
@@ -323,8 +340,9 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	snprintf(vblk->bdev.name, sizeof(vblk->bdev.name), "vd%c", 'a' + index);
 	virtio_probe_begin(vdev);
 	if (virtio_negotiate(vdev, wanted_features))
-		why = virtio_is_legacy(vdev) ? "feature negotiation failed" :
-		      "no VERSION_1 or FEATURES_OK not accepted";
+		why = virtio_is_legacy(vdev)
+			  ? "feature negotiation failed"
+			  : "no VERSION_1 or FEATURES_OK not accepted";
 	else if (!(why = read_limits(vblk)))
 		why = setup_queue(vblk);
 	if (!why && irq_register(vdev->irq, virtblk_interrupt, vblk))
@@ -337,10 +355,13 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	virtio_driver_ok(vdev);
 	blk_register(&vblk->bdev);
 	pr_info("%s: %llu sectors (%llu MiB), block %u, queue %u, %s, %s\n",
-		vblk->bdev.name, (unsigned long long)vblk->bdev.nr_sectors,
+		vblk->bdev.name,
+		(unsigned long long)vblk->bdev.nr_sectors,
 		(unsigned long long)(vblk->bdev.nr_sectors >> 11),
-		vblk->bdev.limits.logical_block_size, vblk->vq->num,
-		virtio_is_legacy(vdev) ? "legacy" : "modern", vblk->features);
+		vblk->bdev.limits.logical_block_size,
+		vblk->vq->num,
+		virtio_is_legacy(vdev) ? "legacy" : "modern",
+		vblk->features);
 }
 
 static int virtio_blk_init(void)
@@ -348,10 +369,13 @@ static int virtio_blk_init(void)
 	struct virtio_device *vdev;
 	unsigned int disks = 0;
 
-	for (unsigned int i = 0; (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i)); i++)
+	for (unsigned int i = 0;
+	     (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i));
+	     i++)
 		if (disks < 26) {
 			virtblk_probe(vdev, disks);
-			disks += vdev->priv && ((struct virtio_blk *)vdev->priv)->bdev.ops;
+			disks += vdev->priv &&
+				 ((struct virtio_blk *)vdev->priv)->bdev.ops;
 		}
 	return 0;
 }

@@ -14,8 +14,11 @@
 
 /* The device's serial number (GET_ID): NUL-terminated into @id.
  * Return: 0 or a negative errno. */
-int virtio_blk_get_id(struct block_device *dev, char id[VIRTIO_BLK_ID_BYTES + 1]);
+int virtio_blk_get_id(struct block_device *dev,
+		      char id[VIRTIO_BLK_ID_BYTES + 1]);
 /* Any device-to-driver request type @type with a @len-byte data buffer
  * (kmalloc'd). Return: 0, -EIO (IOERR), -EOPNOTSUPP (UNSUPP), ... */
-int virtio_blk_drv_in(struct block_device *dev, uint32_t type, void *buf,
+int virtio_blk_drv_in(struct block_device *dev,
+		      uint32_t type,
+		      void *buf,
 		      uint32_t len);

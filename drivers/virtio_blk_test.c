@@ -13,8 +13,8 @@
 #include <kernel/ktest.h>
 #include <mm/kmalloc.h>
 
-#define CHUNK_SECTORS 128
-#define VBLK_BAD_READ 1000
+#define CHUNK_SECTORS  128
+#define VBLK_BAD_READ  1000
 #define VBLK_BAD_WRITE 3000
 
 static void *buf_alloc(struct ktest *t, uint32_t nsect)
@@ -61,7 +61,8 @@ static void unsupported_request_fails_alone(struct ktest *t)
 	if (!dev)
 		return;
 	buf = buf_alloc(t, 8);
-	KTEST_EXPECT_EQ(t, virtio_blk_drv_in(dev, 0x7777, buf, SECTOR_SIZE), -EOPNOTSUPP);
+	KTEST_EXPECT_EQ(
+	    t, virtio_blk_drv_in(dev, 0x7777, buf, SECTOR_SIZE), -EOPNOTSUPP);
 	KTEST_EXPECT_EQ(t, blk_read_sync(dev, 8, buf, 8), 0);
 	blk_expect_stamps(t, buf, 8, 8);
 	kfree(buf);
@@ -75,22 +76,24 @@ static void bad_requests_refused(struct ktest *t)
 	if (!dev)
 		return;
 	buf = buf_alloc(t, 2);
-	KTEST_EXPECT_EQ(t, blk_read_sync(dev, dev->nr_sectors, buf, 1), -EINVAL);
-	KTEST_EXPECT_EQ(t, blk_read_sync(dev, dev->nr_sectors - 1, buf, 2), -EINVAL);
+	KTEST_EXPECT_EQ(
+	    t, blk_read_sync(dev, dev->nr_sectors, buf, 1), -EINVAL);
+	KTEST_EXPECT_EQ(
+	    t, blk_read_sync(dev, dev->nr_sectors - 1, buf, 2), -EINVAL);
 	KTEST_EXPECT_EQ(t, blk_read_sync(dev, 0, buf, 0), -EINVAL);
-	KTEST_EXPECT_EQ(t, blk_read_sync(dev, 0, (void *)0x1000, 1), -EINVAL); /* not RAM */
+	KTEST_EXPECT_EQ(
+	    t, blk_read_sync(dev, 0, (void *)0x1000, 1), -EINVAL); /* not RAM */
 	KTEST_EXPECT_EQ(t, blk_read_sync(dev, dev->nr_sectors - 1, buf, 1), 0);
 	blk_expect_stamps(t, buf, dev->nr_sectors - 1, 1);
 	kfree(buf);
 }
 
-static struct ktest_case read_cases[] = {
-	KTEST_CASE(read_every_sector),
-	KTEST_CASE(get_id),
-	KTEST_CASE(unsupported_request_fails_alone),
-	KTEST_CASE(bad_requests_refused),
-	{}
-};
+static struct ktest_case read_cases[] = { KTEST_CASE(read_every_sector),
+					  KTEST_CASE(get_id),
+					  KTEST_CASE(
+					      unsupported_request_fails_alone),
+					  KTEST_CASE(bad_requests_refused),
+					  {} };
 KTEST_SUITE(virtio_blk_read, read_cases);
 
 static void write_then_read_back(struct ktest *t)
@@ -164,13 +167,11 @@ static void discard_succeeds(struct ktest *t)
 	kfree(r);
 }
 
-static struct ktest_case write_cases[] = {
-	KTEST_CASE(write_then_read_back),
-	KTEST_CASE(flush_succeeds),
-	KTEST_CASE(write_zeroes_reads_zero),
-	KTEST_CASE(discard_succeeds),
-	{}
-};
+static struct ktest_case write_cases[] = { KTEST_CASE(write_then_read_back),
+					   KTEST_CASE(flush_succeeds),
+					   KTEST_CASE(write_zeroes_reads_zero),
+					   KTEST_CASE(discard_succeeds),
+					   {} };
 KTEST_SUITE(virtio_blk_write, write_cases);
 
 static void ro_rejects_writes(struct ktest *t)
@@ -212,7 +213,6 @@ static void injected_errors_hit_their_requests(struct ktest *t)
 }
 
 static struct ktest_case error_cases[] = {
-	KTEST_CASE(injected_errors_hit_their_requests),
-	{}
+	KTEST_CASE(injected_errors_hit_their_requests), {}
 };
 KTEST_SUITE(virtio_blk_errors, error_cases);

@@ -22,7 +22,7 @@
 #include <kernel/printk.h>
 
 #define VIRTIO_MMIO_MAGIC 0x74726976 /* "virt" */
-#define LEGACY_PAGE_SIZE 4096
+#define LEGACY_PAGE_SIZE  4096
 
 static struct virtio_device devices[PLATFORM_MAX_VIRTIO];
 static unsigned int ndevices;
@@ -39,7 +39,8 @@ static void reg_write(struct virtio_device *dev, unsigned int off, uint32_t v)
 
 static void status_set(struct virtio_device *dev, uint32_t bits)
 {
-	reg_write(dev, VIRTIO_MMIO_STATUS, reg_read(dev, VIRTIO_MMIO_STATUS) | bits);
+	reg_write(
+	    dev, VIRTIO_MMIO_STATUS, reg_read(dev, VIRTIO_MMIO_STATUS) | bits);
 }
 
 struct virtio_device *virtio_device_find(uint32_t device_id, unsigned int nth)
@@ -68,8 +69,10 @@ void virtio_fail(struct virtio_device *dev, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	status_set(dev, VIRTIO_CONFIG_S_FAILED);
-	pr_err("virtio-mmio@%lx: device %u refused: %s\n", (unsigned long)dev->base,
-	       dev->device_id, msg);
+	pr_err("virtio-mmio@%lx: device %u refused: %s\n",
+	       (unsigned long)dev->base,
+	       dev->device_id,
+	       msg);
 }
 
 static uint64_t device_features(struct virtio_device *dev)
@@ -126,25 +129,24 @@ void virtio_driver_ok(struct virtio_device *dev)
 	status_set(dev, VIRTIO_CONFIG_S_DRIVER_OK);
 }
 
-static uint32_t config_read_once(struct virtio_device *dev, unsigned int off,
-				 unsigned int size)
+static uint32_t
+config_read_once(struct virtio_device *dev, unsigned int off, unsigned int size)
 {
 	uintptr_t a = dev->base + VIRTIO_MMIO_CONFIG + off;
 
 	switch (size) {
-	case 1:
-		return mmio_read8(a);
+	case 1: return mmio_read8(a);
 	case 2: {
 		uint16_t v = *(volatile uint16_t *)a;
 		io_rmb();
 		return v;
 	}
-	default:
-		return mmio_read32(a);
+	default: return mmio_read32(a);
 	}
 }
 
-uint32_t virtio_config_read(struct virtio_device *dev, unsigned int off,
+uint32_t virtio_config_read(struct virtio_device *dev,
+			    unsigned int off,
 			    unsigned int size)
 {
 	return config_read_once(dev, off, size);
@@ -167,8 +169,9 @@ uint64_t virtio_config_read64(struct virtio_device *dev, unsigned int off)
 unsigned int virtio_queue_max(struct virtio_device *dev, unsigned int index)
 {
 	reg_write(dev, VIRTIO_MMIO_QUEUE_SEL, index);
-	if (reg_read(dev, virtio_is_legacy(dev) ? VIRTIO_MMIO_QUEUE_PFN :
-						  VIRTIO_MMIO_QUEUE_READY))
+	if (reg_read(dev,
+		     virtio_is_legacy(dev) ? VIRTIO_MMIO_QUEUE_PFN
+					   : VIRTIO_MMIO_QUEUE_READY))
 		return 0; /* already in use */
 	return reg_read(dev, VIRTIO_MMIO_QUEUE_NUM_MAX);
 }
@@ -187,8 +190,11 @@ static void write64(struct virtio_device *dev, unsigned int lo, uint64_t v)
  *
  * Return: 0, or -EINVAL when a legacy ring is above the 44-bit PFN range.
  */
-int virtio_queue_enable(struct virtio_device *dev, unsigned int index,
-			unsigned int num, uint64_t desc, uint64_t avail,
+int virtio_queue_enable(struct virtio_device *dev,
+			unsigned int index,
+			unsigned int num,
+			uint64_t desc,
+			uint64_t avail,
 			uint64_t used)
 {
 	reg_write(dev, VIRTIO_MMIO_QUEUE_SEL, index);
@@ -197,7 +203,9 @@ int virtio_queue_enable(struct virtio_device *dev, unsigned int index,
 		if ((desc / LEGACY_PAGE_SIZE) >> 32)
 			return -EINVAL;
 		reg_write(dev, VIRTIO_MMIO_QUEUE_ALIGN, LEGACY_PAGE_SIZE);
-		reg_write(dev, VIRTIO_MMIO_QUEUE_PFN, (uint32_t)(desc / LEGACY_PAGE_SIZE));
+		reg_write(dev,
+			  VIRTIO_MMIO_QUEUE_PFN,
+			  (uint32_t)(desc / LEGACY_PAGE_SIZE));
 		return 0;
 	}
 	write64(dev, VIRTIO_MMIO_QUEUE_DESC_LOW, desc);
@@ -221,24 +229,34 @@ uint32_t virtio_interrupt_ack(struct virtio_device *dev)
 	return status;
 }
 
-static bool slot_probe(const struct platform_mmio_dev *slot, unsigned int i,
+static bool slot_probe(const struct platform_mmio_dev *slot,
+		       unsigned int i,
 		       struct virtio_device *dev)
 {
 	uint32_t magic = mmio_read32(slot->base + VIRTIO_MMIO_MAGIC_VALUE);
 
-	*dev = (struct virtio_device){ .base = slot->base, .irq = slot->irq, .slot = i };
+	*dev = (struct virtio_device){ .base = slot->base,
+				       .irq = slot->irq,
+				       .slot = i };
 	dev->version = reg_read(dev, VIRTIO_MMIO_VERSION);
 	dev->device_id = reg_read(dev, VIRTIO_MMIO_DEVICE_ID);
-	if (magic != VIRTIO_MMIO_MAGIC || (dev->version != 1 && dev->version != 2)) {
-		pr_err("virtio-mmio@%lx: bad magic %#x or version %u, ignored\n",
-		       (unsigned long)slot->base, magic, dev->version);
+	if (magic != VIRTIO_MMIO_MAGIC ||
+	    (dev->version != 1 && dev->version != 2)) {
+		pr_err(
+		    "virtio-mmio@%lx: bad magic %#x or version %u, ignored\n",
+		    (unsigned long)slot->base,
+		    magic,
+		    dev->version);
 		return false;
 	}
 	if (dev->device_id == 0)
 		return false; /* empty slot */
 	reg_write(dev, VIRTIO_MMIO_STATUS, 0);
-	pr_info("virtio-mmio@%lx: device %u, %s, irq %u\n", (unsigned long)dev->base,
-		dev->device_id, virtio_is_legacy(dev) ? "legacy" : "modern", dev->irq);
+	pr_info("virtio-mmio@%lx: device %u, %s, irq %u\n",
+		(unsigned long)dev->base,
+		dev->device_id,
+		virtio_is_legacy(dev) ? "legacy" : "modern",
+		dev->irq);
 	return true;
 }
 

@@ -61,7 +61,8 @@ static int vq_alloc(struct virtqueue *vq)
 	vq->tokens = kcalloc(vq->num, sizeof(void *), GFP_KERNEL);
 	if (vq->indirect)
 		vq->indirect_tables = kcalloc((size_t)vq->num * vq->max_sg,
-					      sizeof(struct vring_desc), GFP_KERNEL);
+					      sizeof(struct vring_desc),
+					      GFP_KERNEL);
 	if (!ring || !vq->tokens || (vq->indirect && !vq->indirect_tables)) {
 		if (ring)
 			free_pages_va(ring, vq->ring_order);
@@ -82,7 +83,8 @@ static int vq_alloc(struct virtqueue *vq)
  * Return: the queue, or ERR_PTR(-ENODEV) for a queue size of 0 or a queue
  * already live, -ENOMEM, -EINVAL.
  */
-struct virtqueue *virtqueue_create(struct virtio_device *dev, unsigned int index,
+struct virtqueue *virtqueue_create(struct virtio_device *dev,
+				   unsigned int index,
 				   unsigned int max_sg)
 {
 	struct virtqueue *vq = kzalloc(sizeof(*vq), GFP_KERNEL);
@@ -101,8 +103,12 @@ struct virtqueue *virtqueue_create(struct virtio_device *dev, unsigned int index
 	if (err)
 		goto err_free_vq;
 	free_list_init(vq);
-	err = virtio_queue_enable(dev, index, vq->num, (uintptr_t)vq->vr.desc,
-				  (uintptr_t)vq->vr.avail, (uintptr_t)vq->vr.used);
+	err = virtio_queue_enable(dev,
+				  index,
+				  vq->num,
+				  (uintptr_t)vq->vr.desc,
+				  (uintptr_t)vq->vr.avail,
+				  (uintptr_t)vq->vr.used);
 	if (err)
 		goto err_free_vq;
 	return vq;
@@ -112,7 +118,9 @@ err_free_vq:
 	return ERR_PTR(err);
 }
 
-static void fill_desc(struct vring_desc *d, const struct vq_sg *sg, bool more,
+static void fill_desc(struct vring_desc *d,
+		      const struct vq_sg *sg,
+		      bool more,
 		      uint16_t next)
 {
 	d->addr = sg->addr;
@@ -123,11 +131,12 @@ static void fill_desc(struct vring_desc *d, const struct vq_sg *sg, bool more,
 }
 
 /* One ring descriptor pointing at the slot's indirect table. */
-static uint16_t add_indirect(struct virtqueue *vq, const struct vq_sg *sg,
-			     unsigned int n)
+static uint16_t
+add_indirect(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n)
 {
 	uint16_t head = vq->free_head;
-	struct vring_desc *table = vq->indirect_tables + (size_t)head * vq->max_sg;
+	struct vring_desc *table =
+	    vq->indirect_tables + (size_t)head * vq->max_sg;
 	struct vring_desc *d = &vq->vr.desc[head];
 
 	for (unsigned int i = 0; i < n; i++)
@@ -140,8 +149,8 @@ static uint16_t add_indirect(struct virtqueue *vq, const struct vq_sg *sg,
 	return head;
 }
 
-static uint16_t add_direct(struct virtqueue *vq, const struct vq_sg *sg,
-			   unsigned int n)
+static uint16_t
+add_direct(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n)
 {
 	uint16_t head = vq->free_head, i = head;
 
@@ -175,7 +184,9 @@ bool virtqueue_has_room(struct virtqueue *vq, unsigned int n)
  * Return: 0, -ENOSPC when the ring is full (retry after completions),
  * -EINVAL for a buffer that can never fit.
  */
-int virtqueue_add(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n,
+int virtqueue_add(struct virtqueue *vq,
+		  const struct vq_sg *sg,
+		  unsigned int n,
 		  void *token)
 {
 	bool indirect = vq->indirect && n > 1;
@@ -215,9 +226,11 @@ void virtqueue_kick(struct virtqueue *vq)
 	vq->kicked_idx = new;
 	smp_mb();
 	if (vq->event_idx)
-		notify = vring_need_event(READ_ONCE(*avail_event(vq)), new, old);
+		notify =
+		    vring_need_event(READ_ONCE(*avail_event(vq)), new, old);
 	else
-		notify = !(READ_ONCE(vq->vr.used->flags) & VRING_USED_F_NO_NOTIFY);
+		notify =
+		    !(READ_ONCE(vq->vr.used->flags) & VRING_USED_F_NO_NOTIFY);
 	if (notify)
 		vq->kicks++;
 	spin_unlock_irqrestore(&vq->lock, flags);
@@ -276,7 +289,9 @@ void *virtqueue_get_buf(struct virtqueue *vq, uint32_t *len)
 		vq->last_used++;
 		if (id >= vq->num || !vq->tokens[id]) {
 			vq->bad_used++;
-			pr_err("virtqueue: device used id %u, not in flight; ignored\n", id);
+			pr_err("virtqueue: device used id %u, not in flight; "
+			       "ignored\n",
+			       id);
 			continue;
 		}
 		token = vq->tokens[id];

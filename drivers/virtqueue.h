@@ -39,26 +39,29 @@ struct vq_sg {
 struct virtqueue {
 	struct virtio_device *dev;
 	unsigned int index;
-	unsigned int num;		/* ring size, a power of two */
-	unsigned int max_sg;		/* pieces per buffer */
+	unsigned int num;    /* ring size, a power of two */
+	unsigned int max_sg; /* pieces per buffer */
 	bool indirect, event_idx;
 	struct vring vr;
-	unsigned int ring_order;	/* ring memory: 2^order pages */
+	unsigned int ring_order;	    /* ring memory: 2^order pages */
 	struct vring_desc *indirect_tables; /* [num][max_sg], or NULL */
 
 	struct spinlock lock;
 	/* protected by lock: */
 	uint16_t free_head, num_free;
-	uint16_t avail_idx;		/* our copy of avail->idx */
-	uint16_t kicked_idx;		/* avail_idx at the last kick */
-	uint16_t last_used;		/* next used entry to consume */
-	void **tokens;			/* [head] -> token while in flight */
+	uint16_t avail_idx;  /* our copy of avail->idx */
+	uint16_t kicked_idx; /* avail_idx at the last kick */
+	uint16_t last_used;  /* next used entry to consume */
+	void **tokens;	     /* [head] -> token while in flight */
 	unsigned long kicks, bad_used;
 };
 
-struct virtqueue *virtqueue_create(struct virtio_device *dev, unsigned int index,
+struct virtqueue *virtqueue_create(struct virtio_device *dev,
+				   unsigned int index,
 				   unsigned int max_sg);
-int virtqueue_add(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n,
+int virtqueue_add(struct virtqueue *vq,
+		  const struct vq_sg *sg,
+		  unsigned int n,
 		  void *token);
 void virtqueue_kick(struct virtqueue *vq);
 void *virtqueue_get_buf(struct virtqueue *vq, uint32_t *len);

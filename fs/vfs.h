@@ -10,8 +10,10 @@
  *
  * Locks and what they protect (order: see DESIGN.md and mm/filemap.h):
  *   inode->i_rwsem   - writes, truncate, directory changes of this inode
- *                      (exclusive); reads take no i_rwsem. Two directories
- *                      (rename) are locked in address order.
+ *                      (exclusive); reads take no i_rwsem; lookup and
+ *                      readdir take it shared. Two directories (rename)
+ *                      are locked ancestor first, else in address order;
+ *                      a directory before the inodes in it.
  *   inode->i_lock    - i_state, i_size updates vs. readers of i_size
  *   inode_hash_lock  - the inode cache (fs/inode.c)
  *   file->f_pos_lock - f_pos of a shared file
@@ -35,6 +37,12 @@ struct file;
 
 #define NAME_MAX_LEN 255
 
+/* lseek whence values newlib lacks (Linux's numbers). */
+#ifndef SEEK_DATA
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+#endif
+
 /* inode->i_state bits */
 #define I_NEW 0x1	/* being read in: wait for it */
 #define I_DIRTY 0x2	/* metadata needs writing (write_inode) */
@@ -48,7 +56,9 @@ struct super_operations {
 	/* Write the in-memory inode back; @sync: wait for the I/O. */
 	int (*write_inode)(struct inode *inode, bool sync);
 	/* Last reference dropped with i_nlink == 0: free its blocks and the
-	 * on-disk inode. Page cache already truncated. */
+	 * on-disk inode, writing what must reach the disk itself (the inode
+	 * is I_FREEING: mark_inode_dirty no longer queues it). Page cache
+	 * already truncated. */
 	void (*evict_inode)(struct inode *inode);
 	/* Write superblock/bitmaps/group descriptors; @wait: and flush. */
 	int (*sync_fs)(struct super_block *sb, bool wait);
@@ -70,7 +80,11 @@ struct iattr {
 };
 
 /* Directory operations take the parent locked (i_rwsem, exclusive except
- * lookup) and a name that is not "." or "..". */
+ * lookup, shared) and a name that is not "." or "..", except lookup, which
+ * is also asked for ".." (the VFS resolves ".." through it). Victims
+ * (unlink, rmdir, rename's target) are locked too; rmdir's and rename's
+ * directory victims have been checked empty. Created inodes come back
+ * referenced in *out. */
 struct inode_operations {
 	/* Return: 0 and *ino, or -ENOENT. */
 	int (*lookup)(struct inode *dir, const char *name, size_t len,
@@ -93,7 +107,8 @@ struct inode_operations {
 	int (*setattr)(struct inode *inode, const struct iattr *attr);
 };
 
-/* readdir: the actor returns false to stop (buffer full). */
+/* readdir: the actor returns false to stop (buffer full): that entry was
+ * not taken, and ctx->pos stays at it. @type is a DT_* of <dirent.h>. */
 struct dir_context {
 	bool (*actor)(struct dir_context *ctx, const char *name, size_t len,
 		      loff_t pos, unsigned long ino, unsigned int type);
@@ -220,3 +235,7 @@ int vfs_unlink(const char *path);
 int vfs_link(const char *oldpath, const char *newpath);
 int vfs_rename(const char *oldpath, const char *newpath);
 int vfs_readdir(struct file *f, struct dir_context *ctx);
+
+struct task;
+/* Close the descriptors task @t left open (when it is joined). */
+void files_release(struct task *t);

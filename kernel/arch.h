@@ -35,7 +35,8 @@ __noreturn void arch_poweroff(int code);
 
 struct task_context;
 /* Save the running context in @old, resume @new as task @next (tp). */
-void arch_switch_context(struct task_context *old, struct task_context *new,
+void arch_switch_context(struct task_context *old,
+			 struct task_context *new,
 			 struct task *next);
 /* Start secondary hart @c at secondary_main() on c->boot_sp. */
 int arch_start_cpu(struct cpu *c);

@@ -53,8 +53,10 @@ bool bootarg_get(const char *key, char *buf, size_t len)
 			continue;
 		}
 		if (i + 1 == len) {
-			pr_warn("bootargs: ignoring %s: value longer than %zu\n",
-				key, len - 1);
+			pr_warn(
+			    "bootargs: ignoring %s: value longer than %zu\n",
+			    key,
+			    len - 1);
 			return false;
 		}
 		buf[i++] = *p;

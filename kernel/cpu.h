@@ -28,12 +28,12 @@ struct cpu {
 	struct task *idle;
 	bool need_resched;
 	unsigned int nr_queued_pinned; /* rq_lock; read without it as a hint */
-	struct task *switch_from; /* task being switched out */
-	uint64_t switched_at;	  /* time_ns() of the last switch */
-	unsigned int irq_depth;	  /* nested trap handlers running */
-	uint64_t ticks;		  /* timer interrupts taken */
-	uint64_t next_tick;	  /* counter value of the next tick */
-	bool online;		  /* set once, read by any hart */
+	struct task *switch_from;      /* task being switched out */
+	uint64_t switched_at;	       /* time_ns() of the last switch */
+	unsigned int irq_depth;	       /* nested trap handlers running */
+	uint64_t ticks;		       /* timer interrupts taken */
+	uint64_t next_tick;	       /* counter value of the next tick */
+	bool online;		       /* set once, read by any hart */
 };
 
 extern struct cpu cpus[MAX_CPUS];

@@ -25,7 +25,7 @@ struct init_hook {
 
 #define __INIT_HOOK(hname, hfn, level)                                      \
 	static const struct init_hook __init_hook_##hname __used __section( \
-	    ".init_hooks." #level) = {#hname, hfn}
+	    ".init_hooks." #level) = { #hname, hfn }
 /* The extra step expands the level macro to its number. */
 #define INIT_HOOK(hname, hfn, level) __INIT_HOOK(hname, hfn, level)
 

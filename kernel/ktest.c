@@ -68,8 +68,8 @@ void ktest_log(struct ktest *t, const char *fmt, ...)
 	console_printf("    # %s\n", buf);
 }
 
-void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
-		...)
+void ktest_fail(
+    struct ktest *t, const char *file, int line, const char *fmt, ...)
 {
 	char buf[400];
 	va_list ap;
@@ -79,7 +79,10 @@ void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	console_printf("    # %s: EXPECTATION FAILED at %s:%d\n    # %s\n",
-		       t->name, file, line, buf);
+		       t->name,
+		       file,
+		       line,
+		       buf);
 }
 
 void ktest_abort(struct ktest *t)
@@ -102,16 +105,17 @@ static int case_entry(void *arg)
 }
 
 /* Run one case in its own task. Return: true if it passed. */
-static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
-		     unsigned int n)
+static bool
+run_case(const struct ktest_suite *s, struct ktest_case *c, unsigned int n)
 {
-	struct case_run run = {{.suite = s->name, .name = c->name}, c};
+	struct case_run run = { { .suite = s->name, .name = c->name }, c };
 	struct ktest *t = &run.t;
 	struct task *task = task_create(c->name, case_entry, &run);
 	int code;
 
 	if (IS_ERR(task)) {
-		console_printf("    # %s: cannot start task (%ld)\n", c->name,
+		console_printf("    # %s: cannot start task (%ld)\n",
+			       c->name,
 			       PTR_ERR(task));
 		t->failed = true;
 	} else {
@@ -121,8 +125,8 @@ static bool run_case(const struct ktest_suite *s, struct ktest_case *c,
 			t->failed = true;
 		}
 	}
-	console_printf("    %s %u %s\n", t->failed ? "not ok" : "ok", n,
-		       c->name);
+	console_printf(
+	    "    %s %u %s\n", t->failed ? "not ok" : "ok", n, c->name);
 	return !t->failed;
 }
 
@@ -134,7 +138,8 @@ static int run_suite(const struct ktest_suite *s, unsigned int n)
 	while (s->cases[count].name)
 		count++;
 	console_printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n",
-		       s->name, count);
+		       s->name,
+		       count);
 	for (i = 0; i < count; i++)
 		failed += !run_case(s, &s->cases[i], i + 1);
 	console_printf("%s %u %s\n", failed ? "not ok" : "ok", n, s->name);

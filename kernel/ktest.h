@@ -37,13 +37,14 @@ struct ktest_suite {
 	struct ktest_case *cases;
 };
 
-/* clang-format off: it cannot lay out a stringified initializer */
+/* clang-format cannot lay out a stringified initializer: */
+/* clang-format off */
 #define KTEST_CASE(fn) { #fn, fn }
 /* clang-format on */
 
 #define KTEST_SUITE(sname, scases)                                   \
 	static const struct ktest_suite __ktest_suite_##sname __used \
-	    __section(".ktest_suites." #sname) = {#sname, scases}
+	    __section(".ktest_suites." #sname) = { #sname, scases }
 
 /* Run the suites @filter selects; return the number of failed cases.
  * @filter: comma-separated globs ('*', '?'); a leading '-' excludes:
@@ -51,7 +52,10 @@ struct ktest_suite {
 int ktest_run(const char *filter);
 bool ktest_filter_match(const char *filter, const char *name);
 __printf(2, 3) void ktest_log(struct ktest *t, const char *fmt, ...);
-void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
+void ktest_fail(struct ktest *t,
+		const char *file,
+		int line,
+		const char *fmt,
 		...) __printf(4, 5);
 __noreturn void ktest_abort(struct ktest *t);
 
@@ -64,15 +68,23 @@ __noreturn void ktest_abort(struct ktest *t);
 		}                                                              \
 	} while (0)
 
-#define __KTEST_BINOP(t, a, op, b, abort)                                   \
-	do {                                                                \
-		long long __a = (long long)(a), __b = (long long)(b);       \
-		__KTEST_CHECK(t, __a op __b, abort,                         \
-			      "expected %s " #op                            \
-			      " %s, but %s == %lld (%#llx), "               \
-			      "%s == %lld (%#llx)",                         \
-			      #a, #b, #a, __a, (unsigned long long)__a, #b, \
-			      __b, (unsigned long long)__b);                \
+#define __KTEST_BINOP(t, a, op, b, abort)                             \
+	do {                                                          \
+		long long __a = (long long)(a), __b = (long long)(b); \
+		__KTEST_CHECK(t,                                      \
+			      __a op __b,                             \
+			      abort,                                  \
+			      "expected %s " #op                      \
+			      " %s, but %s == %lld (%#llx), "         \
+			      "%s == %lld (%#llx)",                   \
+			      #a,                                     \
+			      #b,                                     \
+			      #a,                                     \
+			      __a,                                    \
+			      (unsigned long long)__a,                \
+			      #b,                                     \
+			      __b,                                    \
+			      (unsigned long long)__b);               \
 	} while (0)
 
 #define KTEST_EXPECT_TRUE(t, c) \
@@ -90,17 +102,26 @@ __noreturn void ktest_abort(struct ktest *t);
 #define KTEST_EXPECT_NOT_NULL(t, p) \
 	__KTEST_CHECK(t, (p) != NULL, false, "expected %s to be non-NULL", #p)
 /* Each operand is evaluated once. */
-#define KTEST_EXPECT_STREQ(t, a, b)                                           \
-	do {                                                                  \
-		const char *__sa = (a), *__sb = (b);                          \
-		__KTEST_CHECK(t, !strcmp(__sa, __sb), false,                  \
-			      "expected %s == %s, got \"%s\" and \"%s\"", #a, \
-			      #b, __sa, __sb);                                \
+#define KTEST_EXPECT_STREQ(t, a, b)                                       \
+	do {                                                              \
+		const char *__sa = (a), *__sb = (b);                      \
+		__KTEST_CHECK(t,                                          \
+			      !strcmp(__sa, __sb),                        \
+			      false,                                      \
+			      "expected %s == %s, got \"%s\" and \"%s\"", \
+			      #a,                                         \
+			      #b,                                         \
+			      __sa,                                       \
+			      __sb);                                      \
 	} while (0)
-#define KTEST_EXPECT_MEMEQ(t, a, b, n)                                         \
-	__KTEST_CHECK(t, !memcmp((a), (b), (n)), false,                        \
-		      "expected %zu bytes of %s and %s to match", (size_t)(n), \
-		      #a, #b)
+#define KTEST_EXPECT_MEMEQ(t, a, b, n)                            \
+	__KTEST_CHECK(t,                                          \
+		      !memcmp((a), (b), (n)),                     \
+		      false,                                      \
+		      "expected %zu bytes of %s and %s to match", \
+		      (size_t)(n),                                \
+		      #a,                                         \
+		      #b)
 
 #define KTEST_ASSERT_TRUE(t, c) \
 	__KTEST_CHECK(t, (c), true, "expected %s to be true", #c)

@@ -24,7 +24,8 @@ static inline void list_init(struct list_head *h)
 	h->prev = h;
 }
 
-static inline void __list_insert(struct list_head *n, struct list_head *prev,
+static inline void __list_insert(struct list_head *n,
+				 struct list_head *prev,
 				 struct list_head *next)
 {
 	next->prev = n;

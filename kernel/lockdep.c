@@ -54,7 +54,8 @@ static bool first_report(const struct lock_class *held,
 }
 
 static void report_inversion(const struct held_lock *h,
-			     const struct lockdep_map *map, uintptr_t site)
+			     const struct lockdep_map *map,
+			     uintptr_t site)
 {
 	char a[96], b[96];
 
@@ -62,16 +63,23 @@ static void report_inversion(const struct held_lock *h,
 		return;
 	pr_warn("lockdep: lock order violation in task %s\n",
 		current_task_name());
-	pr_warn("  acquiring %s (%s, rank %d) at %s\n", map->name,
-		class_name(map), rank_of(map), ksym_format(site, a, sizeof(a)));
+	pr_warn("  acquiring %s (%s, rank %d) at %s\n",
+		map->name,
+		class_name(map),
+		rank_of(map),
+		ksym_format(site, a, sizeof(a)));
 	pr_warn("  while holding %s (%s, rank %d) acquired at %s\n",
-		h->map->name, class_name(h->map), rank_of(h->map),
+		h->map->name,
+		class_name(h->map),
+		rank_of(h->map),
 		ksym_format(h->site, b, sizeof(b)));
 	dump_stack();
 }
 
-static void check_order(struct lockdep_task *lt, const struct lockdep_map *map,
-			unsigned int subclass, uintptr_t site)
+static void check_order(struct lockdep_task *lt,
+			const struct lockdep_map *map,
+			unsigned int subclass,
+			uintptr_t site)
 {
 	int rank = rank_of(map);
 
@@ -90,8 +98,10 @@ static void check_order(struct lockdep_task *lt, const struct lockdep_map *map,
 	}
 }
 
-void lockdep_acquire(const struct lockdep_map *map, enum lock_mode mode,
-		     unsigned int subclass, uintptr_t site)
+void lockdep_acquire(const struct lockdep_map *map,
+		     enum lock_mode mode,
+		     unsigned int subclass,
+		     uintptr_t site)
 {
 	struct lockdep_task *lt = lockdep_current();
 
@@ -102,7 +112,7 @@ void lockdep_acquire(const struct lockdep_map *map, enum lock_mode mode,
 		WARN_ON_ONCE(1); /* too deep to track */
 		return;
 	}
-	lt->held[lt->depth++] = (struct held_lock){map, site, mode, subclass};
+	lt->held[lt->depth++] = (struct held_lock){ map, site, mode, subclass };
 }
 
 void lockdep_release(const struct lockdep_map *map)

@@ -47,7 +47,7 @@ struct lock_class {
 };
 
 #define DEFINE_LOCK_CLASS(var, rank_) \
-	struct lock_class var = {.name = #var, .rank = (rank_)}
+	struct lock_class var = { .name = #var, .rank = (rank_) }
 
 struct lockdep_map {
 	struct lock_class *class; /* NULL: unranked */
@@ -72,8 +72,10 @@ struct lockdep_task {
 /* The running task's state, or NULL where no task owns the context. */
 struct lockdep_task *lockdep_current(void);
 
-void lockdep_acquire(const struct lockdep_map *map, enum lock_mode mode,
-		     unsigned int subclass, uintptr_t site);
+void lockdep_acquire(const struct lockdep_map *map,
+		     enum lock_mode mode,
+		     unsigned int subclass,
+		     uintptr_t site);
 void lockdep_release(const struct lockdep_map *map);
 /* An exclusive hold became shared (downgrade_write). */
 void lockdep_downgrade(const struct lockdep_map *map);

@@ -80,10 +80,10 @@ static void held_assertions_see_mode(struct ktest *t)
 }
 
 static struct ktest_case lockdep_cases[] = {
-    KTEST_CASE(in_order_is_quiet),
-    KTEST_CASE(inversion_is_reported_once),
-    KTEST_CASE(same_class_needs_nesting),
-    KTEST_CASE(held_assertions_see_mode),
-    {},
+	KTEST_CASE(in_order_is_quiet),
+	KTEST_CASE(inversion_is_reported_once),
+	KTEST_CASE(same_class_needs_nesting),
+	KTEST_CASE(held_assertions_see_mode),
+	{},
 };
 KTEST_SUITE(locks_lockdep, lockdep_cases);

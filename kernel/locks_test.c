@@ -63,7 +63,7 @@ static void run_workers(struct ktest *t, int (*fn)(void *), void *arg)
 
 static void spinlock_counter_exact(struct ktest *t)
 {
-	struct counter_test c = {.iterations = 50000};
+	struct counter_test c = { .iterations = 50000 };
 
 	spin_lock_init(&c.spin, "test.spin");
 	run_workers(t, spin_worker, &c);
@@ -87,7 +87,7 @@ static void spinlock_irqsave_restores(struct ktest *t)
 
 static void mutex_counter_exact(struct ktest *t)
 {
-	struct counter_test c = {.iterations = 500};
+	struct counter_test c = { .iterations = 500 };
 
 	mutex_init(&c.mutex, "test.mutex", NULL);
 	run_workers(t, mutex_worker, &c);
@@ -109,16 +109,16 @@ static void mutex_trylock_and_owner(struct ktest *t)
 }
 
 static struct ktest_case spin_cases[] = {
-    KTEST_CASE(spinlock_counter_exact),
-    KTEST_CASE(spinlock_irqsave_restores),
-    {},
+	KTEST_CASE(spinlock_counter_exact),
+	KTEST_CASE(spinlock_irqsave_restores),
+	{},
 };
 KTEST_SUITE(locks_spinlock, spin_cases);
 
 static struct ktest_case mutex_cases[] = {
-    KTEST_CASE(mutex_counter_exact),
-    KTEST_CASE(mutex_trylock_and_owner),
-    {},
+	KTEST_CASE(mutex_counter_exact),
+	KTEST_CASE(mutex_trylock_and_owner),
+	{},
 };
 KTEST_SUITE(locks_mutex, mutex_cases);
 
@@ -140,8 +140,8 @@ static void note_max(int *max, int v)
 {
 	int old = __atomic_load_n(max, __ATOMIC_RELAXED);
 	while (v > old &&
-	       !__atomic_compare_exchange_n(max, &old, v, false,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	       !__atomic_compare_exchange_n(
+		   max, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
 
@@ -165,8 +165,8 @@ static int parallel_reader(void *arg)
 
 static void rwsem_readers_in_parallel(struct ktest *t)
 {
-	struct rw_test r = {.want_readers = (int)ncpus,
-			    .deadline = time_ns() + 10 * NSEC_PER_SEC};
+	struct rw_test r = { .want_readers = (int)ncpus,
+			     .deadline = time_ns() + 10 * NSEC_PER_SEC };
 	struct task *tasks[MAX_CPUS];
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
@@ -196,19 +196,19 @@ static int mixed_worker(void *arg)
 	for (int i = 0; i < 500; i++) {
 		if (i % 4 == 0) {
 			down_write(&r->sem);
-			__atomic_add_fetch(&r->writers_inside, 1,
-					   __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(
+			    &r->writers_inside, 1, __ATOMIC_SEQ_CST);
 			check_exclusion(r, true);
-			__atomic_sub_fetch(&r->writers_inside, 1,
-					   __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(
+			    &r->writers_inside, 1, __ATOMIC_SEQ_CST);
 			up_write(&r->sem);
 		} else {
 			down_read(&r->sem);
-			__atomic_add_fetch(&r->readers_inside, 1,
-					   __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(
+			    &r->readers_inside, 1, __ATOMIC_SEQ_CST);
 			check_exclusion(r, false);
-			__atomic_sub_fetch(&r->readers_inside, 1,
-					   __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(
+			    &r->readers_inside, 1, __ATOMIC_SEQ_CST);
 			up_read(&r->sem);
 		}
 	}
@@ -217,7 +217,7 @@ static int mixed_worker(void *arg)
 
 static void rwsem_writers_exclude_everyone(struct ktest *t)
 {
-	struct rw_test r = {0};
+	struct rw_test r = { 0 };
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
 	run_workers(t, mixed_worker, &r);
@@ -251,7 +251,7 @@ static int starving_writer(void *arg)
 
 static void rwsem_writer_not_starved(struct ktest *t)
 {
-	struct rw_test r = {.deadline = time_ns() + 20 * NSEC_PER_SEC};
+	struct rw_test r = { .deadline = time_ns() + 20 * NSEC_PER_SEC };
 	struct task *readers[WORKERS], *w;
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
@@ -314,10 +314,10 @@ static void rwsem_trylock_and_downgrade(struct ktest *t)
 }
 
 static struct ktest_case rwsem_cases[] = {
-    KTEST_CASE(rwsem_readers_in_parallel),
-    KTEST_CASE(rwsem_writers_exclude_everyone),
-    KTEST_CASE(rwsem_writer_not_starved),
-    KTEST_CASE(rwsem_trylock_and_downgrade),
-    {},
+	KTEST_CASE(rwsem_readers_in_parallel),
+	KTEST_CASE(rwsem_writers_exclude_everyone),
+	KTEST_CASE(rwsem_writer_not_starved),
+	KTEST_CASE(rwsem_trylock_and_downgrade),
+	{},
 };
 KTEST_SUITE(locks_rwsem, rwsem_cases);

@@ -4,8 +4,8 @@
  * kmain runs on the boot hart: it reads the platform, runs the init hooks in
  * their declared order (see kernel/init.h), starts the main task and turns
  * itself into cpu 0's idle task. The main task either runs the test suites
- * (bootarg ktest.filter=FILTER, see ktest_run) and powers off with their verdict, or runs
- * the shell.
+ * (bootarg ktest.filter=FILTER, see ktest_run) and powers off with their
+ * verdict, or runs the shell.
  */
 #include <kernel/arch.h>
 #include <kernel/bootargs.h>
@@ -21,6 +21,7 @@
 #include <kernel/shell.h>
 #include <kernel/time.h>
 #include <kernel/timer.h>
+#include <fs/vfs.h>
 
 extern char boot_stack[];
 extern const struct init_hook __init_hooks_start[], __init_hooks_end[];
@@ -31,11 +32,22 @@ void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid);
 void init_run_hooks(void)
 {
 	for (const struct init_hook *h = __init_hooks_start;
-	     h < __init_hooks_end; h++) {
+	     h < __init_hooks_end;
+	     h++) {
 		int err = h->fn();
 		if (err)
 			pr_warn("init: %s failed (%d)\n", h->name, err);
 	}
+}
+
+/* The disk must hold what the caches hold before the machine stops. */
+static __noreturn void poweroff(int code)
+{
+	int err = vfs_unmount_root();
+
+	if (err && err != -EINVAL)
+		pr_warn("poweroff: root not unmounted cleanly (%d)\n", err);
+	arch_poweroff(code);
 }
 
 static int main_task(void *arg)
@@ -45,9 +57,9 @@ static int main_task(void *arg)
 	(void)arg;
 	if (bootarg_get("ktest.filter", filter, sizeof(filter))) {
 		int failed = ktest_run(filter);
-		arch_poweroff(failed ? 1 : 0);
+		poweroff(failed ? 1 : 0);
 	}
-	arch_poweroff(shell_main(bootarg_command()));
+	poweroff(shell_main(bootarg_command()));
 }
 
 static int sched_boot_init(void)
@@ -79,7 +91,8 @@ __noreturn void kmain(unsigned long hartid, const void *dtb)
 		arch_poweroff(4); /* no device tree: nothing to print on */
 	time_ns();		  /* time 0 is now */
 	init_run_hooks();
-	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n", ncpus,
+	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n",
+		ncpus,
 		(unsigned long long)(platform.mem_size >> 20),
 		platform.bootargs);
 	if (IS_ERR(task_create("main", main_task, NULL)))

@@ -17,14 +17,14 @@ struct mutex_waiter {
 
 void mutex_init(struct mutex *m, const char *name, struct lock_class *class)
 {
-	*m = (struct mutex){.dep = {.class = class, .name = name}};
+	*m = (struct mutex){ .dep = { .class = class, .name = name } };
 	spin_lock_init(&m->wait_lock, "mutex.wait_lock");
 	list_init(&m->waiters);
 }
 
 static void __mutex_lock(struct mutex *m, uintptr_t site)
 {
-	struct mutex_waiter w = {.task = current_task()};
+	struct mutex_waiter w = { .task = current_task() };
 
 	DEBUG_ASSERT(m->owner != current_task()); /* not recursive */
 	lockdep_acquire(&m->dep, LOCK_MODE_EXCLUSIVE, 0, site);

@@ -22,13 +22,13 @@ struct mutex {
 	struct lockdep_map dep;
 };
 
-#define MUTEX_INIT(name)                                    \
-	{                                                   \
-		.wait_lock = SPINLOCK_INIT(name.wait_lock), \
-		.waiters = LIST_HEAD_INIT(name.waiters),    \
-		.dep = {.name = #name }                     \
+#define MUTEX_INIT(lname)                                    \
+	{                                                    \
+		.wait_lock = SPINLOCK_INIT(lname.wait_lock), \
+		.waiters = LIST_HEAD_INIT(lname.waiters),    \
+		.dep = {.name = #lname }                     \
 	}
-#define DEFINE_MUTEX(name) struct mutex name = MUTEX_INIT(name)
+#define DEFINE_MUTEX(lname) struct mutex lname = MUTEX_INIT(lname)
 
 void mutex_init(struct mutex *m, const char *name, struct lock_class *class);
 void mutex_lock(struct mutex *m);

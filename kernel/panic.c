@@ -36,7 +36,10 @@ const char *ksym_format(uintptr_t addr, char *buf, size_t len)
 	}
 	uint64_t end =
 	    lo + 1 < ksyms_count ? ksyms_addrs[lo + 1] : (uintptr_t)__text_end;
-	snprintf(buf, len, "%s+%#lx/%#lx", ksyms_names + ksyms_offsets[lo],
+	snprintf(buf,
+		 len,
+		 "%s+%#lx/%#lx",
+		 ksyms_names + ksyms_offsets[lo],
 		 (unsigned long)(addr - ksyms_addrs[lo]),
 		 (unsigned long)(end - ksyms_addrs[lo]));
 	return buf;
@@ -60,7 +63,8 @@ void backtrace_from(uintptr_t fp, uintptr_t pc)
 
 	printk(LOGLEVEL_EMERG, "Backtrace:\n");
 	if (pc)
-		printk(LOGLEVEL_EMERG, "  %s\n",
+		printk(LOGLEVEL_EMERG,
+		       "  %s\n",
 		       ksym_format(pc, buf, sizeof(buf)));
 	for (int depth = 0; depth < 32 && plausible_frame(fp - 16); depth++) {
 		uintptr_t ra = ((uintptr_t *)fp)[-1];
@@ -69,7 +73,8 @@ void backtrace_from(uintptr_t fp, uintptr_t pc)
 		if (ra < (uintptr_t)__kernel_start ||
 		    ra >= (uintptr_t)__text_end || next == 0)
 			break;
-		printk(LOGLEVEL_EMERG, "  %s\n",
+		printk(LOGLEVEL_EMERG,
+		       "  %s\n",
 		       ksym_format(ra - 4, buf, sizeof(buf)));
 		if (next <= fp)
 			break;
@@ -84,8 +89,12 @@ void dump_stack(void)
 
 void __warn(const char *file, int line, const char *cond)
 {
-	pr_warn("WARNING: %s at %s:%d (cpu %u, task %s)\n", cond, file, line,
-		cpu_id(), current_task_name());
+	pr_warn("WARNING: %s at %s:%d (cpu %u, task %s)\n",
+		cond,
+		file,
+		line,
+		cpu_id(),
+		current_task_name());
 	dump_stack();
 }
 
@@ -103,8 +112,11 @@ void panic(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	printk(LOGLEVEL_EMERG, "Kernel panic on cpu %u (task %s): %s\n",
-	       cpu_id(), current_task_name(), buf);
+	printk(LOGLEVEL_EMERG,
+	       "Kernel panic on cpu %u (task %s): %s\n",
+	       cpu_id(),
+	       current_task_name(),
+	       buf);
 	dump_stack();
 	platform_poweroff(PANIC_EXIT_CODE);
 }

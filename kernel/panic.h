@@ -40,17 +40,19 @@ extern volatile int panic_in_progress;
 		__c;                                       \
 	})
 
-#define BUG_ON(cond)                                                  \
-	do {                                                          \
-		if (unlikely(cond))                                   \
-			panic("BUG_ON(%s) at %s:%d", #cond, __FILE__, \
-			      __LINE__);                              \
+#define BUG_ON(cond)                                                           \
+	do {                                                                   \
+		if (unlikely(cond))                                            \
+			panic(                                                 \
+			    "BUG_ON(%s) at %s:%d", #cond, __FILE__, __LINE__); \
 	} while (0)
 
 /* A requirement of the caller, checked. */
-#define DEBUG_ASSERT(cond)                                                     \
-	do {                                                                   \
-		if (unlikely(!(cond)))                                         \
-			panic("assertion %s failed at %s:%d", #cond, __FILE__, \
-			      __LINE__);                                       \
+#define DEBUG_ASSERT(cond)                                    \
+	do {                                                  \
+		if (unlikely(!(cond)))                        \
+			panic("assertion %s failed at %s:%d", \
+			      #cond,                          \
+			      __FILE__,                       \
+			      __LINE__);                      \
 	} while (0)

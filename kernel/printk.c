@@ -60,7 +60,9 @@ void vprintk(int level, const char *fmt, va_list ap)
 
 	if (level > console_level)
 		return;
-	n = snprintf(buf, sizeof(buf), "[%5llu.%06llu] ",
+	n = snprintf(buf,
+		     sizeof(buf),
+		     "[%5llu.%06llu] ",
 		     (unsigned long long)(ns / 1000000000),
 		     (unsigned long long)(ns / 1000 % 1000000));
 	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);

@@ -128,7 +128,8 @@ static void history_add(struct readline *rl, const char *s)
 	if (!*s || (rl->nhistory && !strcmp(rl->history[rl->nhistory - 1], s)))
 		return;
 	if (rl->nhistory == READLINE_HISTORY) {
-		memmove(rl->history[0], rl->history[1],
+		memmove(rl->history[0],
+			rl->history[1],
 			sizeof(rl->history[0]) * (READLINE_HISTORY - 1));
 		rl->nhistory--;
 	}
@@ -187,7 +188,7 @@ static bool edit(struct readline *rl, struct line *l, int key)
 
 int readline_read(struct readline *rl, char *buf, size_t len)
 {
-	struct line l = {.buf = buf, .cap = len, .hist = (int)rl->nhistory};
+	struct line l = { .buf = buf, .cap = len, .hist = (int)rl->nhistory };
 	int key;
 
 	if (len == 0)

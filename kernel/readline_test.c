@@ -27,7 +27,7 @@ static struct readline rl; /* history persists across calls */
 
 static const char *type(const char *input, char *buf, size_t len)
 {
-	struct keys k = {input, 0};
+	struct keys k = { input, 0 };
 
 	rl.getc = next_key;
 	rl.echo = no_echo;
@@ -49,16 +49,17 @@ static void cursor_movement(struct ktest *t)
 	char buf[64];
 
 	/* Left twice, then insert */
-	KTEST_EXPECT_STREQ(t, type("word\x1b[D\x1b[DX\r", buf, sizeof(buf)),
-			   "woXrd");
+	KTEST_EXPECT_STREQ(
+	    t, type("word\x1b[D\x1b[DX\r", buf, sizeof(buf)), "woXrd");
 	KTEST_EXPECT_STREQ(t,
 			   type("bc\x01"
 				"a\x05"
 				"d\r",
-				buf, sizeof(buf)),
+				buf,
+				sizeof(buf)),
 			   "abcd");
-	KTEST_EXPECT_STREQ(t, type("abc\x1b[H\x1b[3~\r", buf, sizeof(buf)),
-			   "bc");
+	KTEST_EXPECT_STREQ(
+	    t, type("abc\x1b[H\x1b[3~\r", buf, sizeof(buf)), "bc");
 	KTEST_EXPECT_STREQ(t, type("junk\x15ok\r", buf, sizeof(buf)), "ok");
 }
 
@@ -70,25 +71,25 @@ static void history_walks(struct ktest *t)
 	type("first\r", buf, sizeof(buf));
 	type("second\r", buf, sizeof(buf));
 	KTEST_EXPECT_STREQ(t, type("\x1b[A\r", buf, sizeof(buf)), "second");
-	KTEST_EXPECT_STREQ(t, type("\x1b[A\x1b[A\x1b[A\r", buf, sizeof(buf)),
-			   "first");
-	KTEST_EXPECT_STREQ(t, type("\x1b[A\x1b[Bnew\r", buf, sizeof(buf)),
-			   "new");
+	KTEST_EXPECT_STREQ(
+	    t, type("\x1b[A\x1b[A\x1b[A\r", buf, sizeof(buf)), "first");
+	KTEST_EXPECT_STREQ(
+	    t, type("\x1b[A\x1b[Bnew\r", buf, sizeof(buf)), "new");
 }
 
 static void long_line_is_cut(struct ktest *t)
 {
 	char buf[8];
 
-	KTEST_EXPECT_STREQ(t, type("0123456789\r", buf, sizeof(buf)),
-			   "0123456");
+	KTEST_EXPECT_STREQ(
+	    t, type("0123456789\r", buf, sizeof(buf)), "0123456");
 }
 
 static struct ktest_case readline_cases[] = {
-    KTEST_CASE(plain_and_backspace),
-    KTEST_CASE(cursor_movement),
-    KTEST_CASE(history_walks),
-    KTEST_CASE(long_line_is_cut),
-    {},
+	KTEST_CASE(plain_and_backspace),
+	KTEST_CASE(cursor_movement),
+	KTEST_CASE(history_walks),
+	KTEST_CASE(long_line_is_cut),
+	{},
 };
 KTEST_SUITE(shell_readline, readline_cases);

@@ -17,10 +17,11 @@ struct rwsem_waiter {
 	bool granted;
 };
 
-void init_rwsem(struct rw_semaphore *s, const char *name,
+void init_rwsem(struct rw_semaphore *s,
+		const char *name,
 		struct lock_class *class)
 {
-	*s = (struct rw_semaphore){.dep = {.class = class, .name = name}};
+	*s = (struct rw_semaphore){ .dep = { .class = class, .name = name } };
 	spin_lock_init(&s->wait_lock, "rwsem.wait_lock");
 	list_init(&s->waiters);
 }
@@ -73,7 +74,7 @@ static bool write_can_enter(struct rw_semaphore *s)
 
 void down_read(struct rw_semaphore *s)
 {
-	struct rwsem_waiter w = {.task = current_task()};
+	struct rwsem_waiter w = { .task = current_task() };
 
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
@@ -84,10 +85,10 @@ void down_read(struct rw_semaphore *s)
 	spin_unlock(&s->wait_lock);
 }
 
-static void __down_write(struct rw_semaphore *s, unsigned int subclass,
-			 uintptr_t site)
+static void
+__down_write(struct rw_semaphore *s, unsigned int subclass, uintptr_t site)
 {
-	struct rwsem_waiter w = {.task = current_task(), .writer = true};
+	struct rwsem_waiter w = { .task = current_task(), .writer = true };
 
 	DEBUG_ASSERT(s->writer != current_task());
 	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, subclass, site);

@@ -25,15 +25,16 @@ struct rw_semaphore {
 	struct lockdep_map dep;
 };
 
-#define RWSEM_INIT(name)                                    \
-	{                                                   \
-		.wait_lock = SPINLOCK_INIT(name.wait_lock), \
-		.waiters = LIST_HEAD_INIT(name.waiters),    \
-		.dep = {.name = #name }                     \
+#define RWSEM_INIT(lname)                                    \
+	{                                                    \
+		.wait_lock = SPINLOCK_INIT(lname.wait_lock), \
+		.waiters = LIST_HEAD_INIT(lname.waiters),    \
+		.dep = {.name = #lname }                     \
 	}
-#define DECLARE_RWSEM(name) struct rw_semaphore name = RWSEM_INIT(name)
+#define DECLARE_RWSEM(lname) struct rw_semaphore lname = RWSEM_INIT(lname)
 
-void init_rwsem(struct rw_semaphore *s, const char *name,
+void init_rwsem(struct rw_semaphore *s,
+		const char *name,
 		struct lock_class *class);
 void down_read(struct rw_semaphore *s);
 void down_write(struct rw_semaphore *s);

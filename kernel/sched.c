@@ -21,6 +21,7 @@
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <mm/vm.h>
+#include <fs/vfs.h>
 
 #define TIME_SLICE_TICKS 5
 
@@ -375,6 +376,7 @@ int task_join(struct task *t)
 	flags = spin_lock_irqsave(&tasks_lock);
 	list_del(&t->all_node);
 	spin_unlock_irqrestore(&tasks_lock, flags);
+	files_release(t);
 	vm_free_stack(t->stack, t->stack_size);
 	kfree(t);
 	return code;

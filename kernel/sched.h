@@ -76,8 +76,8 @@ struct task {
 };
 
 struct task *task_create(const char *name, int (*fn)(void *), void *arg);
-struct task *task_create_on(const char *name, int (*fn)(void *), void *arg,
-			    int cpu);
+struct task *
+task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu);
 int task_join(struct task *t);
 __noreturn void task_exit(int code);
 /* End the running task after a trap; called by the trap handler. */

@@ -71,7 +71,7 @@ static int stopper(void *arg)
 
 static void preemption_switches_busy_task(struct ktest *t)
 {
-	struct spin_state s = {.deadline = time_ns() + 20 * NSEC_PER_SEC};
+	struct spin_state s = { .deadline = time_ns() + 20 * NSEC_PER_SEC };
 	int cpu = (int)(ncpus - 1);
 	struct task *b = task_create_on("busy", busy, &s, cpu);
 	struct task *st;
@@ -113,7 +113,7 @@ static int pong(void *arg)
 
 static void wait_wake_ping_pong(struct ktest *t)
 {
-	struct pingpong p = {.rounds = 500};
+	struct pingpong p = { .rounds = 500 };
 	struct task *task;
 
 	wait_queue_init(&p.wq);
@@ -151,13 +151,13 @@ static void ticks_on_every_hart(struct ktest *t)
 }
 
 static struct ktest_case sched_cases[] = {
-    KTEST_CASE(many_tasks_finish),
-    KTEST_CASE(every_hart_runs_tasks),
-    KTEST_CASE(preemption_switches_busy_task),
-    KTEST_CASE(sleep_lasts_at_least),
-    KTEST_CASE(wait_wake_ping_pong),
-    KTEST_CASE(completion_times_out),
-    KTEST_CASE(ticks_on_every_hart),
-    {},
+	KTEST_CASE(many_tasks_finish),
+	KTEST_CASE(every_hart_runs_tasks),
+	KTEST_CASE(preemption_switches_busy_task),
+	KTEST_CASE(sleep_lasts_at_least),
+	KTEST_CASE(wait_wake_ping_pong),
+	KTEST_CASE(completion_times_out),
+	KTEST_CASE(ticks_on_every_hart),
+	{},
 };
 KTEST_SUITE(sched_basic, sched_cases);

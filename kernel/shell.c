@@ -50,7 +50,8 @@ static int split_words(char *s, char **argv, int max)
 static const struct shell_command *find_command(const char *name)
 {
 	for (const struct shell_command *c = __shell_commands_start;
-	     c < __shell_commands_end; c++)
+	     c < __shell_commands_end;
+	     c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
@@ -96,8 +97,8 @@ static void console_echo(void *ctx, const char *s, size_t n)
 	console_write(s, n);
 }
 
-static struct readline console_rl = {.getc = console_getc,
-				     .echo = console_echo};
+static struct readline console_rl = { .getc = console_getc,
+				      .echo = console_echo };
 
 int shell_main(const char *cmdline)
 {
@@ -122,7 +123,8 @@ static int cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	for (const struct shell_command *c = __shell_commands_start;
-	     c < __shell_commands_end; c++)
+	     c < __shell_commands_end;
+	     c++)
 		console_printf("  %-28s %s\n", c->usage, c->help);
 	return 0;
 }
@@ -152,10 +154,12 @@ SHELL_COMMAND(uptime, cmd_uptime, "uptime", "time since boot");
 
 static void ps_one(struct task *t, void *arg)
 {
-	static const char *const states[] = {"run", "sleep", "dead"};
+	static const char *const states[] = { "run", "sleep", "dead" };
 
 	(void)arg;
-	console_printf("%5d  %-5s %4d  %8llu  %s\n", t->tid, states[t->state],
+	console_printf("%5d  %-5s %4d  %8llu  %s\n",
+		       t->tid,
+		       states[t->state],
 		       t->on_cpu && t->cpu ? (int)t->cpu->id : -1,
 		       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC),
 		       t->name);
@@ -175,8 +179,10 @@ static int cmd_mem(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	console_printf("pages: %lu free of %lu (%lu KiB free)\n", pages_free(),
-		       pages_total(), pages_free() * (PAGE_SIZE / 1024));
+	console_printf("pages: %lu free of %lu (%lu KiB free)\n",
+		       pages_free(),
+		       pages_total(),
+		       pages_free() * (PAGE_SIZE / 1024));
 	return 0;
 }
 SHELL_COMMAND(mem, cmd_mem, "mem", "free and total memory pages");
@@ -185,7 +191,9 @@ static int cmd_test(int argc, char **argv)
 {
 	return ktest_run(argc > 1 ? argv[1] : "*") ? 1 : 0;
 }
-SHELL_COMMAND(test, cmd_test, "test [GLOB]",
+SHELL_COMMAND(test,
+	      cmd_test,
+	      "test [GLOB]",
 	      "run the test suites matching GLOB");
 
 static int cmd_poweroff(int argc, char **argv)

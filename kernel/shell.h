@@ -22,7 +22,7 @@ struct shell_command {
 
 #define SHELL_COMMAND(cname, cfn, cusage, chelp)                     \
 	static const struct shell_command __shell_cmd_##cname __used \
-	    __section(".shell_commands") = {#cname, cfn, cusage, chelp}
+	    __section(".shell_commands") = { #cname, cfn, cusage, chelp }
 
 int shell_main(const char *cmdline);
 /* Run one command line (may hold several commands separated by ';'). */

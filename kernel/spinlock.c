@@ -12,7 +12,7 @@
 
 void spin_lock_init(struct spinlock *l, const char *name)
 {
-	*l = (struct spinlock){.dep = {.name = name}};
+	*l = (struct spinlock){ .dep = { .name = name } };
 }
 
 static void spin_acquired(struct spinlock *l, uintptr_t site)
@@ -27,7 +27,9 @@ static void __spin_lock(struct spinlock *l, uintptr_t site)
 {
 	if (unlikely(l->owner == this_cpu() && READ_ONCE(l->locked)))
 		panic("spinlock %s: recursive acquisition at %p, held from %p",
-		      l->dep.name, (void *)site, (void *)l->site);
+		      l->dep.name,
+		      (void *)site,
+		      (void *)l->site);
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		while (READ_ONCE(l->locked))
 			arch_cpu_relax();

@@ -60,9 +60,9 @@ static void unmapped_load_is_killed(struct ktest *t)
 }
 
 static struct ktest_case trap_cases[] = {
-    KTEST_CASE(faulting_task_is_killed),
-    KTEST_CASE(illegal_instruction_is_killed),
-    KTEST_CASE(unmapped_load_is_killed),
-    {},
+	KTEST_CASE(faulting_task_is_killed),
+	KTEST_CASE(illegal_instruction_is_killed),
+	KTEST_CASE(unmapped_load_is_killed),
+	{},
 };
 KTEST_SUITE(traps, trap_cases);

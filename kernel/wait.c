@@ -14,7 +14,8 @@ void wait_queue_init(struct wait_queue_head *wq)
 	list_init(&wq->waiters);
 }
 
-static void __prepare(struct wait_queue_head *wq, struct wait_queue_entry *w,
+static void __prepare(struct wait_queue_head *wq,
+		      struct wait_queue_entry *w,
 		      bool exclusive)
 {
 	unsigned long flags = spin_lock_irqsave(&wq->lock);

@@ -49,35 +49,35 @@ void schedule(void);
  * Return: false if the deadline passed. */
 bool schedule_until(uint64_t deadline_ns);
 
-#define wait_event(wq, cond)                                  \
-	do {                                                  \
-		struct wait_queue_entry __w = {.task = NULL}; \
-		for (;;) {                                    \
-			prepare_to_wait((wq), &__w);          \
-			if (cond)                             \
-				break;                        \
-			schedule();                           \
-		}                                             \
-		finish_wait((wq), &__w);                      \
+#define wait_event(wq, cond)                                    \
+	do {                                                    \
+		struct wait_queue_entry __w = { .task = NULL }; \
+		for (;;) {                                      \
+			prepare_to_wait((wq), &__w);            \
+			if (cond)                               \
+				break;                          \
+			schedule();                             \
+		}                                               \
+		finish_wait((wq), &__w);                        \
 	} while (0)
 
 /* Return: 0 if @cond was still false at the deadline, 1 otherwise. */
-#define wait_event_timeout(wq, cond, ns)                      \
-	({                                                    \
-		struct wait_queue_entry __w = {.task = NULL}; \
-		uint64_t __deadline = time_ns() + (ns);       \
-		int __ret = 1;                                \
-		for (;;) {                                    \
-			prepare_to_wait((wq), &__w);          \
-			if (cond)                             \
-				break;                        \
-			if (!schedule_until(__deadline)) {    \
-				__ret = (cond) ? 1 : 0;       \
-				break;                        \
-			}                                     \
-		}                                             \
-		finish_wait((wq), &__w);                      \
-		__ret;                                        \
+#define wait_event_timeout(wq, cond, ns)                        \
+	({                                                      \
+		struct wait_queue_entry __w = { .task = NULL }; \
+		uint64_t __deadline = time_ns() + (ns);         \
+		int __ret = 1;                                  \
+		for (;;) {                                      \
+			prepare_to_wait((wq), &__w);            \
+			if (cond)                               \
+				break;                          \
+			if (!schedule_until(__deadline)) {      \
+				__ret = (cond) ? 1 : 0;         \
+				break;                          \
+			}                                       \
+		}                                               \
+		finish_wait((wq), &__w);                        \
+		__ret;                                          \
 	})
 
 struct completion {

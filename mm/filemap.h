@@ -13,7 +13,8 @@
  * Page state bits (page->flags, atomic): PG_locked (I/O or truncation in
  * progress; lock_page sleeps), PG_uptodate (contents valid), PG_dirty,
  * PG_writeback, PG_error, PG_referenced, PG_lru, PG_readahead (reaching it
- * starts the next asynchronous readahead).
+ * starts the next asynchronous readahead), PG_waiters (a task may sleep
+ * for PG_locked or PG_writeback to clear: the clearer must wake it).
  *
  * Lookup of a cached, uptodate page takes only i_pages_lock: no sleeping
  * lock (filemap_read's fast path).
@@ -25,11 +26,15 @@
 
 #include <sys/types.h>
 #include <kernel/compiler.h>
+#include <kernel/list.h>
 #include <kernel/rwsem.h>
 #include <kernel/spinlock.h>
 #include <kernel/wait.h>
 #include <mm/page_alloc.h>
 #include <mm/radix_tree.h>
+
+/* File offsets in bytes. newlib's <sys/types.h> has only __loff_t. */
+typedef __loff_t loff_t;
 
 /* page->flags bit numbers for page-cache pages; 0-7 belong to page_alloc. */
 enum pageflag {
@@ -41,6 +46,7 @@ enum pageflag {
 	PG_referenced,
 	PG_lru,
 	PG_readahead,
+	PG_waiters, /* someone may sleep on this page's wait queue */
 };
 
 static inline bool page_test(const struct page *p, enum pageflag f)
@@ -61,7 +67,8 @@ static inline void page_clear(struct page *p, enum pageflag f)
 /* Return: the bit's old value. */
 static inline bool page_test_and_set(struct page *p, enum pageflag f)
 {
-	return __atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_ACQ_REL) & (1UL << f);
+	return __atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_ACQ_REL) &
+	       (1UL << f);
 }
 
 static inline bool page_test_and_clear(struct page *p, enum pageflag f)
@@ -75,26 +82,28 @@ struct inode;
 struct file;
 
 struct writeback_control {
-	loff_t range_start, range_end;	/* bytes, inclusive */
-	bool sync;			/* wait for each page's writeback */
-	long nr_to_write;		/* pages still allowed; <0: no limit */
+	loff_t range_start, range_end; /* bytes, inclusive */
+	bool sync;		       /* wait for each page's writeback */
+	long nr_to_write;	       /* pages still allowed; <0: no limit */
 };
 
 /* A batch of pages being read ahead: locked, in the cache, !uptodate. */
 struct readahead_control {
 	struct address_space *mapping;
-	unsigned long index;		/* first page */
+	unsigned long index; /* first page */
 	unsigned int nr_pages;
-	struct page **pages;		/* nr_pages of them */
+	struct page **pages; /* nr_pages of them */
 };
 
 /* Per open file: the readahead window (mm/readahead.c). */
 struct file_ra_state {
-	unsigned long start;		/* first page of the current window */
-	unsigned int size;		/* pages in it */
-	unsigned int async_size;	/* start the next window this far from the end */
-	unsigned int ra_pages;		/* maximum window */
-	unsigned long prev_index;	/* last page read: detects sequential access */
+	unsigned long start; /* first page of the current window */
+	unsigned int size;   /* pages in it */
+	unsigned int
+	    async_size;	       /* start the next window this far from the end */
+	unsigned int ra_pages; /* maximum window */
+	unsigned long
+	    prev_index; /* last page read: detects sequential access */
 };
 
 /*
@@ -104,40 +113,51 @@ struct file_ra_state {
 struct address_space_operations {
 	/* Fill @page from disk (holes: zeroes), set uptodate, unlock. */
 	int (*read_page)(struct address_space *m, struct page *page);
-	/* Like read_page for each page of @rac, in as few requests as possible. */
+	/* Like read_page for each page of @rac, in as few requests as possible.
+	 */
 	void (*readahead)(struct readahead_control *rac);
 	/* Write back @page (dirty bit already cleared, PG_writeback set);
 	 * end_page_writeback() when done. Page unlocked by the callee. */
-	int (*write_page)(struct address_space *m, struct page *page,
+	int (*write_page)(struct address_space *m,
+			  struct page *page,
 			  struct writeback_control *wbc);
 	/* Prepare to copy @len bytes at @pos (within one page): return the
 	 * locked page in *pagep, its blocks allocated, uptodate or partially
 	 * read as needed. Caller holds i_rwsem exclusive. */
-	int (*write_begin)(struct address_space *m, loff_t pos, unsigned int len,
+	int (*write_begin)(struct address_space *m,
+			   loff_t pos,
+			   unsigned int len,
 			   struct page **pagep);
 	/* @copied bytes are in; mark dirty, extend i_size, unlock and put.
 	 * Return: bytes accepted. */
-	int (*write_end)(struct address_space *m, loff_t pos, unsigned int len,
-			 unsigned int copied, struct page *page);
+	int (*write_end)(struct address_space *m,
+			 loff_t pos,
+			 unsigned int len,
+			 unsigned int copied,
+			 struct page *page);
 	/* Part [@offset, @offset+@len) of @page is leaving the file: drop any
 	 * private state for it. Optional. */
-	void (*invalidate_page)(struct page *page, unsigned int offset,
+	void (*invalidate_page)(struct page *page,
+				unsigned int offset,
 				unsigned int len);
 };
 
 struct address_space {
 	struct inode *host;
 	const struct address_space_operations *a_ops;
-	struct rw_semaphore invalidate_lock;	/* see DESIGN.md */
+	struct rw_semaphore invalidate_lock; /* see DESIGN.md */
 	struct spinlock i_pages_lock;
 	/* protected by i_pages_lock: */
 	struct radix_tree i_pages;
 	unsigned long nrpages;
 	unsigned long nrdirty;
-	int wb_err;			/* first writeback error since last fsync */
+	int wb_err; /* first writeback error since last fsync */
+	/* protected by writeback's wb_lock (mm/writeback.c): */
+	struct list_head wb_node; /* on the flusher's list while dirty */
 };
 
-void mapping_init(struct address_space *m, struct inode *host,
+void mapping_init(struct address_space *m,
+		  struct inode *host,
 		  const struct address_space_operations *a_ops);
 
 /* References. put_page frees the page when the last reference goes. */
@@ -151,8 +171,9 @@ void unlock_page(struct page *page);
 void wait_on_page_locked(struct page *page);
 void wait_on_page_writeback(struct page *page);
 void end_page_writeback(struct page *page);
-/* Mark dirty and account it to the mapping (and its inode). */
-void set_page_dirty(struct page *page);
+/* Mark dirty and account it to the mapping (and its inode). Return: true
+ * if the page was clean. */
+bool set_page_dirty(struct page *page);
 /* I/O finished reading @page: uptodate or error, then unlock. */
 void page_read_done(struct page *page, int err);
 
@@ -163,19 +184,26 @@ struct page *filemap_lock_page(struct address_space *m, unsigned long index);
 /* Find or create (locked, referenced). ERR_PTR(-ENOMEM) on failure. */
 struct page *filemap_grab_page(struct address_space *m, unsigned long index);
 /* Up to @max referenced pages at index >= @start, ascending. */
-unsigned int filemap_get_pages(struct address_space *m, unsigned long start,
-			       unsigned int max, struct page **pages);
+unsigned int filemap_get_pages(struct address_space *m,
+			       unsigned long start,
+			       unsigned int max,
+			       struct page **pages);
 
 /* The one insertion door. @page is locked and referenced by the caller; the
  * cache takes its own reference. Return: 0, -EEXIST or -ENOMEM. */
-int filemap_add_page(struct address_space *m, struct page *page,
+int filemap_add_page(struct address_space *m,
+		     struct page *page,
 		     unsigned long index);
 /* The one removal door: drop every page of [@start, @end] (bytes,
  * inclusive), partial pages zeroed in the part that leaves. Waits for
  * writeback of those pages; discards dirty data in the range. */
-void truncate_inode_pages_range(struct address_space *m, loff_t start,
+void truncate_inode_pages_range(struct address_space *m,
+				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* A fresh page for the cache: referenced once, not locked, no owner.
+ * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
+struct page *page_cache_alloc(void);
 
 /* Buffered I/O for file_operations. filemap_read takes no inode lock. */
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
@@ -186,15 +214,35 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos);
  * error (which is then cleared from mapping->wb_err). */
 int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end);
 int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end);
-int filemap_write_and_wait_range(struct address_space *m, loff_t start,
+int filemap_write_and_wait_range(struct address_space *m,
+				 loff_t start,
 				 loff_t end);
+
+/* Writeback (mm/writeback.c). A mapping joins the flusher's list when its
+ * first page becomes dirty; the flusher task writes each such mapping every
+ * WRITEBACK_INTERVAL_MS, and at once after writeback_wakeup(). */
+#define WRITEBACK_INTERVAL_MS 500
+/* Write the dirty pages of @wbc's range. Errors are recorded in wb_err.
+ * Return: pages submitted. Context: may sleep; takes page locks. */
+long writeback_mapping(struct address_space *m, struct writeback_control *wbc);
+/* Write (and with @wait, wait for) every dirty mapping: sync's core. */
+int writeback_all(bool wait);
+void writeback_wakeup(void);
+/* @m leaves the flusher's list (its inode is going away). */
+void writeback_forget(struct address_space *m);
+/* Record @err for the next filemap_fdatawait/fsync of @m (first one wins). */
+void mapping_set_error(struct address_space *m, int err);
 
 /* Readahead (mm/readahead.c): on a miss at @index, and on reaching a
  * PG_readahead page. */
-void page_cache_sync_readahead(struct address_space *m, struct file_ra_state *ra,
-			       unsigned long index, unsigned long req_pages);
-void page_cache_async_readahead(struct address_space *m, struct file_ra_state *ra,
-				struct page *page, unsigned long index,
+void page_cache_sync_readahead(struct address_space *m,
+			       struct file_ra_state *ra,
+			       unsigned long index,
+			       unsigned long req_pages);
+void page_cache_async_readahead(struct address_space *m,
+				struct file_ra_state *ra,
+				struct page *page,
+				unsigned long index,
 				unsigned long req_pages);
 void file_ra_state_init(struct file_ra_state *ra);
 
@@ -203,3 +251,26 @@ void lru_add(struct page *page);
 /* Free up to @nr pages of clean cache (writing dirty ones back first).
  * Return: pages freed. Called by the page allocator when memory is low. */
 unsigned long reclaim_pages(unsigned long nr);
+/* Pages on the LRU, i.e. in some mapping. */
+unsigned long lru_pages(void);
+/* Pages freed and dirty pages written by reclaim since boot. */
+unsigned long vmscan_reclaimed(void);
+unsigned long vmscan_written(void);
+/* True inside reclaim: an allocation there must not wait for reclaim. */
+bool current_is_reclaiming(void);
+
+/* For mm/ only: the helpers the doors and reclaim share. */
+#define RECLAIM_BATCH 32 /* pages reclaim tries to free per call */
+/* Clear PG_dirty and uncount it. Caller holds the page lock. Return: true
+ * if it was dirty. */
+bool page_clear_dirty(struct page *page);
+/* @m got its first dirty page: put it on the flusher's list. */
+void writeback_mark_dirty(struct address_space *m);
+/* Delete @page (locked) from its mapping's index and the LRU and drop the
+ * cache's reference, if at most @max_refs references are held (0: any).
+ * Return: true if deleted. Context: no spinlock held. */
+bool filemap_delete_page(struct page *page, int max_refs);
+/* Write back @page: caller holds its lock, which write_page releases.
+ * Return: 0 or the error write_page reported (also in wb_err). */
+int filemap_writeout_page(struct page *page, struct writeback_control *wbc);
+void lru_del(struct page *page);

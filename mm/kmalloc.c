@@ -40,8 +40,8 @@ struct kmalloc_class {
 	}
 
 static struct kmalloc_class classes[NR_CLASSES] = {
-    CLASS(4), CLASS(5), CLASS(6),  CLASS(7),
-    CLASS(8), CLASS(9), CLASS(10), CLASS(11),
+	CLASS(4), CLASS(5), CLASS(6),  CLASS(7),
+	CLASS(8), CLASS(9), CLASS(10), CLASS(11),
 };
 
 BUILD_BUG_ON(ARRAY_SIZE(classes) != NR_CLASSES);

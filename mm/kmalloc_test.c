@@ -8,10 +8,10 @@
 #include <mm/kmalloc.h>
 #include <mm/mm_test.h>
 
-static const size_t sizes[] = {1,    8,	   16,	 17,	31,   32,   33,
-			       63,   64,   100,	 128,	200,  256,  257,
-			       511,  512,  1000, 1024,	1025, 2047, 2048,
-			       2049, 4096, 4097, 12000, 65536};
+static const size_t sizes[] = { 1,    8,    16,	  17,	 31,   32,   33,
+				63,   64,   100,  128,	 200,  256,  257,
+				511,  512,  1000, 1024,	 1025, 2047, 2048,
+				2049, 4096, 4097, 12000, 65536 };
 
 static void every_size_class(struct ktest *t)
 {
@@ -81,7 +81,7 @@ static void kcalloc_overflow_is_null(struct ktest *t)
 
 static void krealloc_keeps_data(struct ktest *t)
 {
-	static const size_t steps[] = {24, 100, 2048, 5000, 70000, 10};
+	static const size_t steps[] = { 24, 100, 2048, 5000, 70000, 10 };
 	unsigned char *p = krealloc(NULL, 8, GFP_KERNEL);
 	size_t have = 8, bad = 0;
 
@@ -129,7 +129,7 @@ struct churn {
 static int churn_kmalloc(void *arg)
 {
 	struct churn *c = arg;
-	uint8_t *live[LIVE] = {0};
+	uint8_t *live[LIVE] = { 0 };
 	size_t len[LIVE];
 	uint8_t tag[LIVE];
 	int bad = 0;
@@ -162,20 +162,20 @@ static void harts_kmalloc_concurrently(struct ktest *t)
 	for (unsigned int c = 0; c < MAX_CPUS; c++)
 		args[c].seed = 0xd1b54a32d192ed03ULL * (c + 3);
 	KTEST_EXPECT_EQ(t,
-			mm_test_on_every_hart(t, "kmalloc", churn_kmalloc, args,
-					      sizeof(args[0])),
+			mm_test_on_every_hart(
+			    t, "kmalloc", churn_kmalloc, args, sizeof(args[0])),
 			0);
 	KTEST_EXPECT_EQ(t, pages_free(), start);
 }
 
 static struct ktest_case kmalloc_cases[] = {
-    KTEST_CASE(every_size_class),
-    KTEST_CASE(objects_are_distinct),
-    KTEST_CASE(kzalloc_and_kcalloc_zero),
-    KTEST_CASE(kcalloc_overflow_is_null),
-    KTEST_CASE(krealloc_keeps_data),
-    KTEST_CASE(kfree_null_and_no_leak),
-    KTEST_CASE(harts_kmalloc_concurrently),
-    {},
+	KTEST_CASE(every_size_class),
+	KTEST_CASE(objects_are_distinct),
+	KTEST_CASE(kzalloc_and_kcalloc_zero),
+	KTEST_CASE(kcalloc_overflow_is_null),
+	KTEST_CASE(krealloc_keeps_data),
+	KTEST_CASE(kfree_null_and_no_leak),
+	KTEST_CASE(harts_kmalloc_concurrently),
+	{},
 };
 KTEST_SUITE(mm_kmalloc, kmalloc_cases);

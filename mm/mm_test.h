@@ -14,16 +14,18 @@
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 
-static inline int mm_test_on_every_hart(struct ktest *t, const char *name,
-					int (*fn)(void *), void *args,
+static inline int mm_test_on_every_hart(struct ktest *t,
+					const char *name,
+					int (*fn)(void *),
+					void *args,
 					size_t arg_size)
 {
 	struct task *tasks[MAX_CPUS];
 	int failures = 0;
 
 	for (unsigned int c = 0; c < ncpus; c++) {
-		tasks[c] = task_create_on(name, fn, (char *)args + c * arg_size,
-					  (int)c);
+		tasks[c] = task_create_on(
+		    name, fn, (char *)args + c * arg_size, (int)c);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[c]));
 	}
 	for (unsigned int c = 0; c < ncpus; c++)

@@ -13,6 +13,10 @@
  * An allocated block's head page has PG_ALLOCATED and its order, which is
  * how a bad free is told from a good one.
  *
+ * A GFP_KERNEL request that finds nothing free reclaims page cache
+ * (mm/vmscan.c) and retries; GFP_ATOMIC never does. Below a low watermark
+ * the flusher is woken so that dirty cache becomes reclaimable.
+ *
  * Locking: zone_lock (irqsave, so interrupt handlers may allocate) protects
  * the free lists, nr_free and the PG_BUDDY/PG_ALLOCATED/order fields of
  * every page. Pages are zeroed outside it.
@@ -22,10 +26,13 @@
 #include <kernel/panic.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/sched.h>
 #include <kernel/spinlock.h>
+#include <mm/filemap.h>
 #include <mm/page_alloc.h>
 
 #define FIRMWARE_SIZE (2UL << 20) /* OpenSBI, just below the kernel */
+#define RECLAIM_TRIES 16	  /* reclaim-and-retry rounds before NULL */
 
 extern char __kernel_start[], __kernel_end[];
 
@@ -134,16 +141,55 @@ static struct page *take_block_locked(unsigned int order)
 	return page;
 }
 
+static struct page *take_block(unsigned int order)
+{
+	unsigned long flags = spin_lock_irqsave(&zone_lock);
+	struct page *page = take_block_locked(order);
+
+	spin_unlock_irqrestore(&zone_lock, flags);
+	return page;
+}
+
+/* Free memory is short: wake the flusher so dirty pages become
+ * reclaimable. */
+static void check_low_watermark(void)
+{
+	if (READ_ONCE(nr_free) < MAX(nr_total / 64, 64UL))
+		writeback_wakeup();
+}
+
+/* GFP_KERNEL and nothing free: reclaim page cache and retry, backing off
+ * while pages are being written out or another task reclaims. Not from
+ * inside reclaim (its write_page allocating) and not where the caller
+ * cannot sleep (reclaim_pages checks). */
+static struct page *alloc_pages_reclaim(unsigned int order)
+{
+	struct page *page = NULL;
+
+	for (unsigned int tries = 0; !page && tries < RECLAIM_TRIES; tries++) {
+		if (!reclaim_pages(RECLAIM_BATCH << order)) {
+			if (current_is_reclaiming() || !preemptible() ||
+			    !lru_pages())
+				return NULL; /* waiting cannot help */
+			task_sleep_ms(1U << MIN(tries, 4U));
+		}
+		page = take_block(order);
+	}
+	return page;
+}
+
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
 	struct page *page;
-	unsigned long flags;
 
 	if (WARN_ON_ONCE(order >= MAX_ORDER))
 		return NULL;
-	flags = spin_lock_irqsave(&zone_lock);
-	page = take_block_locked(order);
-	spin_unlock_irqrestore(&zone_lock, flags);
+	page = take_block(order);
+	if (!(gfp & GFP_ATOMIC)) {
+		check_low_watermark();
+		if (!page)
+			page = alloc_pages_reclaim(order);
+	}
 	if (page && (gfp & GFP_ZERO))
 		memset(page_address(page), 0, PAGE_SIZE << order);
 	return page;
@@ -196,16 +242,18 @@ unsigned long pages_total(void)
 	return nr_total;
 }
 
-static bool ranges_overlap(const struct range *r, uintptr_t start,
-			   uintptr_t end)
+static bool
+ranges_overlap(const struct range *r, uintptr_t start, uintptr_t end)
 {
 	return start < r->end && r->start < end;
 }
 
 /* First page-aligned stretch of @size bytes of RAM after the start of RAM
  * or after a reserved range that overlaps none of them; 0 if none. */
-static uintptr_t find_free_stretch(const struct range *res, int n,
-				   uintptr_t mem_end, size_t size)
+static uintptr_t find_free_stretch(const struct range *res,
+				   int n,
+				   uintptr_t mem_end,
+				   size_t size)
 {
 	for (int i = -1; i < n; i++) {
 		uintptr_t start =
@@ -260,10 +308,10 @@ static int page_alloc_init(void)
 	    ALIGN_DOWN(platform.mem_base + platform.mem_size, PAGE_SIZE);
 	uintptr_t kstart = (uintptr_t)__kernel_start, cursor;
 	struct range res[4] = {
-	    {MAX(platform.mem_base, kstart - FIRMWARE_SIZE), kstart},
-	    {kstart, ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE)},
-	    {ALIGN_DOWN(platform.dtb, PAGE_SIZE),
-	     ALIGN_UP(platform.dtb + platform.dtb_size, PAGE_SIZE)},
+		{ MAX(platform.mem_base, kstart - FIRMWARE_SIZE), kstart },
+		{ kstart, ALIGN_UP((uintptr_t)__kernel_end, PAGE_SIZE) },
+		{ ALIGN_DOWN(platform.dtb, PAGE_SIZE),
+		  ALIGN_UP(platform.dtb + platform.dtb_size, PAGE_SIZE) },
 	};
 	size_t map_size;
 
@@ -278,7 +326,7 @@ static int page_alloc_init(void)
 	res[3].end = res[3].start + map_size;
 	mem_map = (struct page *)res[3].start;
 	for (unsigned long i = 0; i < nr_pages; i++) {
-		mem_map[i] = (struct page){.flags = PG_RESERVED};
+		mem_map[i] = (struct page){ .flags = PG_RESERVED };
 		list_init(&mem_map[i].lru);
 	}
 	sort_ranges(res, ARRAY_SIZE(res));
@@ -293,7 +341,9 @@ static int page_alloc_init(void)
 	pr_info(
 	    "page_alloc: %lu MiB RAM at %#lx, %lu pages free, mem_map at %p\n",
 	    (unsigned long)(platform.mem_size >> 20),
-	    (unsigned long)platform.mem_base, nr_free, (void *)mem_map);
+	    (unsigned long)platform.mem_base,
+	    nr_free,
+	    (void *)mem_map);
 	return 0;
 }
 INIT_HOOK(page_alloc, page_alloc_init, INIT_LEVEL_MM);

@@ -106,7 +106,7 @@ struct hammer {
 static int hammer_pages(void *arg)
 {
 	struct hammer *h = arg;
-	uint64_t *held[HELD] = {0}, stamp[HELD];
+	uint64_t *held[HELD] = { 0 }, stamp[HELD];
 	unsigned int order[HELD];
 	int bad = 0;
 
@@ -139,15 +139,18 @@ static void harts_allocate_concurrently(struct ktest *t)
 	for (unsigned int c = 0; c < MAX_CPUS; c++)
 		args[c].seed = 0x9e3779b97f4a7c15ULL * (c + 1);
 	KTEST_EXPECT_EQ(t,
-			mm_test_on_every_hart(t, "pages", hammer_pages, args,
-					      sizeof(args[0])),
+			mm_test_on_every_hart(
+			    t, "pages", hammer_pages, args, sizeof(args[0])),
 			0);
 	KTEST_EXPECT_EQ(t, pages_free(), start);
 }
 
 static struct ktest_case page_alloc_cases[] = {
-    KTEST_CASE(every_order_is_aligned),	     KTEST_CASE(gfp_zero_zeroes),
-    KTEST_CASE(exhaustion_returns_null),     KTEST_CASE(bad_free_is_ignored),
-    KTEST_CASE(harts_allocate_concurrently), {},
+	KTEST_CASE(every_order_is_aligned),
+	KTEST_CASE(gfp_zero_zeroes),
+	KTEST_CASE(exhaustion_returns_null),
+	KTEST_CASE(bad_free_is_ignored),
+	KTEST_CASE(harts_allocate_concurrently),
+	{},
 };
 KTEST_SUITE(mm_page_alloc, page_alloc_cases);

@@ -14,10 +14,13 @@ struct radix_node;
 
 struct radix_tree {
 	struct radix_node *root;
-	unsigned int height;	/* levels; 0: empty */
+	unsigned int height; /* levels; 0: empty */
 };
 
-#define RADIX_TREE_INIT { NULL, 0 }
+#define RADIX_TREE_INIT \
+	{               \
+		NULL, 0 \
+	}
 
 void radix_tree_init(struct radix_tree *t);
 /* Return: 0, -EEXIST if @index is present, -ENOMEM. @item must not be NULL. */
@@ -27,6 +30,8 @@ void *radix_tree_lookup(const struct radix_tree *t, unsigned long index);
 void *radix_tree_delete(struct radix_tree *t, unsigned long index);
 /* Fill @items (and @indices, if not NULL) with up to @max entries whose
  * index >= @first, ascending. Return: how many. */
-unsigned int radix_tree_gang_lookup(const struct radix_tree *t, void **items,
-				    unsigned long *indices, unsigned long first,
+unsigned int radix_tree_gang_lookup(const struct radix_tree *t,
+				    void **items,
+				    unsigned long *indices,
+				    unsigned long first,
 				    unsigned int max);

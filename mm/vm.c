@@ -158,7 +158,9 @@ static int map_page(uintptr_t va, uintptr_t pa, int level, unsigned long prot)
 	old = READ_ONCE(*pte);
 	if (at != level || ((old & PTE_V) && old != new)) {
 		pr_err("vm: %#lx already mapped by %#llx at level %d\n",
-		       (unsigned long)va, (unsigned long long)old, at);
+		       (unsigned long)va,
+		       (unsigned long long)old,
+		       at);
 		return -EEXIST;
 	}
 	WRITE_ONCE(*pte, new);
@@ -179,8 +181,8 @@ static bool megapage_fits(uintptr_t va, uintptr_t pa, uintptr_t end)
 	       !(at == MEGAPAGE_LEVEL && (*pte & PTE_V) && !pte_is_leaf(*pte));
 }
 
-static int map_range(uintptr_t va, uintptr_t pa, size_t size,
-		     unsigned long prot)
+static int
+map_range(uintptr_t va, uintptr_t pa, size_t size, unsigned long prot)
 {
 	uintptr_t end = ALIGN_UP(va + size, PAGE_SIZE);
 	int err = 0;
@@ -225,7 +227,7 @@ static int map_device(const struct platform_mmio_dev *dev)
 
 static int map_devices(void)
 {
-	struct platform_mmio_dev test = {platform.test_base, PAGE_SIZE, 0};
+	struct platform_mmio_dev test = { platform.test_base, PAGE_SIZE, 0 };
 	int err = map_device(&platform.uart) ?: map_device(&platform.plic) ?:
 		  map_device(&test);
 

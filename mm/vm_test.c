@@ -146,8 +146,8 @@ static void freed_stack_is_unmapped(struct ktest *t)
 		top = vm_alloc_stack(PAGE_SIZE);
 		KTEST_ASSERT_TRUE(t, top == stack + STACK_SIZE - PAGE_SIZE);
 		KTEST_EXPECT_TRUE(t, vm_is_stack_guard((uintptr_t)stack + 100));
-		KTEST_EXPECT_EQ(t, run_on((int)c, touch, stack + 100),
-				TASK_EXIT_KILLED);
+		KTEST_EXPECT_EQ(
+		    t, run_on((int)c, touch, stack + 100), TASK_EXIT_KILLED);
 		vm_free_stack(top, PAGE_SIZE);
 	}
 }
@@ -186,17 +186,17 @@ static void harts_map_stacks_concurrently(struct ktest *t)
 	KTEST_EXPECT_EQ(
 	    t, mm_test_on_every_hart(t, "stacks", stacks_on_hart, NULL, 0), 0);
 	/* new slots may have needed new page tables, which stay */
-	KTEST_EXPECT_EQ(t, pages_free() + (vm_page_table_pages() - tables),
-			start);
+	KTEST_EXPECT_EQ(
+	    t, pages_free() + (vm_page_table_pages() - tables), start);
 }
 
 static struct ktest_case vm_cases[] = {
-    KTEST_CASE(text_and_rodata_are_read_only),
-    KTEST_CASE(data_is_not_executable),
-    KTEST_CASE(stack_overflow_kills_task),
-    KTEST_CASE(stack_has_guard_and_is_reused),
-    KTEST_CASE(freed_stack_is_unmapped),
-    KTEST_CASE(harts_map_stacks_concurrently),
-    {},
+	KTEST_CASE(text_and_rodata_are_read_only),
+	KTEST_CASE(data_is_not_executable),
+	KTEST_CASE(stack_overflow_kills_task),
+	KTEST_CASE(stack_has_guard_and_is_reused),
+	KTEST_CASE(freed_stack_is_unmapped),
+	KTEST_CASE(harts_map_stacks_concurrently),
+	{},
 };
 KTEST_SUITE(mm_vm, vm_cases);

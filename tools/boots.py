@@ -33,6 +33,7 @@ import ext2img
 import ext2tree
 import mkbadimg
 import mkblkimg
+import vfsimg
 
 
 # virtio-blk boots: a fresh stamped image each (tools/mkblkimg.py); the
@@ -65,6 +66,21 @@ def blk_args(name, legacy, drive_opts=""):
     return (*transport,
             "-drive", f"file={img},if=none,format=raw,id=d0{drive_opts}",
             "-device", "virtio-blk-device,drive=d0,serial=whole-test-disk")
+
+
+# vfs boots: the root ext2 image of fs/vfs_test.c (tools/vfsimg.py), one
+# per block size, checked by e2fsck and debugfs afterwards.
+def vfs_prepare(block):
+    return lambda build: vfsimg.make_image(build / f"vfs{block}.img", block)
+
+
+def vfs_check(block):
+    return lambda build: vfsimg.check_image(build / f"vfs{block}.img")
+
+
+def vfs_args(block):
+    return ("-drive", f"file=build/vfs{block}.img,if=none,format=raw,id=d0",
+            "-device", "virtio-blk-device,drive=d0")
 
 
 # ext2 boots: images made by mke2fs -d from tools/ext2tree.py's known tree;
@@ -124,11 +140,14 @@ class Boot:
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
-         filter="*,-virtio_blk_*,-selftest_panic,-ext2_*"),
+         filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*"),
     Boot("panic", smp=2, mem="128M", filter="selftest_panic",
          expect_panic="panic_is_reported", timeout=60),
     Boot("mem128", smp=2, mem="128M", filter="mm_*"),
     Boot("mem1g", smp=4, mem="1G", filter="mm_*"),
+    # A 128 MiB file written and read back through a cache that must
+    # reclaim: the page cache's memory-pressure case.
+    Boot("pcache64m", smp=4, mem="64M", filter="pcache_*"),
     *[b for legacy in (False, True) for b in (
         Boot(f"blk_{'legacy' if legacy else 'modern'}", smp=4, mem="256M",
              filter="virtio_blk_read,virtio_blk_write,virtio_blk_queue,"
@@ -144,6 +163,10 @@ BOOTS = [
              qemu_args=blk_args("blk_errors", legacy),
              prepare=blk_prepare("blk_errors")),
     )],
+    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*",
+           qemu_args=vfs_args(block), bootargs="root=vda",
+           prepare=vfs_prepare(block), post_check=vfs_check(block))
+      for block in (4096, 1024)],
     *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write",
            timeout=600, qemu_args=ext2_args(name),
            prepare=ext2_prepare(name, block, features),

@@ -90,8 +90,8 @@ int arch_start_cpu(struct cpu *c)
 {
 	extern char secondary_entry[];
 
-	return sbi_hart_start(c->hartid, (uintptr_t)secondary_entry,
-			      (uintptr_t)c->idle)
+	return sbi_hart_start(
+		   c->hartid, (uintptr_t)secondary_entry, (uintptr_t)c->idle)
 		   ? -EIO
 		   : 0;
 }

@@ -3,10 +3,10 @@
  */
 #include <kernel/arch/riscv64/sbi.h>
 
-#define SBI_EXT_TIME 0x54494D45
-#define SBI_EXT_IPI 0x735049
-#define SBI_EXT_HSM 0x48534D
-#define SBI_EXT_SRST 0x53525354
+#define SBI_EXT_TIME   0x54494D45
+#define SBI_EXT_IPI    0x735049
+#define SBI_EXT_HSM    0x48534D
+#define SBI_EXT_SRST   0x53525354
 #define SBI_EXT_RFENCE 0x52464E43
 
 struct sbiret {
@@ -14,8 +14,8 @@ struct sbiret {
 	long value;
 };
 
-static struct sbiret sbi_call4(long ext, long fid, long a0, long a1, long a2,
-			       long a3)
+static struct sbiret
+sbi_call4(long ext, long fid, long a0, long a1, long a2, long a3)
 {
 	register long r0 __asm__("a0") = a0;
 	register long r1 __asm__("a1") = a1;
@@ -43,7 +43,7 @@ long sbi_set_timer(uint64_t when)
 long sbi_hart_start(unsigned long hartid, uintptr_t start, uintptr_t opaque)
 {
 	return sbi_call(SBI_EXT_HSM, 0, (long)hartid, (long)start, (long)opaque)
-		.error;
+	    .error;
 }
 
 long sbi_hart_get_status(unsigned long hartid)
@@ -69,5 +69,5 @@ long sbi_remote_sfence_vma_all(uintptr_t start, size_t size)
 {
 	/* hart_mask_base -1: every hart that is running (SBI v0.2+) */
 	return sbi_call4(SBI_EXT_RFENCE, 1, 0, -1, (long)start, (long)size)
-		.error;
+	    .error;
 }

@@ -32,19 +32,19 @@ BUILD_BUG_ON(offsetof(struct task, cpu) != TASK_CPU);
 extern char trap_entry[];
 
 static const char *const exception_names[] = {
-    [EXC_INST_MISALIGNED] = "instruction address misaligned",
-    [EXC_INST_ACCESS] = "instruction access fault",
-    [EXC_ILLEGAL_INST] = "illegal instruction",
-    [EXC_BREAKPOINT] = "breakpoint",
-    [EXC_LOAD_MISALIGNED] = "load address misaligned",
-    [EXC_LOAD_ACCESS] = "load access fault",
-    [EXC_STORE_MISALIGNED] = "store address misaligned",
-    [EXC_STORE_ACCESS] = "store access fault",
-    [EXC_ECALL_U] = "ecall from U-mode",
-    [EXC_ECALL_S] = "ecall from S-mode",
-    [EXC_INST_PAGE_FAULT] = "instruction page fault",
-    [EXC_LOAD_PAGE_FAULT] = "load page fault",
-    [EXC_STORE_PAGE_FAULT] = "store page fault",
+	[EXC_INST_MISALIGNED] = "instruction address misaligned",
+	[EXC_INST_ACCESS] = "instruction access fault",
+	[EXC_ILLEGAL_INST] = "illegal instruction",
+	[EXC_BREAKPOINT] = "breakpoint",
+	[EXC_LOAD_MISALIGNED] = "load address misaligned",
+	[EXC_LOAD_ACCESS] = "load access fault",
+	[EXC_STORE_MISALIGNED] = "store address misaligned",
+	[EXC_STORE_ACCESS] = "store access fault",
+	[EXC_ECALL_U] = "ecall from U-mode",
+	[EXC_ECALL_S] = "ecall from S-mode",
+	[EXC_INST_PAGE_FAULT] = "instruction page fault",
+	[EXC_LOAD_PAGE_FAULT] = "load page fault",
+	[EXC_STORE_PAGE_FAULT] = "store page fault",
 };
 
 static const char *exception_name(unsigned long cause)
@@ -63,27 +63,32 @@ void trap_init_hart(void)
 void trap_dump_frame(const struct trap_frame *tf)
 {
 	static const char *const names[32] = {
-	    "zero", "ra", "sp",	 "gp",	"tp", "t0", "t1", "t2",
-	    "s0",   "s1", "a0",	 "a1",	"a2", "a3", "a4", "a5",
-	    "a6",   "a7", "s2",	 "s3",	"s4", "s5", "s6", "s7",
-	    "s8",   "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+		"zero", "ra", "sp",  "gp",  "tp", "t0", "t1", "t2",
+		"s0",	"s1", "a0",  "a1",  "a2", "a3", "a4", "a5",
+		"a6",	"a7", "s2",  "s3",  "s4", "s5", "s6", "s7",
+		"s8",	"s9", "s10", "s11", "t3", "t4", "t5", "t6",
 	};
 	char sym[96];
 
-	printk(LOGLEVEL_EMERG, " sepc: %016llx %s\n",
+	printk(LOGLEVEL_EMERG,
+	       " sepc: %016llx %s\n",
 	       (unsigned long long)tf->sepc,
 	       ksym_format(tf->sepc, sym, sizeof(sym)));
-	printk(LOGLEVEL_EMERG, " ra  : %016llx %s\n",
+	printk(LOGLEVEL_EMERG,
+	       " ra  : %016llx %s\n",
 	       (unsigned long long)tf->regs[1],
 	       ksym_format(tf->regs[1], sym, sizeof(sym)));
 	printk(LOGLEVEL_EMERG,
 	       " sstatus %016llx scause %016llx stval %016llx\n",
-	       (unsigned long long)tf->sstatus, (unsigned long long)tf->scause,
+	       (unsigned long long)tf->sstatus,
+	       (unsigned long long)tf->scause,
 	       (unsigned long long)tf->stval);
 	for (int i = 1; i < 32; i += 4)
 		printk(LOGLEVEL_EMERG,
 		       " %-4s %016llx %-4s %016llx %-4s %016llx %-4s %016llx\n",
-		       names[i], (unsigned long long)tf->regs[i], names[i + 1],
+		       names[i],
+		       (unsigned long long)tf->regs[i],
+		       names[i + 1],
 		       (unsigned long long)tf->regs[i + 1],
 		       i + 2 < 32 ? names[i + 2] : "",
 		       (unsigned long long)(i + 2 < 32 ? tf->regs[i + 2] : 0),
@@ -106,13 +111,19 @@ static void handle_exception(struct trap_frame *tf)
 	     cause == EXC_INST_PAGE_FAULT) &&
 	    vm_handle_spurious_fault(tf->stval))
 		return;
-	snprintf(why, sizeof(why), "%s at %#llx, address %#llx",
-		 exception_name(cause), (unsigned long long)tf->sepc,
+	snprintf(why,
+		 sizeof(why),
+		 "%s at %#llx, address %#llx",
+		 exception_name(cause),
+		 (unsigned long long)tf->sepc,
 		 (unsigned long long)tf->stval);
 	if (!task_context())
 		panic("%s (no task to blame)", why);
-	printk(LOGLEVEL_ERR, "Oops: %s in task %s on cpu %u\n", why,
-	       current_task_name(), cpu_id());
+	printk(LOGLEVEL_ERR,
+	       "Oops: %s in task %s on cpu %u\n",
+	       why,
+	       current_task_name(),
+	       cpu_id());
 	trap_dump_frame(tf);
 	backtrace_from(tf->regs[8], tf->sepc);
 	task_kill_current(why);
@@ -161,13 +172,18 @@ void trap_stack_overflow(struct trap_frame *tf)
 	char why[96];
 
 	t->stack_lo = 0; /* on the emergency stack now: no second overflow */
-	snprintf(why, sizeof(why),
+	snprintf(why,
+		 sizeof(why),
 		 "stack overflow (sp %#llx, stack bottom %#lx)",
-		 (unsigned long long)tf->regs[2], (unsigned long)lo);
+		 (unsigned long long)tf->regs[2],
+		 (unsigned long)lo);
 	if (!task_context())
 		panic("%s (no task to blame)", why);
-	printk(LOGLEVEL_ERR, "Oops: %s in task %s on cpu %u\n", why,
-	       current_task_name(), cpu_id());
+	printk(LOGLEVEL_ERR,
+	       "Oops: %s in task %s on cpu %u\n",
+	       why,
+	       current_task_name(),
+	       cpu_id());
 	trap_dump_frame(tf);
 	task_kill_current(why);
 }

@@ -1,0 +1,145 @@
+/*
+ * fs/fdtable.c: per-task descriptor tables.
+ *
+ * A task's table (task->files) is made on its first descriptor call, with
+ * 0, 1 and 2 open on the console; open() takes the lowest free slot of
+ * FD_MAX. The console file writes to the console and reads as end of file
+ * (the shell owns the keyboard). The table is released when the task is
+ * joined (files_release), closing what the task left open.
+ *
+ * A table is used only by its task, but fd_get and fd_close still take
+ * fdt->lock so that a later sharing of tables needs no new rules.
+ */
+#include <fcntl.h>
+#include <kernel/err.h>
+#include <kernel/init.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <mm/kmalloc.h>
+#include <fs/internal.h>
+
+struct fdtable {
+	struct spinlock lock;
+	/* protected by lock: */
+	struct file *fd[FD_MAX];
+};
+
+static ssize_t console_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	(void)f;
+	(void)buf;
+	(void)len;
+	(void)pos;
+	return 0;
+}
+
+static ssize_t
+console_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
+{
+	(void)f;
+	(void)pos;
+	console_write(buf, len);
+	return len;
+}
+
+static const struct file_operations console_fops = {
+	.read = console_read,
+	.write = console_file_write,
+};
+
+/* Never freed: its count starts at one that nobody drops. */
+static struct file console_file = {
+	.f_op = &console_fops,
+	.f_flags = O_RDWR,
+	.f_count = 1,
+};
+
+static int console_file_init(void)
+{
+	mutex_init(&console_file.f_pos_lock, "console_f_pos_lock", NULL);
+	return 0;
+}
+INIT_HOOK(console_file, console_file_init, INIT_LEVEL_SCHED);
+
+bool file_is_console(const struct file *f)
+{
+	return f == &console_file;
+}
+
+static struct fdtable *files_get(void)
+{
+	struct task *t = current_task();
+	struct fdtable *fdt = t->files;
+
+	if (fdt)
+		return fdt;
+	fdt = kzalloc(sizeof(*fdt), GFP_KERNEL);
+	if (!fdt)
+		return NULL;
+	spin_lock_init(&fdt->lock, "fdtable");
+	for (int i = 0; i < 3; i++)
+		fdt->fd[i] = fget(&console_file);
+	t->files = fdt;
+	return fdt;
+}
+
+int fd_install(struct file *f)
+{
+	struct fdtable *fdt = files_get();
+	int fd;
+
+	if (!fdt)
+		return -ENOMEM;
+	spin_lock(&fdt->lock);
+	for (fd = 0; fd < FD_MAX && fdt->fd[fd]; fd++)
+		;
+	if (fd < FD_MAX)
+		fdt->fd[fd] = f;
+	spin_unlock(&fdt->lock);
+	return fd < FD_MAX ? fd : -EMFILE;
+}
+
+struct file *fd_get(int fd)
+{
+	struct fdtable *fdt = files_get();
+	struct file *f = NULL;
+
+	if (!fdt || fd < 0 || fd >= FD_MAX)
+		return NULL;
+	spin_lock(&fdt->lock);
+	if (fdt->fd[fd])
+		f = fget(fdt->fd[fd]);
+	spin_unlock(&fdt->lock);
+	return f;
+}
+
+int fd_close(int fd)
+{
+	struct fdtable *fdt = files_get();
+	struct file *f = NULL;
+
+	if (!fdt || fd < 0 || fd >= FD_MAX)
+		return -EBADF;
+	spin_lock(&fdt->lock);
+	f = fdt->fd[fd];
+	fdt->fd[fd] = NULL;
+	spin_unlock(&fdt->lock);
+	if (!f)
+		return -EBADF;
+	fput(f);
+	return 0;
+}
+
+/* Close what @t left open. Context: the joiner of @t, may sleep. */
+void files_release(struct task *t)
+{
+	struct fdtable *fdt = t->files;
+
+	if (!fdt)
+		return;
+	for (int fd = 0; fd < FD_MAX; fd++)
+		if (fdt->fd[fd])
+			fput(fdt->fd[fd]);
+	t->files = NULL;
+	kfree(fdt);
+}

@@ -1,0 +1,409 @@
+/*
+ * fs/file.c: open files.
+ *
+ * A struct file is an open inode with flags and an offset, shared by the
+ * descriptors that refer to it (f_count). The calls taking an offset
+ * pointer (vfs_read/vfs_write) do not touch f_pos; the descriptor calls
+ * hold f->f_pos_lock around them (fs/syscalls.c), so sharers of one file
+ * see each read or write as a whole.
+ *
+ * Locking, as the issue and DESIGN.md want it:
+ *   - reads take no i_rwsem (filemap_read has its own rules);
+ *   - writes, O_APPEND's look at i_size, O_TRUNC and truncate take i_rwsem
+ *     exclusive, so an append lands at the end even against other appenders;
+ *   - readdir takes the directory's i_rwsem shared.
+ * f_pos_lock is taken before i_rwsem.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+#include <kernel/err.h>
+#include <kernel/panic.h>
+#include <mm/kmalloc.h>
+#include <fs/internal.h>
+
+struct file *file_alloc(struct inode *inode, unsigned int flags)
+{
+	struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return NULL;
+	f->f_inode = inode;
+	f->f_mapping = inode->i_mapping;
+	f->f_op = inode->i_fop;
+	f->f_flags = flags;
+	f->f_count = 1;
+	mutex_init(&f->f_pos_lock, "f_pos_lock", NULL);
+	file_ra_state_init(&f->f_ra);
+	return f;
+}
+
+struct file *fget(struct file *f)
+{
+	__atomic_fetch_add(&f->f_count, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+/* Context: task, may sleep (the last put may evict the inode). */
+void fput(struct file *f)
+{
+	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (WARN_ON(file_is_console(f)))
+		return;
+	if (f->f_op && f->f_op->release)
+		f->f_op->release(f->f_inode, f);
+	iput(f->f_inode);
+	kfree(f);
+}
+
+static bool file_readable(const struct file *f)
+{
+	return (f->f_flags & O_ACCMODE) != O_WRONLY;
+}
+
+static bool file_writable(const struct file *f)
+{
+	return (f->f_flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* Create @name in @dir (locked) or find it. */
+static struct inode *open_create(
+    struct inode *dir, const char *name, size_t len, int flags, mode_t mode)
+{
+	struct inode *inode = lookup_one(dir, name, len);
+	int err;
+
+	if (!IS_ERR(inode)) {
+		if (flags & O_EXCL) {
+			iput(inode);
+			return ERR_PTR(-EEXIST);
+		}
+		return inode;
+	}
+	if (PTR_ERR(inode) != -ENOENT)
+		return inode;
+	if (name[len] == '/')
+		return ERR_PTR(-EISDIR);
+	if (dir->i_sb->s_rdonly)
+		return ERR_PTR(-EROFS);
+	if (!dir->i_op || !dir->i_op->create)
+		return ERR_PTR(-EACCES);
+	err =
+	    dir->i_op->create(dir, name, len, S_IFREG | (mode & 07777), &inode);
+	return err ? ERR_PTR(err) : inode;
+}
+
+static struct inode *open_inode(const char *path, int flags, mode_t mode)
+{
+	const char *name;
+	size_t len;
+	struct inode *dir, *inode;
+
+	if (!(flags & O_CREAT))
+		return vfs_lookup(path);
+	dir = vfs_lookup_parent(path, &name, &len);
+	if (IS_ERR(dir))
+		return dir;
+	if (!len || name_is_dots(name, len)) {
+		iput(dir);
+		return ERR_PTR(-EISDIR);
+	}
+	down_write(&dir->i_rwsem);
+	inode = open_create(dir, name, len, flags, mode);
+	up_write(&dir->i_rwsem);
+	iput(dir);
+	return inode;
+}
+
+static int may_open(struct inode *inode, int flags)
+{
+	int acc = flags & O_ACCMODE;
+
+	if (S_ISDIR(inode->i_mode) && (acc != O_RDONLY || (flags & O_CREAT)))
+		return -EISDIR;
+	if ((flags & O_DIRECTORY) && !S_ISDIR(inode->i_mode))
+		return -ENOTDIR;
+	if (inode->i_sb->s_rdonly && (acc != O_RDONLY || (flags & O_TRUNC)))
+		return -EROFS;
+	return 0;
+}
+
+/**
+ * vfs_open - open @path with O_* @flags (newlib's values); @mode for
+ * O_CREAT. O_TRUNC truncates a regular file under its i_rwsem.
+ * Context: task, may sleep.
+ * Return: a file with one reference, or ERR_PTR.
+ */
+struct file *vfs_open(const char *path, int flags, mode_t mode)
+{
+	struct inode *inode;
+	struct file *f;
+	int err;
+
+	if ((flags & O_ACCMODE) == O_ACCMODE)
+		return ERR_PTR(-EINVAL);
+	inode = open_inode(path, flags, mode);
+	if (IS_ERR(inode))
+		return ERR_PTR(PTR_ERR(inode));
+	err = may_open(inode, flags);
+	if (err)
+		goto err_put;
+	if ((flags & O_TRUNC) && S_ISREG(inode->i_mode)) {
+		err = vfs_truncate(inode, 0);
+		if (err)
+			goto err_put;
+	}
+	err = -ENOMEM;
+	f = file_alloc(inode, flags);
+	if (!f)
+		goto err_put;
+	if (f->f_op && f->f_op->open) {
+		err = f->f_op->open(inode, f);
+		if (err) {
+			kfree(f);
+			goto err_put;
+		}
+	}
+	return f;
+err_put:
+	iput(inode);
+	return ERR_PTR(err);
+}
+
+/* Context: task, may sleep. No inode lock taken. */
+ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	if (!file_readable(f))
+		return -EBADF;
+	if (f->f_inode && S_ISDIR(f->f_inode->i_mode))
+		return -EISDIR;
+	if (!f->f_op || !f->f_op->read)
+		return -EINVAL;
+	if (*pos < 0)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	len = MIN(len, (size_t)MAX_RW_COUNT);
+	return f->f_op->read(f, buf, len, pos);
+}
+
+static void file_update_time(struct inode *inode)
+{
+	struct timespec now = current_time();
+
+	inode->i_mtime = now;
+	inode->i_ctime = now;
+	mark_inode_dirty(inode);
+}
+
+/**
+ * vfs_write - write @len bytes at *@pos (at the end with O_APPEND, which
+ * then sets *@pos there), advancing *@pos.
+ * Context: task, may sleep; takes i_rwsem exclusive.
+ * Return: bytes written or a negative errno.
+ */
+ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos)
+{
+	struct inode *inode = f->f_inode;
+	ssize_t ret;
+
+	if (!file_writable(f))
+		return -EBADF;
+	if (!f->f_op || !f->f_op->write)
+		return -EINVAL;
+	if (!inode)
+		return f->f_op->write(f, buf, len, pos);
+	if (*pos < 0)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	len = MIN(len, (size_t)MAX_RW_COUNT);
+	down_write(&inode->i_rwsem);
+	if (f->f_flags & O_APPEND)
+		*pos = READ_ONCE(inode->i_size);
+	ret = f->f_op->write(f, buf, len, pos);
+	if (ret > 0)
+		file_update_time(inode);
+	up_write(&inode->i_rwsem);
+	return ret;
+}
+
+static loff_t default_seek_data(struct inode *inode, loff_t off, int whence)
+{
+	loff_t size = READ_ONCE(inode->i_size);
+
+	if (off < 0 || off >= size)
+		return -ENXIO;
+	return whence == SEEK_DATA ? off : size;
+}
+
+/**
+ * vfs_llseek - move f_pos. SEEK_DATA/SEEK_HOLE ask f_op->llseek, or treat
+ * the whole file as data when the filesystem has no such method.
+ * Context: task, may sleep (takes f_pos_lock).
+ * Return: the new offset or a negative errno.
+ */
+loff_t vfs_llseek(struct file *f, loff_t off, int whence)
+{
+	struct inode *inode = f->f_inode;
+	loff_t pos;
+
+	if (!inode)
+		return -ESPIPE;
+	mutex_lock(&f->f_pos_lock);
+	switch (whence) {
+	case SEEK_SET: pos = off; break;
+	case SEEK_CUR:
+		if (__builtin_add_overflow(f->f_pos, off, &pos))
+			pos = -EINVAL;
+		break;
+	case SEEK_END:
+		if (__builtin_add_overflow(READ_ONCE(inode->i_size), off, &pos))
+			pos = -EINVAL;
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		if (f->f_op && f->f_op->llseek)
+			pos = f->f_op->llseek(f, off, whence);
+		else
+			pos = default_seek_data(inode, off, whence);
+		break;
+	default: pos = -EINVAL; break;
+	}
+	if (pos >= 0)
+		f->f_pos = pos;
+	else if (pos < -MAX_ERRNO)
+		pos = -EINVAL;
+	mutex_unlock(&f->f_pos_lock);
+	return pos;
+}
+
+/**
+ * vfs_truncate - set @inode's size through i_op->setattr.
+ * Context: task, may sleep; takes i_rwsem exclusive.
+ */
+int vfs_truncate(struct inode *inode, loff_t size)
+{
+	struct iattr attr = { .valid = ATTR_SIZE | ATTR_MTIME | ATTR_CTIME,
+			      .size = size };
+	int err;
+
+	if (size < 0)
+		return -EINVAL;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (inode->i_sb->s_rdonly)
+		return -EROFS;
+	if (!inode->i_op || !inode->i_op->setattr)
+		return -EPERM;
+	attr.mtime = attr.ctime = current_time();
+	down_write(&inode->i_rwsem);
+	err = inode->i_op->setattr(inode, &attr);
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+int vfs_getattr(struct inode *inode, struct stat *st)
+{
+	struct super_block *sb = inode->i_sb;
+
+	memset(st, 0, sizeof(*st));
+	st->st_dev = (dev_t)(((uintptr_t)sb >> 4) & 0xffff);
+	st->st_ino = inode->i_ino;
+	st->st_mode = inode->i_mode;
+	st->st_nlink = inode->i_nlink;
+	st->st_uid = inode->i_uid;
+	st->st_gid = inode->i_gid;
+	st->st_size = READ_ONCE(inode->i_size);
+	st->st_atim = inode->i_atime;
+	st->st_mtim = inode->i_mtime;
+	st->st_ctim = inode->i_ctime;
+	st->st_blksize = sb->s_blocksize;
+	st->st_blocks = inode->i_blocks;
+	return 0;
+}
+
+/**
+ * vfs_fsync_range - write back [@start, @end] of @f's data and its inode;
+ * f_op->fsync if the filesystem has one.
+ * Context: task, may sleep.
+ */
+int vfs_fsync_range(struct file *f, loff_t start, loff_t end, bool datasync)
+{
+	struct inode *inode = f->f_inode;
+	int err;
+
+	if (!inode)
+		return -EINVAL;
+	if (f->f_op && f->f_op->fsync)
+		return f->f_op->fsync(f, start, end, datasync);
+	err = inode_sync_range(inode, start, end);
+	if (!err && inode->i_sb->s_op->sync_fs)
+		err = inode->i_sb->s_op->sync_fs(inode->i_sb, true);
+	return err;
+}
+
+/* Context: task, may sleep; takes the directory's i_rwsem shared. */
+int vfs_readdir(struct file *f, struct dir_context *ctx)
+{
+	struct inode *inode = f->f_inode;
+	int err;
+
+	if (!inode || !S_ISDIR(inode->i_mode))
+		return -ENOTDIR;
+	if (!f->f_op || !f->f_op->iterate)
+		return -ENOTDIR;
+	mutex_lock(&f->f_pos_lock);
+	ctx->pos = f->f_pos;
+	down_read(&inode->i_rwsem);
+	err = f->f_op->iterate(f, ctx);
+	up_read(&inode->i_rwsem);
+	f->f_pos = ctx->pos;
+	mutex_unlock(&f->f_pos_lock);
+	return err;
+}
+
+struct empty_ctx {
+	struct dir_context ctx;
+	bool empty;
+};
+
+static bool empty_actor(struct dir_context *ctx,
+			const char *name,
+			size_t len,
+			loff_t pos,
+			unsigned long ino,
+			unsigned int type)
+{
+	struct empty_ctx *e = container_of(ctx, struct empty_ctx, ctx);
+
+	(void)pos;
+	(void)ino;
+	(void)type;
+	if (name_is_dots(name, len))
+		return true;
+	e->empty = false;
+	return false;
+}
+
+int dir_check_empty(struct inode *dir)
+{
+	struct file f = { .f_inode = dir,
+			  .f_mapping = dir->i_mapping,
+			  .f_op = dir->i_fop,
+			  .f_flags = O_RDONLY };
+	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
+	int err;
+
+	if (!f.f_op || !f.f_op->iterate)
+		return -ENOTDIR;
+	file_ra_state_init(&f.f_ra);
+	err = f.f_op->iterate(&f, &e.ctx);
+	if (err)
+		return err;
+	return e.empty ? 0 : -ENOTEMPTY;
+}

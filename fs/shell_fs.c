@@ -1,0 +1,378 @@
+/*
+ * fs/shell_fs.c: file commands for the shell.
+ *
+ *   ls [-l] [PATH...]   cat FILE...    mkdir DIR...   rmdir DIR...
+ *   rm FILE...          mv OLD NEW     stat PATH...   sync
+ *   cksum FILE...       (POSIX cksum: "CRC SIZE NAME", byte for byte)
+ *
+ * They use the POSIX calls like any task; messages name the errno the way
+ * glibc's strerror does (newlib's table has other numbers than Linux's).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <kernel/shell.h>
+#include <mm/kmalloc.h>
+#include <fs/internal.h>
+
+static const char *const errno_text[] = {
+	[EPERM] = "Operation not permitted",
+	[ENOENT] = "No such file or directory",
+	[EIO] = "Input/output error",
+	[ENXIO] = "No such device or address",
+	[EBADF] = "Bad file descriptor",
+	[EAGAIN] = "Resource temporarily unavailable",
+	[ENOMEM] = "Cannot allocate memory",
+	[EACCES] = "Permission denied",
+	[EBUSY] = "Device or resource busy",
+	[EEXIST] = "File exists",
+	[EXDEV] = "Invalid cross-device link",
+	[ENODEV] = "No such device",
+	[ENOTDIR] = "Not a directory",
+	[EISDIR] = "Is a directory",
+	[EINVAL] = "Invalid argument",
+	[EMFILE] = "Too many open files",
+	[ENOTTY] = "Inappropriate ioctl for device",
+	[EFBIG] = "File too large",
+	[ENOSPC] = "No space left on device",
+	[ESPIPE] = "Illegal seek",
+	[EROFS] = "Read-only file system",
+	[EMLINK] = "Too many links",
+	[ENAMETOOLONG] = "File name too long",
+	[ENOSYS] = "Function not implemented",
+	[ENOTEMPTY] = "Directory not empty",
+	[ELOOP] = "Too many levels of symbolic links",
+	[EOVERFLOW] = "Value too large for defined data type",
+	[EOPNOTSUPP] = "Operation not supported",
+	[EUCLEAN] = "Structure needs cleaning",
+};
+
+const char *vfs_strerror(int err)
+{
+	static char unknown[32];
+
+	if (err > 0 && err < (int)ARRAY_SIZE(errno_text) && errno_text[err])
+		return errno_text[err];
+	snprintf(unknown, sizeof(unknown), "Unknown error %d", err);
+	return unknown;
+}
+
+/* "cmd: path: message" on stderr, after what stdout holds. */
+static int fs_error(const char *cmd, const char *path)
+{
+	int err = errno;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: %s\n", cmd, path, vfs_strerror(err));
+	return 1;
+}
+
+static void mode_string(mode_t mode, char *s)
+{
+	static const char rwx[] = "rwxrwxrwx";
+
+	s[0] = S_ISDIR(mode)	? 'd'
+	       : S_ISLNK(mode)	? 'l'
+	       : S_ISCHR(mode)	? 'c'
+	       : S_ISBLK(mode)	? 'b'
+	       : S_ISFIFO(mode) ? 'p'
+				: '-';
+	for (int i = 0; i < 9; i++)
+		s[i + 1] = mode & (0400 >> i) ? rwx[i] : '-';
+	s[10] = '\0';
+}
+
+static void ls_print(const char *name, const struct stat *st, bool lng)
+{
+	char mode[11];
+
+	if (!lng) {
+		printf("%s\n", name);
+		return;
+	}
+	mode_string(st->st_mode, mode);
+	printf("%s %u %u %u %lld %s\n",
+	       mode,
+	       (unsigned int)st->st_nlink,
+	       (unsigned int)st->st_uid,
+	       (unsigned int)st->st_gid,
+	       (long long)st->st_size,
+	       name);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names in @path but "." and "..", sorted. Return: count or -1 (errno). */
+static int read_names(const char *path, char ***out)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	char **names = NULL;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	*out = names;
+	return n;
+}
+
+static int ls_dir(const char *path, bool lng)
+{
+	char **names, child[PATH_MAX_LEN];
+	struct stat st;
+	int n = read_names(path, &names), status = 0;
+
+	if (n < 0)
+		return fs_error("ls", path);
+	for (int i = 0; i < n; i++) {
+		snprintf(child, sizeof(child), "%s/%s", path, names[i]);
+		if (lng && stat(child, &st))
+			status = fs_error("ls", child);
+		else
+			ls_print(names[i], &st, lng);
+		free(names[i]);
+	}
+	free(names);
+	return status;
+}
+
+static int cmd_ls(int argc, char **argv)
+{
+	bool lng = argc > 1 && !strcmp(argv[1], "-l");
+	int first = lng ? 2 : 1, status = 0;
+	struct stat st;
+
+	if (first == argc)
+		return ls_dir("/", lng);
+	for (int i = first; i < argc; i++) {
+		if (stat(argv[i], &st))
+			status = fs_error("ls", argv[i]);
+		else if (S_ISDIR(st.st_mode))
+			status |= ls_dir(argv[i], lng);
+		else
+			ls_print(argv[i], &st, lng);
+	}
+	return status;
+}
+SHELL_COMMAND(ls, cmd_ls, "ls [-l] [PATH...]", "list directories");
+
+static int cmd_cat(int argc, char **argv)
+{
+	char *buf = malloc(4096);
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		int fd = open(argv[i], O_RDONLY);
+		ssize_t n;
+
+		if (fd < 0) {
+			status = fs_error("cat", argv[i]);
+			continue;
+		}
+		while ((n = read(fd, buf, 4096)) > 0)
+			fwrite(buf, 1, n, stdout);
+		if (n < 0)
+			status = fs_error("cat", argv[i]);
+		close(fd);
+	}
+	fflush(stdout);
+	free(buf);
+	return status;
+}
+SHELL_COMMAND(cat, cmd_cat, "cat FILE...", "print files");
+
+/* Apply @fn to each argument; report failures as @cmd. */
+static int each_path(int argc, char **argv, int (*fn)(const char *))
+{
+	int status = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (fn(argv[i]))
+			status = fs_error(argv[0], argv[i]);
+	return status;
+}
+
+static int mkdir_0755(const char *path)
+{
+	return mkdir(path, 0755);
+}
+
+static int cmd_mkdir(int argc, char **argv)
+{
+	return each_path(argc, argv, mkdir_0755);
+}
+SHELL_COMMAND(mkdir, cmd_mkdir, "mkdir DIR...", "make directories");
+
+static int cmd_rmdir(int argc, char **argv)
+{
+	return each_path(argc, argv, rmdir);
+}
+SHELL_COMMAND(rmdir, cmd_rmdir, "rmdir DIR...", "remove empty directories");
+
+static int cmd_rm(int argc, char **argv)
+{
+	return each_path(argc, argv, unlink);
+}
+SHELL_COMMAND(rm, cmd_rm, "rm FILE...", "remove files");
+
+static int cmd_mv(int argc, char **argv)
+{
+	if (argc != 3) {
+		printf("usage: mv OLD NEW\n");
+		return 2;
+	}
+	return rename(argv[1], argv[2]) ? fs_error("mv", argv[1]) : 0;
+}
+SHELL_COMMAND(mv, cmd_mv, "mv OLD NEW", "rename a file or directory");
+
+static const char *file_type(mode_t mode)
+{
+	return S_ISREG(mode)	? "regular file"
+	       : S_ISDIR(mode)	? "directory"
+	       : S_ISLNK(mode)	? "symbolic link"
+	       : S_ISCHR(mode)	? "character special file"
+	       : S_ISBLK(mode)	? "block special file"
+	       : S_ISFIFO(mode) ? "fifo"
+				: "socket";
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	struct stat st;
+	char mode[11];
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (stat(argv[i], &st)) {
+			status = fs_error("stat", argv[i]);
+			continue;
+		}
+		mode_string(st.st_mode, mode);
+		printf("  File: %s\n  Size: %lld\tBlocks: %lld\tIO Block: %ld\t"
+		       "%s\nInode: %lu\tLinks: %u\n"
+		       "Access: (%04o/%s)  Uid: %u  Gid: %u\n",
+		       argv[i],
+		       (long long)st.st_size,
+		       (long long)st.st_blocks,
+		       (long)st.st_blksize,
+		       file_type(st.st_mode),
+		       (unsigned long)st.st_ino,
+		       (unsigned int)st.st_nlink,
+		       (unsigned int)(st.st_mode & 07777),
+		       mode,
+		       (unsigned int)st.st_uid,
+		       (unsigned int)st.st_gid);
+	}
+	return status;
+}
+SHELL_COMMAND(stat, cmd_stat, "stat PATH...", "show inode attributes");
+
+static int cmd_sync(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return vfs_sync() ? 1 : 0;
+}
+SHELL_COMMAND(sync, cmd_sync, "sync", "write all cached data to disk");
+
+/* POSIX cksum: CRC-32 (polynomial 0x04c11db7, MSB first) of the data,
+ * then of the length in as few bytes as it takes, low byte first. */
+static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	static uint32_t table[256];
+
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i << 24;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 0x80000000u ? (c << 1) ^ 0x04c11db7u
+						    : c << 1;
+			table[i] = c;
+		}
+	while (n--)
+		crc = (crc << 8) ^ table[(crc >> 24) ^ *p++];
+	return crc;
+}
+
+int cksum_fd(int fd, uint32_t *crcp, off_t *sizep)
+{
+	uint8_t *buf = malloc(4096);
+	uint32_t crc = 0;
+	off_t size = 0;
+	ssize_t n;
+
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	while ((n = read(fd, buf, 4096)) > 0) {
+		crc = crc_update(crc, buf, n);
+		size += n;
+	}
+	free(buf);
+	if (n < 0)
+		return -1;
+	for (off_t len = size; len; len >>= 8) {
+		uint8_t b = len & 0xff;
+
+		crc = crc_update(crc, &b, 1);
+	}
+	*crcp = ~crc;
+	*sizep = size;
+	return 0;
+}
+
+int cksum_line(const char *path, char *line, size_t len)
+{
+	int fd = open(path, O_RDONLY), ret;
+	uint32_t crc;
+	off_t size;
+
+	if (fd < 0)
+		return -1;
+	ret = cksum_fd(fd, &crc, &size);
+	close(fd);
+	if (!ret)
+		snprintf(line,
+			 len,
+			 "%u %lld %s\n",
+			 (unsigned int)crc,
+			 (long long)size,
+			 path);
+	return ret;
+}
+
+static int cmd_cksum(int argc, char **argv)
+{
+	char line[PATH_MAX_LEN + 40];
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (cksum_line(argv[i], line, sizeof(line)))
+			status = fs_error("cksum", argv[i]);
+		else
+			fputs(line, stdout);
+	}
+	return status;
+}
+SHELL_COMMAND(cksum,
+	      cmd_cksum,
+	      "cksum FILE...",
+	      "POSIX checksum, size and name of files");

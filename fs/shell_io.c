@@ -1,0 +1,407 @@
+/*
+ * fs/shell_io.c: `io`, xfs_io's command syntax on one file.
+ *
+ *   io [-f] [-r] [-t] -c "SUBCMD ARGS" [-c ...] FILE
+ *     -f create, -r read-only, -t truncate on open
+ *   pwrite [-S 0xNN] [-b BSIZE] [-q] OFF LEN   (pattern 0xcd by default)
+ *   pread [-v] [-b BSIZE] [-q] OFF LEN
+ *   truncate SIZE     fsync     fdatasync     stat
+ *
+ * Sizes take xfs_io's suffixes (k, m, g, t, p, e; b = block, s = 512).
+ * The output lines are xfs_io's, so a run can be compared with xfs_io's on
+ * Linux (the timing line aside). Subcommands are rows of io_cmds[]: a new
+ * one (fpunch, fzero, ...) is a function and a row.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <kernel/shell.h>
+#include <kernel/time.h>
+#include <fs/internal.h>
+
+#define IO_MAX_ARGS	 16
+#define IO_DEFAULT_BSIZE 4096
+
+struct io_file {
+	int fd;
+	const char *path;
+	int flags;
+	long blocksize;
+};
+
+struct io_cmd {
+	const char *name;
+	int (*fn)(struct io_file *io, int argc, char **argv);
+	int min_args, max_args; /* after options */
+	const char *usage;
+};
+
+/* xfs_io's cvtnum. Return: the value, or -1 if @s is not a size. */
+static long long io_cvtnum(const struct io_file *io, const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 0);
+	int shift;
+
+	if (end == s || v < 0)
+		return -1;
+	if (!*end)
+		return v;
+	if (end[1])
+		return -1;
+	switch (tolower((unsigned char)*end)) {
+	case 'b': return v * io->blocksize;
+	case 's': return v * 512;
+	case 'k': shift = 10; break;
+	case 'm': shift = 20; break;
+	case 'g': shift = 30; break;
+	case 't': shift = 40; break;
+	case 'p': shift = 50; break;
+	case 'e': shift = 60; break;
+	default: return -1;
+	}
+	return v << shift;
+}
+
+/* xfs_io's cvtstr: "5 KiB", "1.465 KiB", "20.000000 bytes". */
+static void io_cvtstr(double v, char *s, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB",
+					     "TiB", "PiB", "EiB" };
+	bool precise = v * 1000 == (double)(long long)v * 1000;
+	double scale = 1ULL << 60;
+
+	for (int i = ARRAY_SIZE(units) - 1; i >= 0; i--, scale /= 1024) {
+		if (v >= scale) {
+			snprintf(s,
+				 len,
+				 precise ? "%.0f %s" : "%.3f %s",
+				 v / scale,
+				 units[i]);
+			return;
+		}
+	}
+	snprintf(s, len, "%f bytes", v);
+}
+
+static void io_report(long long total, int ops, uint64_t ns)
+{
+	double secs = (double)ns / NSEC_PER_SEC;
+	char s1[64], s2[64];
+
+	io_cvtstr((double)total, s1, sizeof(s1));
+	io_cvtstr(total / secs, s2, sizeof(s2));
+	printf("%s, %d ops; %.4f sec (%s/sec and %.4f ops/sec)\n",
+	       s1,
+	       ops,
+	       secs,
+	       s2,
+	       ops / secs);
+}
+
+static void io_perror(const char *what)
+{
+	printf("%s: %s\n", what, vfs_strerror(errno));
+}
+
+/* xfs_io's dump_buffer: 16 bytes a line, alphanumerics shown. */
+static void io_dump(long long off, const uint8_t *buf, long n)
+{
+	for (long i = 0; i < n; i += 16) {
+		long j, end = MIN(n, i + 16);
+
+		printf("%08llx:  ", off + i);
+		for (j = i; j < end; j++)
+			printf("%02x ", buf[j]);
+		printf(" ");
+		for (j = i; j < end; j++)
+			putchar(isalnum(buf[j]) ? buf[j] : '.');
+		printf("\n");
+	}
+}
+
+struct rw_opts {
+	long long off, len, bsize;
+	unsigned int seed;
+	bool verbose, quiet;
+};
+
+/* Options then OFF LEN. Return: 0, or 1 after saying what is wrong. */
+static int io_rw_args(
+    struct io_file *io, int argc, char **argv, struct rw_opts *o, bool write)
+{
+	int i;
+
+	o->bsize = IO_DEFAULT_BSIZE;
+	o->seed = 0xcd;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		char opt = argv[i][1];
+
+		if (opt == 'v' && !write)
+			o->verbose = true;
+		else if (opt == 'q')
+			o->quiet = true;
+		else if ((opt == 'S' && write) || opt == 'b') {
+			if (++i == argc)
+				goto usage;
+			if (opt == 'S')
+				o->seed = strtoul(argv[i], NULL, 0);
+			else if ((o->bsize = io_cvtnum(io, argv[i])) <= 0)
+				goto usage;
+		} else {
+			goto usage;
+		}
+	}
+	if (argc - i != 2) {
+		printf("bad argument count %d to %s, expected 2 arguments\n",
+		       argc - i,
+		       argv[0]);
+		return 1;
+	}
+	o->off = io_cvtnum(io, argv[i]);
+	if (o->off < 0) {
+		printf("non-numeric offset argument -- %s\n", argv[i]);
+		return 1;
+	}
+	o->len = io_cvtnum(io, argv[i + 1]);
+	if (o->len < 0) {
+		printf("non-numeric length argument -- %s\n", argv[i + 1]);
+		return 1;
+	}
+	return 0;
+usage:
+	printf("%s: bad option\n", argv[0]);
+	return 1;
+}
+
+static int io_pwrite(struct io_file *io, int argc, char **argv)
+{
+	struct rw_opts o = { 0 };
+	long long done = 0;
+	uint64_t start;
+	uint8_t *buf;
+	int ops = 0, status = 0;
+
+	if (io_rw_args(io, argc, argv, &o, true))
+		return 1;
+	buf = malloc(o.bsize);
+	if (!buf)
+		return 1;
+	memset(buf, o.seed, o.bsize);
+	start = time_ns();
+	while (done < o.len) {
+		ssize_t n = pwrite(
+		    io->fd, buf, MIN(o.bsize, o.len - done), o.off + done);
+
+		if (n < 0) {
+			io_perror("pwrite");
+			status = 1;
+			break;
+		}
+		ops++;
+		done += n;
+		if (!n)
+			break;
+	}
+	free(buf);
+	if (status || o.quiet)
+		return status;
+	printf("wrote %lld/%lld bytes at offset %lld\n", done, o.len, o.off);
+	io_report(done, ops, time_ns() - start);
+	return 0;
+}
+
+static int io_pread(struct io_file *io, int argc, char **argv)
+{
+	struct rw_opts o = { 0 };
+	long long done = 0;
+	uint64_t start;
+	uint8_t *buf;
+	int ops = 0, status = 0;
+
+	if (io_rw_args(io, argc, argv, &o, false))
+		return 1;
+	buf = malloc(o.bsize);
+	if (!buf)
+		return 1;
+	start = time_ns();
+	while (done < o.len) {
+		ssize_t n = pread(
+		    io->fd, buf, MIN(o.bsize, o.len - done), o.off + done);
+
+		if (n < 0) {
+			io_perror("pread");
+			status = 1;
+			break;
+		}
+		if (!n)
+			break;
+		if (o.verbose)
+			io_dump(o.off + done, buf, n);
+		ops++;
+		done += n;
+	}
+	free(buf);
+	if (status || o.quiet)
+		return status;
+	printf("read %lld/%lld bytes at offset %lld\n", done, o.len, o.off);
+	io_report(done, ops, time_ns() - start);
+	return 0;
+}
+
+static int io_truncate(struct io_file *io, int argc, char **argv)
+{
+	long long size = io_cvtnum(io, argv[1]);
+
+	(void)argc;
+	if (size < 0) {
+		printf("non-numeric truncate argument -- %s\n", argv[1]);
+		return 1;
+	}
+	if (ftruncate(io->fd, size)) {
+		io_perror("ftruncate");
+		return 1;
+	}
+	return 0;
+}
+
+static int io_fsync(struct io_file *io, int argc, char **argv)
+{
+	(void)argc;
+	if ((strcmp(argv[0], "fsync") ? fdatasync(io->fd) : fsync(io->fd))) {
+		io_perror(argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+static const char *io_type(mode_t mode)
+{
+	return S_ISREG(mode)   ? "regular file"
+	       : S_ISDIR(mode) ? "directory"
+			       : "other";
+}
+
+static int io_stat(struct io_file *io, int argc, char **argv)
+{
+	struct stat st;
+	int acc = io->flags & O_ACCMODE;
+
+	(void)argc;
+	(void)argv;
+	if (fstat(io->fd, &st)) {
+		io_perror("fstat");
+		return 1;
+	}
+	printf("fd.path = \"%s\"\nfd.flags = non-sync,non-direct,%s\n"
+	       "stat.ino = %lu\nstat.type = %s\nstat.size = %lld\n"
+	       "stat.blocks = %lld\n",
+	       io->path,
+	       acc == O_RDONLY ? "read-only" : "read-write",
+	       (unsigned long)st.st_ino,
+	       io_type(st.st_mode),
+	       (long long)st.st_size,
+	       (long long)st.st_blocks);
+	return 0;
+}
+
+static const struct io_cmd io_cmds[] = {
+	{ "pwrite", io_pwrite, 2, 8, "pwrite [-S seed] [-b bs] [-q] off len" },
+	{ "pread", io_pread, 2, 8, "pread [-v] [-b bs] [-q] off len" },
+	{ "truncate", io_truncate, 1, 1, "truncate size" },
+	{ "fsync", io_fsync, 0, 0, "fsync" },
+	{ "fdatasync", io_fsync, 0, 0, "fdatasync" },
+	{ "stat", io_stat, 0, 0, "stat" },
+};
+
+static const struct io_cmd *io_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(io_cmds); i++)
+		if (!strcmp(io_cmds[i].name, name))
+			return &io_cmds[i];
+	return NULL;
+}
+
+/* Split @line in place at blanks. */
+static int io_split(char *line, char **argv)
+{
+	int argc = 0;
+
+	for (char *tok = strtok_r(line, " \t", &line);
+	     tok && argc < IO_MAX_ARGS;
+	     tok = strtok_r(NULL, " \t", &line))
+		argv[argc++] = tok;
+	return argc;
+}
+
+static int io_run(struct io_file *io, char *line)
+{
+	char *argv[IO_MAX_ARGS];
+	int argc = io_split(line, argv);
+	const struct io_cmd *c;
+
+	if (!argc)
+		return 0;
+	c = io_find(argv[0]);
+	if (!c) {
+		printf("command \"%s\" not found\n", argv[0]);
+		return 1;
+	}
+	if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
+		printf("bad argument count %d to %s, expected %d arguments\n"
+		       "usage: %s\n",
+		       argc - 1,
+		       c->name,
+		       c->min_args,
+		       c->usage);
+		return 1;
+	}
+	return c->fn(io, argc, argv);
+}
+
+static int cmd_io(int argc, char **argv)
+{
+	struct io_file io = { .flags = O_RDWR, .blocksize = 4096 };
+	char *cmds[IO_MAX_ARGS];
+	int ncmds = 0, i, status = 0;
+	struct stat st;
+
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "-f"))
+			io.flags |= O_CREAT;
+		else if (!strcmp(argv[i], "-r"))
+			io.flags = (io.flags & ~O_ACCMODE) | O_RDONLY;
+		else if (!strcmp(argv[i], "-t"))
+			io.flags |= O_TRUNC;
+		else if (!strcmp(argv[i], "-c") && ncmds < IO_MAX_ARGS)
+			cmds[ncmds++] = argv[++i];
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		printf("usage: io [-f] [-r] [-t] -c \"cmd\" ... FILE\n");
+		return 2;
+	}
+	io.path = argv[i];
+	io.fd = open(io.path, io.flags, 0644);
+	if (io.fd < 0) {
+		printf("%s: %s\n", io.path, vfs_strerror(errno));
+		return 1;
+	}
+	if (!fstat(io.fd, &st))
+		io.blocksize = st.st_blksize;
+	for (i = 0; i < ncmds; i++)
+		status |= io_run(&io, cmds[i]);
+	close(io.fd);
+	return status;
+}
+SHELL_COMMAND(
+    io,
+    cmd_io,
+    "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
+    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat");

@@ -1,0 +1,484 @@
+/*
+ * mm/filemap.c: the page cache - page state, look-ups, the insertion door,
+ * buffered read and write.
+ *
+ * Lock order (outermost first; DESIGN.md, kernel/lockdep.h):
+ *
+ *   inode->i_rwsem                 filemap_write's caller (not read)
+ *     mapping->invalidate_lock     not taken here yet: the next step puts it
+ *                                  at filemap_add_page and
+ *                                  truncate_inode_pages_range
+ *       page lock (PG_locked)      I/O, truncation, write_begin..write_end
+ *         fs block-map locks       inside a_ops
+ *           mapping->i_pages_lock  the index, nrpages, nrdirty
+ *             lru_lock             the LRU (mm/vmscan.c)
+ *           wb_lock                the flusher's list (mm/writeback.c)
+ *
+ * No page lock and no spinlock is held across a copy to or from the
+ * caller's buffer in filemap_read: the buffer may be a file mapping whose
+ * fault needs the very page. filemap_write copies with the page locked, as
+ * Linux does, after faulting the source in.
+ *
+ * References: alloc gives one; the index holds one from filemap_add_page to
+ * filemap_delete_page; every look-up takes one under i_pages_lock, so a
+ * page found in the index is never freed under its finder.
+ */
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/init.h>
+#include <kernel/panic.h>
+#include <fs/vfs.h>
+#include <mm/filemap.h>
+
+#define PAGE_WAIT_TABLE_BITS 6
+
+static DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
+static DEFINE_LOCK_CLASS(i_pages_lock_class, LOCK_RANK_SPIN);
+
+/* Tasks sleeping for PG_locked or PG_writeback, hashed by page address. */
+static struct wait_queue_head page_wait_table[1 << PAGE_WAIT_TABLE_BITS];
+
+void mapping_init(struct address_space *m,
+		  struct inode *host,
+		  const struct address_space_operations *a_ops)
+{
+	m->host = host;
+	m->a_ops = a_ops;
+	init_rwsem(
+	    &m->invalidate_lock, "invalidate_lock", &invalidate_lock_class);
+	spin_lock_init(&m->i_pages_lock, "i_pages_lock");
+	lockdep_set_class(&m->i_pages_lock.dep, &i_pages_lock_class);
+	radix_tree_init(&m->i_pages);
+	m->nrpages = 0;
+	m->nrdirty = 0;
+	m->wb_err = 0;
+	list_init(&m->wb_node);
+}
+
+void get_page(struct page *page)
+{
+	int old = __atomic_fetch_add(&page->refcount, 1, __ATOMIC_RELAXED);
+
+	WARN_ON_ONCE(old <= 0);
+}
+
+void put_page(struct page *page)
+{
+	int old = __atomic_fetch_sub(&page->refcount, 1, __ATOMIC_ACQ_REL);
+
+	if (WARN_ON_ONCE(old <= 0) || old > 1)
+		return;
+	WARN_ON_ONCE(page->mapping || page_test(page, PG_lru) ||
+		     page_test(page, PG_locked) ||
+		     page_test(page, PG_writeback));
+	/* Drop the page-cache bits; the allocator's own bits stay. */
+	__atomic_fetch_and(
+	    &page->flags, (1UL << PG_locked) - 1, __ATOMIC_RELAXED);
+	free_pages(page, 0);
+}
+
+struct page *page_cache_alloc(void)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, 0);
+
+	if (!page)
+		return NULL;
+	page->mapping = NULL;
+	page->index = 0;
+	page->private = NULL;
+	list_init(&page->lru);
+	return page;
+}
+
+static struct wait_queue_head *page_waitqueue(const struct page *page)
+{
+	uint64_t h = (uintptr_t)page * 0x9e3779b97f4a7c15ULL;
+
+	return &page_wait_table[h >> (64 - PAGE_WAIT_TABLE_BITS)];
+}
+
+static int page_wait_table_init(void)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(page_wait_table); i++)
+		wait_queue_init(&page_wait_table[i]);
+	return 0;
+}
+INIT_HOOK(page_wait_table, page_wait_table_init, INIT_LEVEL_MM);
+
+/*
+ * Sleep until @bit is clear (and, with @take, set it for us). PG_waiters is
+ * set after queueing and in the same atomic step that reads @bit, so the
+ * clearer's atomic step either comes later and sees PG_waiters, or came
+ * earlier and we see @bit clear.
+ */
+static void page_wait_bit(struct page *page, enum pageflag bit, bool take)
+{
+	struct wait_queue_head *wq = page_waitqueue(page);
+	struct wait_queue_entry w = { .task = NULL };
+	unsigned long old;
+
+	for (;;) {
+		prepare_to_wait(wq, &w);
+		old = __atomic_fetch_or(
+		    &page->flags, 1UL << PG_waiters, __ATOMIC_ACQ_REL);
+		if (!(old & (1UL << bit)) &&
+		    (!take || !page_test_and_set(page, bit)))
+			break;
+		schedule();
+	}
+	finish_wait(wq, &w);
+}
+
+/* Clear @bit; wake the hashed queue only if someone may be waiting. Every
+ * waiter of the queue wakes and re-arms PG_waiters if it must sleep on. */
+static void page_wake_bit(struct page *page, enum pageflag bit)
+{
+	unsigned long mask = (1UL << bit) | (1UL << PG_waiters);
+	unsigned long old =
+	    __atomic_fetch_and(&page->flags, ~mask, __ATOMIC_ACQ_REL);
+
+	WARN_ON_ONCE(!(old & (1UL << bit)));
+	if (old & (1UL << PG_waiters))
+		wake_up_all(page_waitqueue(page));
+}
+
+bool trylock_page(struct page *page)
+{
+	return !page_test_and_set(page, PG_locked);
+}
+
+void lock_page(struct page *page)
+{
+	if (!trylock_page(page))
+		page_wait_bit(page, PG_locked, true);
+}
+
+void unlock_page(struct page *page)
+{
+	page_wake_bit(page, PG_locked);
+}
+
+void wait_on_page_locked(struct page *page)
+{
+	if (page_test(page, PG_locked))
+		page_wait_bit(page, PG_locked, false);
+}
+
+void wait_on_page_writeback(struct page *page)
+{
+	if (page_test(page, PG_writeback))
+		page_wait_bit(page, PG_writeback, false);
+}
+
+void end_page_writeback(struct page *page)
+{
+	page_wake_bit(page, PG_writeback);
+}
+
+void page_read_done(struct page *page, int err)
+{
+	if (err)
+		page_set(page, PG_error);
+	else
+		page_set(page, PG_uptodate);
+	unlock_page(page);
+}
+
+/* Caller holds the page lock, so the page cannot leave its mapping. */
+bool set_page_dirty(struct page *page)
+{
+	struct address_space *m = page->mapping;
+	bool first;
+
+	WARN_ON_ONCE(!page_test(page, PG_locked));
+	if (page_test_and_set(page, PG_dirty))
+		return false;
+	if (!m)
+		return true;
+	spin_lock(&m->i_pages_lock);
+	first = m->nrdirty++ == 0;
+	spin_unlock(&m->i_pages_lock);
+	if (first)
+		writeback_mark_dirty(m);
+	/* A bare inode of no superblock (tests) has no metadata to write. */
+	if (m->host && m->host->i_sb)
+		mark_inode_dirty(m->host);
+	return true;
+}
+
+bool page_clear_dirty(struct page *page)
+{
+	struct address_space *m = page->mapping;
+
+	if (!page_test_and_clear(page, PG_dirty))
+		return false;
+	if (m) {
+		spin_lock(&m->i_pages_lock);
+		m->nrdirty--;
+		spin_unlock(&m->i_pages_lock);
+	}
+	return true;
+}
+
+struct page *filemap_get_page(struct address_space *m, unsigned long index)
+{
+	struct page *page;
+
+	spin_lock(&m->i_pages_lock);
+	page = radix_tree_lookup(&m->i_pages, index);
+	if (page)
+		get_page(page);
+	spin_unlock(&m->i_pages_lock);
+	return page;
+}
+
+struct page *filemap_lock_page(struct address_space *m, unsigned long index)
+{
+	struct page *page;
+
+	while ((page = filemap_get_page(m, index))) {
+		lock_page(page);
+		if (page->mapping == m && page->index == index)
+			return page;
+		unlock_page(page); /* truncated or reclaimed meanwhile */
+		put_page(page);
+	}
+	return NULL;
+}
+
+struct page *filemap_grab_page(struct address_space *m, unsigned long index)
+{
+	for (;;) {
+		struct page *page = filemap_lock_page(m, index);
+		int err;
+
+		if (page)
+			return page;
+		page = page_cache_alloc();
+		if (!page)
+			return ERR_PTR(-ENOMEM);
+		trylock_page(page); /* ours alone: cannot fail */
+		err = filemap_add_page(m, page, index);
+		if (!err)
+			return page;
+		unlock_page(page);
+		put_page(page);
+		if (err != -EEXIST)
+			return ERR_PTR(err);
+	}
+}
+
+unsigned int filemap_get_pages(struct address_space *m,
+			       unsigned long start,
+			       unsigned int max,
+			       struct page **pages)
+{
+	unsigned int n;
+
+	spin_lock(&m->i_pages_lock);
+	n = radix_tree_gang_lookup(
+	    &m->i_pages, (void **)pages, NULL, start, max);
+	for (unsigned int i = 0; i < n; i++)
+		get_page(pages[i]);
+	spin_unlock(&m->i_pages_lock);
+	return n;
+}
+
+static int
+insert_page(struct address_space *m, struct page *page, unsigned long index)
+{
+	int err;
+
+	spin_lock(&m->i_pages_lock);
+	err = radix_tree_insert(&m->i_pages, index, page);
+	if (!err) {
+		m->nrpages++;
+		lru_add(page);
+	}
+	spin_unlock(&m->i_pages_lock);
+	return err;
+}
+
+/*
+ * The one insertion door: every page enters a mapping here. The index
+ * nodes come from GFP_ATOMIC (we hold i_pages_lock); when that fails,
+ * reclaim outside the lock and try once more.
+ */
+int filemap_add_page(struct address_space *m,
+		     struct page *page,
+		     unsigned long index)
+{
+	int err;
+
+	DEBUG_ASSERT(page_test(page, PG_locked));
+	get_page(page); /* the cache's reference */
+	page->mapping = m;
+	page->index = index;
+	err = insert_page(m, page, index);
+	if (err == -ENOMEM && reclaim_pages(RECLAIM_BATCH))
+		err = insert_page(m, page, index);
+	if (err) {
+		page->mapping = NULL;
+		put_page(page);
+	}
+	return err;
+}
+
+/* Read page @index alone, after readahead did not bring it in. Return:
+ * the page (referenced, maybe still being read), NULL to look again, or
+ * ERR_PTR. */
+static struct page *read_one_page(struct address_space *m, unsigned long index)
+{
+	struct page *page = page_cache_alloc();
+	int err;
+
+	if (!page)
+		return ERR_PTR(-ENOMEM);
+	trylock_page(page);
+	err = filemap_add_page(m, page, index);
+	if (err) {
+		unlock_page(page);
+		put_page(page);
+		return err == -EEXIST ? NULL : ERR_PTR(err);
+	}
+	m->a_ops->read_page(m, page); /* unlocks; errors show as !uptodate */
+	return page;
+}
+
+/* Wait for @page's read; retry it once if it failed. Return: 0, -EAGAIN
+ * if the page left the mapping (look again), or -EIO. */
+static int wait_page_uptodate(struct address_space *m, struct page *page)
+{
+	if (page_test(page, PG_uptodate))
+		return 0;
+	lock_page(page);
+	if (page->mapping != m) {
+		unlock_page(page);
+		return -EAGAIN;
+	}
+	if (page_test(page, PG_uptodate)) {
+		unlock_page(page);
+		return 0;
+	}
+	page_clear(page, PG_error);
+	m->a_ops->read_page(m, page);
+	wait_on_page_locked(page);
+	return page_test(page, PG_uptodate) ? 0 : -EIO;
+}
+
+/* The uptodate page at @index, referenced: from the cache, or read. */
+static struct page *
+filemap_read_page(struct file *f, unsigned long index, unsigned long req_pages)
+{
+	struct address_space *m = f->f_mapping;
+	struct page *page;
+	int err;
+
+	do {
+		page = filemap_get_page(m, index);
+		if (!page) {
+			page_cache_sync_readahead(
+			    m, &f->f_ra, index, req_pages);
+			page = filemap_get_page(m, index);
+		}
+		if (!page)
+			page = read_one_page(m, index);
+		if (IS_ERR_OR_NULL(page))
+			continue;
+		if (page_test(page, PG_readahead))
+			page_cache_async_readahead(
+			    m, &f->f_ra, page, index, req_pages);
+		err = wait_page_uptodate(m, page);
+		if (err) {
+			put_page(page);
+			page = err == -EAGAIN ? NULL : ERR_PTR(err);
+		}
+	} while (!page);
+	return page;
+}
+
+/*
+ * Fast path: the page is cached and uptodate - one i_pages_lock round for
+ * the reference, then a copy with nothing held but the reference.
+ */
+ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	struct inode *inode = f->f_inode;
+	ssize_t copied = 0;
+	int err = 0;
+
+	while (len) {
+		loff_t isize = READ_ONCE(inode->i_size);
+		unsigned long index = *pos >> PAGE_SHIFT, last;
+		size_t offset = *pos & ~PAGE_MASK, n;
+		struct page *page;
+
+		if (*pos >= isize)
+			break;
+		last = (MIN(*pos + (loff_t)len, isize) - 1) >> PAGE_SHIFT;
+		page = filemap_read_page(f, index, last - index + 1);
+		if (IS_ERR(page)) {
+			err = PTR_ERR(page);
+			break;
+		}
+		isize = READ_ONCE(inode->i_size); /* truncate may have run */
+		n = MIN(MIN(PAGE_SIZE - offset, len),
+			(size_t)MAX(isize - *pos, (loff_t)0));
+		page_set(page, PG_referenced);
+		memcpy((char *)buf + copied,
+		       (char *)page_address(page) + offset,
+		       n);
+		put_page(page);
+		f->f_ra.prev_index = index;
+		if (!n)
+			break;
+		copied += n;
+		*pos += n;
+		len -= n;
+	}
+	return copied ? copied : err;
+}
+
+/* Touch each page of the source so that the copy under the page lock
+ * does not fault on a mapping of this very file. */
+static void fault_in_readable(const void *buf, size_t len)
+{
+	const volatile char *p = buf;
+
+	for (size_t i = 0; i < len;
+	     i += PAGE_SIZE - ((uintptr_t)(p + i) & ~PAGE_MASK))
+		(void)p[i];
+	if (len)
+		(void)p[len - 1];
+}
+
+ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
+{
+	struct address_space *m = f->f_mapping;
+	ssize_t written = 0;
+	int err = 0;
+
+	lockdep_assert_held_write(&f->f_inode->i_rwsem);
+	while (len) {
+		size_t offset = *pos & ~PAGE_MASK;
+		unsigned int bytes = MIN(PAGE_SIZE - offset, len);
+		const char *src = (const char *)buf + written;
+		struct page *page;
+		int n;
+
+		fault_in_readable(src, bytes);
+		err = m->a_ops->write_begin(m, *pos, bytes, &page);
+		if (err)
+			break;
+		memcpy((char *)page_address(page) + offset, src, bytes);
+		n = m->a_ops->write_end(m, *pos, bytes, bytes, page);
+		if (n <= 0) {
+			err = n ? n : -EFAULT;
+			break;
+		}
+		written += n;
+		*pos += n;
+		len -= n;
+	}
+	return written ? written : err;
+}

@@ -1,0 +1,260 @@
+/*
+ * mm/filemap_test.c: suite pcache_filemap - reads through the cache,
+ * cache hits, page locks, concurrent readers, writes and writeback,
+ * writeback errors, and the truncation door.
+ */
+#include <limits.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <mm/kmalloc.h>
+#include <mm/mm_test.h>
+#include <mm/pcache_test.h>
+
+#define SMALL_PAGES 16
+
+static char *expect_bytes(struct tdisk *d, loff_t pos)
+{
+	return d->data + pos;
+}
+
+static void filemap_read_matches_disk(struct ktest *t)
+{
+	loff_t size = SMALL_PAGES * PAGE_SIZE - 100, pos = 0;
+	struct tdisk *d = tdisk_create(t, size, TDISK_RAM);
+	char *buf = kmalloc(size + 1000, GFP_KERNEL);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	while (pos < size) {
+		ssize_t n = tdisk_read(d, buf + pos, 1000, pos);
+
+		KTEST_ASSERT_EQ(t, n, MIN(1000, size - pos));
+		pos += n;
+	}
+	KTEST_EXPECT_MEMEQ(t, buf, expect_bytes(d, 0), size);
+	KTEST_EXPECT_EQ(t, tdisk_read(d, buf, 10, size), 0);
+	KTEST_EXPECT_EQ(t, tdisk_read(d, buf, 500, size - 50), 50);
+	KTEST_EXPECT_EQ(t, d->inode.i_data.nrpages, SMALL_PAGES);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+static void filemap_second_read_hits_cache(struct ktest *t)
+{
+	loff_t size = SMALL_PAGES * PAGE_SIZE;
+	struct tdisk *d = tdisk_create(t, size, TDISK_RAM);
+	char *buf = kmalloc(size, GFP_KERNEL);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, size, 0), size);
+	KTEST_EXPECT_GT(t, d->read_calls, 0);
+	d->read_calls = 0;
+	memset(buf, 0, size);
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, size, 0), size);
+	KTEST_EXPECT_EQ(t, d->read_calls, 0);
+	KTEST_EXPECT_MEMEQ(t, buf, expect_bytes(d, 0), size);
+	for (unsigned int i = 0; i < SMALL_PAGES; i++)
+		KTEST_EXPECT_EQ(t, d->reads[i], 1);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+struct locker {
+	struct page *page;
+	bool locked;
+};
+
+static int locker_fn(void *arg)
+{
+	struct locker *l = arg;
+
+	if (trylock_page(l->page))
+		return 1; /* the test holds it: must fail */
+	lock_page(l->page);
+	WRITE_ONCE(l->locked, true);
+	unlock_page(l->page);
+	return 0;
+}
+
+static void filemap_lock_page_excludes(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, PAGE_SIZE, TDISK_RAM);
+	struct locker l = { 0 };
+	struct task *task;
+
+	l.page = filemap_grab_page(d->inode.i_mapping, 0);
+	KTEST_ASSERT_FALSE(t, IS_ERR(l.page));
+	KTEST_EXPECT_TRUE(t, page_test(l.page, PG_locked));
+	task = task_create("locker", locker_fn, &l);
+	KTEST_ASSERT_FALSE(t, IS_ERR(task));
+	task_sleep_ms(20);
+	KTEST_EXPECT_FALSE(t, READ_ONCE(l.locked));
+	unlock_page(l.page);
+	KTEST_EXPECT_EQ(t, task_join(task), 0);
+	KTEST_EXPECT_TRUE(t, l.locked);
+	KTEST_EXPECT_FALSE(t, page_test(l.page, PG_locked));
+	/* A second grab finds the same page. */
+	KTEST_EXPECT_TRUE(t,
+			  filemap_grab_page(d->inode.i_mapping, 0) == l.page);
+	unlock_page(l.page);
+	put_page(l.page);
+	put_page(l.page);
+	tdisk_destroy(t, d);
+}
+
+#define CONC_PAGES 256
+
+struct reader {
+	struct tdisk *d;
+	struct file file;
+	char *buf;
+};
+
+static int reader_fn(void *arg)
+{
+	struct reader *r = arg;
+	loff_t pos = 0;
+	ssize_t n;
+
+	while ((n = filemap_read(&r->file, r->buf, 3 * PAGE_SIZE + 7, &pos)) >
+	       0)
+		if (memcmp(r->buf, r->d->data + pos - n, n))
+			return 1;
+	return n < 0 || pos != CONC_PAGES * PAGE_SIZE;
+}
+
+static void filemap_concurrent_readers(struct ktest *t)
+{
+	struct tdisk *d =
+	    tdisk_create(t, CONC_PAGES * PAGE_SIZE, TDISK_RAM | TDISK_ASYNC);
+	struct reader r[MAX_CPUS];
+
+	for (unsigned int c = 0; c < ncpus; c++) {
+		r[c].d = d;
+		tdisk_open(d, &r[c].file);
+		r[c].buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+		KTEST_ASSERT_NOT_NULL(t, r[c].buf);
+	}
+	KTEST_EXPECT_EQ(
+	    t,
+	    mm_test_on_every_hart(t, "reader", reader_fn, r, sizeof(r[0])),
+	    0);
+	for (unsigned int i = 0; i < CONC_PAGES; i++)
+		KTEST_EXPECT_EQ(t, d->reads[i], 1);
+	KTEST_EXPECT_EQ(t, d->inode.i_data.nrpages, CONC_PAGES);
+	for (unsigned int c = 0; c < ncpus; c++)
+		kfree(r[c].buf);
+	tdisk_destroy(t, d);
+}
+
+static void filemap_write_then_fdatawrite(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 32 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	char *expect = kmalloc(32 * PAGE_SIZE, GFP_KERNEL);
+	static const char msg[] = "whole";
+	const loff_t offs[] = { 3 * PAGE_SIZE + 4094,
+				10 * PAGE_SIZE + 17,
+				20 * PAGE_SIZE };
+
+	KTEST_ASSERT_NOT_NULL(t, expect);
+	memcpy(expect, d->data, 32 * PAGE_SIZE);
+	for (unsigned int i = 0; i < ARRAY_SIZE(offs); i++) {
+		KTEST_EXPECT_EQ(
+		    t, tdisk_write(d, msg, sizeof(msg), offs[i]), sizeof(msg));
+		memcpy(expect + offs[i], msg, sizeof(msg));
+	}
+	KTEST_EXPECT_EQ(t, m->nrdirty, 4); /* pages 3, 4, 10, 20 */
+	KTEST_EXPECT_EQ(t, d->write_calls, 0);
+	/* A range holding only page 10 writes only page 10. */
+	KTEST_EXPECT_EQ(
+	    t,
+	    filemap_fdatawrite_range(m, 5 * PAGE_SIZE, 15 * PAGE_SIZE - 1),
+	    0);
+	KTEST_EXPECT_EQ(t, d->write_calls, 1);
+	KTEST_EXPECT_EQ(t, d->writes[10], 1);
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
+	KTEST_EXPECT_EQ(t, d->write_calls, 4);
+	for (unsigned int i = 0; i < 32; i++)
+		KTEST_EXPECT_EQ(
+		    t, d->writes[i], i == 3 || i == 4 || i == 10 || i == 20);
+	KTEST_EXPECT_EQ(t, m->nrdirty, 0);
+	KTEST_EXPECT_MEMEQ(t, d->data, expect, 32 * PAGE_SIZE);
+	KTEST_EXPECT_EQ(t, filemap_fdatawrite_range(m, 0, LLONG_MAX), 0);
+	KTEST_EXPECT_EQ(t, d->write_calls, 4);
+	kfree(expect);
+	tdisk_destroy(t, d);
+}
+
+static void filemap_write_error_reported_once(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+
+	KTEST_ASSERT_EQ(t, tdisk_write(d, "x", 1, PAGE_SIZE), 1);
+	d->fail_writes = 1;
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), -EIO);
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
+	/* Beyond the old end: the file grows. */
+	KTEST_ASSERT_EQ(t, tdisk_write(d, "y", 1, 4 * PAGE_SIZE + 5), 1);
+	KTEST_EXPECT_EQ(t, d->inode.i_size, 4 * PAGE_SIZE + 6);
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
+	tdisk_destroy(t, d);
+}
+
+static bool zeroed(const char *p, size_t n)
+{
+	return n == 0 || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+static void filemap_truncate_range_exact(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 32 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	loff_t start = 5 * PAGE_SIZE + 100, end = 9 * PAGE_SIZE + 99;
+	char *buf = kmalloc(32 * PAGE_SIZE, GFP_KERNEL);
+	struct page *p5, *p9;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(
+	    t, tdisk_read(d, buf, 32 * PAGE_SIZE, 0), 32 * PAGE_SIZE);
+	truncate_inode_pages_range(m, start, end);
+	KTEST_EXPECT_EQ(t, m->nrpages, 29);
+	for (unsigned int i = 0; i < 32; i++)
+		KTEST_EXPECT_EQ(t, tdisk_cached(d, i), i < 6 || i > 8);
+	KTEST_EXPECT_EQ(t, d->invalidate_calls, 5);
+	p5 = filemap_get_page(m, 5);
+	p9 = filemap_get_page(m, 9);
+	KTEST_ASSERT_TRUE(t, p5 && p9);
+	KTEST_EXPECT_MEMEQ(t, page_address(p5), d->data + 5 * PAGE_SIZE, 100);
+	KTEST_EXPECT_TRUE(
+	    t, zeroed((char *)page_address(p5) + 100, PAGE_SIZE - 100));
+	KTEST_EXPECT_TRUE(t, zeroed(page_address(p9), 100));
+	KTEST_EXPECT_MEMEQ(t,
+			   (char *)page_address(p9) + 100,
+			   d->data + 9 * PAGE_SIZE + 100,
+			   PAGE_SIZE - 100);
+	put_page(p5);
+	put_page(p9);
+	/* Whole pages only: nothing is zeroed in the neighbours. */
+	truncate_inode_pages_range(m, 12 * PAGE_SIZE, 14 * PAGE_SIZE - 1);
+	KTEST_EXPECT_EQ(t, m->nrpages, 27);
+	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 13));
+	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 14));
+	truncate_inode_pages(m, 0);
+	KTEST_EXPECT_EQ(t, m->nrpages, 0);
+	KTEST_EXPECT_NULL(t, m->i_pages.root);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+static struct ktest_case filemap_cases[] = {
+	KTEST_CASE(filemap_read_matches_disk),
+	KTEST_CASE(filemap_second_read_hits_cache),
+	KTEST_CASE(filemap_lock_page_excludes),
+	KTEST_CASE(filemap_concurrent_readers),
+	KTEST_CASE(filemap_write_then_fdatawrite),
+	KTEST_CASE(filemap_write_error_reported_once),
+	KTEST_CASE(filemap_truncate_range_exact),
+	{},
+};
+KTEST_SUITE(pcache_filemap, filemap_cases);

@@ -1,0 +1,198 @@
+/*
+ * mm/radix_tree.c: a 64-way radix tree from unsigned long to pointers.
+ *
+ * A tree of height h holds indices 0 .. 64^h - 1: each level consumes six
+ * bits of the index, the root the most significant ones. Inserting an index
+ * that does not fit grows the tree at the top (the old root becomes slot 0
+ * of a new root); deleting frees every node left empty and shrinks the top
+ * while only slot 0 of the root is used. Nodes come from kmalloc(GFP_ATOMIC)
+ * so the owner may insert under a spinlock; there is no internal locking.
+ */
+#include <errno.h>
+#include <mm/kmalloc.h>
+#include <mm/radix_tree.h>
+
+#define RADIX_SHIFT 6
+#define RADIX_SLOTS (1U << RADIX_SHIFT)
+#define RADIX_MASK  (RADIX_SLOTS - 1)
+/* Enough levels for every bit of an unsigned long. */
+#define RADIX_MAX_HEIGHT DIV_ROUND_UP(8 * sizeof(unsigned long), RADIX_SHIFT)
+
+struct radix_node {
+	unsigned int count; /* non-NULL slots */
+	void *slots[RADIX_SLOTS];
+};
+
+void radix_tree_init(struct radix_tree *t)
+{
+	t->root = NULL;
+	t->height = 0;
+}
+
+/* Slot of @index at a node of a level whose index bits start at @shift. */
+static unsigned int slot_of(unsigned long index, unsigned int shift)
+{
+	return (index >> shift) & RADIX_MASK;
+}
+
+/* Largest index a tree of @height holds. */
+static unsigned long max_index(unsigned int height)
+{
+	if (height * RADIX_SHIFT >= 8 * sizeof(unsigned long))
+		return ~0UL;
+	return (1UL << (height * RADIX_SHIFT)) - 1;
+}
+
+static int grow(struct radix_tree *t, unsigned long index)
+{
+	while (t->height == 0 || index > max_index(t->height)) {
+		struct radix_node *n = kzalloc(sizeof(*n), GFP_ATOMIC);
+
+		if (!n)
+			return -ENOMEM;
+		if (t->root) {
+			n->slots[0] = t->root;
+			n->count = 1;
+		}
+		t->root = n;
+		t->height++;
+	}
+	return 0;
+}
+
+int radix_tree_insert(struct radix_tree *t, unsigned long index, void *item)
+{
+	struct radix_node *n;
+	unsigned int shift;
+	int err = grow(t, index);
+
+	if (err)
+		return err;
+	n = t->root;
+	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
+	     shift -= RADIX_SHIFT) {
+		void **slot = &n->slots[slot_of(index, shift)];
+
+		if (!*slot) {
+			*slot = kzalloc(sizeof(*n), GFP_ATOMIC);
+			if (!*slot)
+				return -ENOMEM; /* empty nodes above stay:
+						   harmless */
+			n->count++;
+		}
+		n = *slot;
+	}
+	if (n->slots[slot_of(index, 0)])
+		return -EEXIST;
+	n->slots[slot_of(index, 0)] = item;
+	n->count++;
+	return 0;
+}
+
+void *radix_tree_lookup(const struct radix_tree *t, unsigned long index)
+{
+	struct radix_node *n = t->root;
+	unsigned int shift;
+
+	if (!n || index > max_index(t->height))
+		return NULL;
+	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
+	     shift -= RADIX_SHIFT) {
+		n = n->slots[slot_of(index, shift)];
+		if (!n)
+			return NULL;
+	}
+	return n->slots[slot_of(index, 0)];
+}
+
+/* Drop top levels whose root uses only slot 0; free an empty root. */
+static void shrink(struct radix_tree *t)
+{
+	while (t->height > 1 && t->root->count == 1 && t->root->slots[0]) {
+		struct radix_node *old = t->root;
+
+		t->root = old->slots[0];
+		t->height--;
+		kfree(old);
+	}
+	if (t->root && t->root->count == 0) {
+		kfree(t->root);
+		radix_tree_init(t);
+	}
+}
+
+void *radix_tree_delete(struct radix_tree *t, unsigned long index)
+{
+	struct radix_node *path[RADIX_MAX_HEIGHT];
+	unsigned int shift = (t->height - 1) * RADIX_SHIFT, level;
+	struct radix_node *n = t->root;
+	void *item;
+
+	if (!n || index > max_index(t->height))
+		return NULL;
+	for (level = 0; shift; level++, shift -= RADIX_SHIFT) {
+		path[level] = n;
+		n = n->slots[slot_of(index, shift)];
+		if (!n)
+			return NULL;
+	}
+	item = n->slots[slot_of(index, 0)];
+	if (!item)
+		return NULL;
+	n->slots[slot_of(index, 0)] = NULL;
+	/* Free the leaf and each parent that becomes empty, bottom up. */
+	for (shift = 0; --n->count == 0 && level > 0; shift += RADIX_SHIFT) {
+		kfree(n);
+		n = path[--level];
+		n->slots[slot_of(index, shift + RADIX_SHIFT)] = NULL;
+	}
+	shrink(t);
+	return item;
+}
+
+struct gang {
+	void **items;
+	unsigned long *indices;
+	unsigned int max, found;
+};
+
+/* Collect entries >= @first under @n, whose first index is @base and whose
+ * slots span 64^(@shift/6) indices each. */
+static void gang_walk(const struct radix_node *n,
+		      unsigned int shift,
+		      unsigned long base,
+		      unsigned long first,
+		      struct gang *g)
+{
+	unsigned int i = first > base ? slot_of(first, shift) : 0;
+
+	for (; i < RADIX_SLOTS && g->found < g->max; i++) {
+		unsigned long index = base + ((unsigned long)i << shift);
+
+		if (!n->slots[i])
+			continue;
+		if (shift) {
+			gang_walk(
+			    n->slots[i], shift - RADIX_SHIFT, index, first, g);
+			continue;
+		}
+		g->items[g->found] = n->slots[i];
+		if (g->indices)
+			g->indices[g->found] = index;
+		g->found++;
+	}
+}
+
+unsigned int radix_tree_gang_lookup(const struct radix_tree *t,
+				    void **items,
+				    unsigned long *indices,
+				    unsigned long first,
+				    unsigned int max)
+{
+	struct gang g = { items, indices, max, 0 };
+
+	if (!t->root || first > max_index(t->height))
+		return 0;
+	gang_walk(t->root, (t->height - 1) * RADIX_SHIFT, 0, first, &g);
+	return g.found;
+}

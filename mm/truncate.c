@@ -1,0 +1,96 @@
+/*
+ * mm/truncate.c: the page cache's removal door.
+ *
+ * Every range of a file's cache leaves through truncate_inode_pages_range()
+ * (truncate, hole punch, eviction); every single page leaves the index
+ * through filemap_delete_page(), which truncation and reclaim share. The
+ * next step puts mapping->invalidate_lock at this door; keep it single.
+ *
+ * A page is deleted only while locked and not under writeback, so a page
+ * being read in (locked by its reader) or written out is waited for, never
+ * yanked away. Partial pages at either end stay cached with the leaving
+ * part zeroed.
+ */
+#include <limits.h>
+#include <string.h>
+#include <kernel/panic.h>
+#include <mm/filemap.h>
+
+#define TRUNCATE_BATCH 16
+
+bool filemap_delete_page(struct page *page, int max_refs)
+{
+	struct address_space *m = page->mapping;
+
+	DEBUG_ASSERT(page_test(page, PG_locked));
+	if (!m)
+		return false;
+	spin_lock(&m->i_pages_lock);
+	/* Look-ups take references under this lock: the check holds. */
+	if (max_refs && (READ_ONCE(page->refcount) > max_refs ||
+			 page_test(page, PG_dirty))) {
+		spin_unlock(&m->i_pages_lock);
+		return false;
+	}
+	radix_tree_delete(&m->i_pages, page->index);
+	m->nrpages--;
+	if (page_test_and_clear(page, PG_dirty))
+		m->nrdirty--;
+	lru_del(page);
+	page->mapping = NULL;
+	spin_unlock(&m->i_pages_lock);
+	put_page(page); /* the cache's reference; the caller holds another */
+	return true;
+}
+
+/* Remove bytes [@lstart, @lend] of the file from @page (referenced). */
+static void truncate_page(struct address_space *m,
+			  struct page *page,
+			  loff_t lstart,
+			  loff_t lend)
+{
+	loff_t pstart = (loff_t)page->index << PAGE_SHIFT;
+	unsigned int from = MAX(lstart, pstart) - pstart;
+	unsigned int to =
+	    MIN(lend, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
+
+	lock_page(page);
+	if (page->mapping != m)
+		goto out_unlock; /* reclaimed or truncated meanwhile */
+	wait_on_page_writeback(page);
+	if (m->a_ops->invalidate_page)
+		m->a_ops->invalidate_page(page, from, to - from);
+	if (from == 0 && to == PAGE_SIZE)
+		filemap_delete_page(page, 0);
+	else
+		memset((char *)page_address(page) + from, 0, to - from);
+out_unlock:
+	unlock_page(page);
+}
+
+void truncate_inode_pages_range(struct address_space *m,
+				loff_t lstart,
+				loff_t lend)
+{
+	unsigned long index = lstart >> PAGE_SHIFT, end = lend >> PAGE_SHIFT;
+	struct page *pages[TRUNCATE_BATCH];
+	unsigned int n;
+
+	if (lstart < 0 || lend < lstart)
+		return;
+	while (index <= end &&
+	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			if (pages[i]->index <= end)
+				truncate_page(m, pages[i], lstart, lend);
+			index = pages[i]->index + 1;
+			put_page(pages[i]);
+		}
+	}
+	writeback_forget(m); /* leaves the flusher's list if now clean */
+}
+
+void truncate_inode_pages(struct address_space *m, loff_t start)
+{
+	truncate_inode_pages_range(m, start, LLONG_MAX);
+}

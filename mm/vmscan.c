@@ -1,0 +1,160 @@
+/*
+ * mm/vmscan.c: the LRU of page-cache pages and reclaim.
+ *
+ * Every page in a mapping's index is on one global LRU: added at the hot
+ * end by filemap_add_page, removed by filemap_delete_page. reclaim_pages()
+ * walks from the cold end. A page with PG_referenced (set by each read)
+ * gets a second chance: the bit is cleared and the page rotated. A locked
+ * or writeback page is skipped. A clean page whose only references are the
+ * cache's and ours is deleted and freed; a dirty one is written back first
+ * and freed at once if its write finished synchronously, or on a later
+ * pass otherwise.
+ *
+ * The page allocator calls reclaim_pages when a GFP_KERNEL allocation
+ * fails. Reclaim sleeps (page I/O), so it refuses to run where the caller
+ * cannot sleep - under any spinlock (i_pages_lock included) or in an
+ * interrupt - and it never recurses: an allocation made by a write_page
+ * that reclaim called does not reclaim again.
+ *
+ * Locks: lru_lock (a spinlock, inside i_pages_lock) protects the list and
+ * PG_lru; reclaim_mutex lets one task reclaim at a time (others retry their
+ * allocation rather than queue behind a writer that may need their locks).
+ * Reclaim takes page locks only with trylock.
+ */
+#include <limits.h>
+#include <kernel/mutex.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
+#include <mm/filemap.h>
+
+static DEFINE_LOCK_CLASS(lru_lock_class, LOCK_RANK_SPIN + 1);
+static struct spinlock lru_lock = {
+	.dep = { .class = &lru_lock_class, .name = "lru_lock" },
+};
+/* protected by lru_lock: */
+static struct list_head lru_list = LIST_HEAD_INIT(lru_list);
+static unsigned long nr_lru;
+
+static DEFINE_MUTEX(reclaim_mutex);
+static unsigned long nr_reclaimed, nr_written; /* atomic */
+
+void lru_add(struct page *page)
+{
+	spin_lock(&lru_lock);
+	WARN_ON_ONCE(page_test_and_set(page, PG_lru));
+	list_add(&page->lru, &lru_list);
+	nr_lru++;
+	spin_unlock(&lru_lock);
+}
+
+void lru_del(struct page *page)
+{
+	spin_lock(&lru_lock);
+	if (page_test_and_clear(page, PG_lru)) {
+		list_del(&page->lru);
+		nr_lru--;
+	}
+	spin_unlock(&lru_lock);
+}
+
+/* Rotate the coldest page to the hot end; return it referenced if it is
+ * worth a try, else NULL (second chance, or busy). Caller holds lru_lock. */
+static struct page *lru_next_candidate(void)
+{
+	struct page *page = list_entry(lru_list.prev, struct page, lru);
+
+	list_del(&page->lru);
+	list_add(&page->lru, &lru_list);
+	if (page_test_and_clear(page, PG_referenced) ||
+	    page_test(page, PG_locked) || page_test(page, PG_writeback))
+		return NULL;
+	get_page(page); /* safe: a page on the LRU holds the cache's ref */
+	return page;
+}
+
+/* Write @page (locked, dirty) back; relock it if that finished at once.
+ * Return: true if @page is locked again, clean and still in @m. */
+static bool write_for_reclaim(struct address_space *m, struct page *page)
+{
+	struct writeback_control wbc = { 0, LLONG_MAX, false, 1 };
+
+	filemap_writeout_page(page,
+			      &wbc); /* unlocks; errors stay in PG_error */
+	__atomic_fetch_add(&nr_written, 1, __ATOMIC_RELAXED);
+	if (!trylock_page(page))
+		return false;
+	if (page->mapping == m && !page_test(page, PG_dirty) &&
+	    !page_test(page, PG_writeback))
+		return true;
+	unlock_page(page);
+	return false;
+}
+
+/* Try to free @page (referenced by us). Return: true if freed. */
+static bool shrink_page(struct page *page)
+{
+	struct address_space *m;
+	bool freed = false;
+
+	if (!trylock_page(page))
+		goto out_put;
+	/* Locked with a mapping: truncation (and so eviction) waits for us. */
+	m = page->mapping;
+	if (!m || page_test(page, PG_writeback))
+		goto out_unlock;
+	if (page_test(page, PG_dirty)) {
+		if (!m->a_ops->write_page)
+			goto out_unlock;
+		if (!write_for_reclaim(m, page))
+			goto out_put;
+	}
+	freed = filemap_delete_page(page, 2); /* the cache's ref and ours */
+out_unlock:
+	unlock_page(page);
+out_put:
+	put_page(page);
+	return freed;
+}
+
+bool current_is_reclaiming(void)
+{
+	return READ_ONCE(reclaim_mutex.owner) == current_task();
+}
+
+unsigned long reclaim_pages(unsigned long nr)
+{
+	unsigned long freed = 0, scan;
+
+	if (!preemptible() || !mutex_trylock(&reclaim_mutex))
+		return 0;
+	spin_lock(&lru_lock);
+	scan = 2 * nr_lru + 1; /* referenced pages come round twice */
+	while (freed < nr && scan-- && !list_empty(&lru_list)) {
+		struct page *page = lru_next_candidate();
+
+		if (!page)
+			continue;
+		spin_unlock(&lru_lock);
+		freed += shrink_page(page);
+		spin_lock(&lru_lock);
+	}
+	spin_unlock(&lru_lock);
+	mutex_unlock(&reclaim_mutex);
+	__atomic_fetch_add(&nr_reclaimed, freed, __ATOMIC_RELAXED);
+	return freed;
+}
+
+unsigned long lru_pages(void)
+{
+	return READ_ONCE(nr_lru);
+}
+
+unsigned long vmscan_reclaimed(void)
+{
+	return __atomic_load_n(&nr_reclaimed, __ATOMIC_RELAXED);
+}
+
+unsigned long vmscan_written(void)
+{
+	return __atomic_load_n(&nr_written, __ATOMIC_RELAXED);
+}

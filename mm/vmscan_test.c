@@ -1,0 +1,163 @@
+/*
+ * mm/vmscan_test.c: suites pcache_reclaim and pcache_writeback - reclaim
+ * under memory pressure (a file larger than RAM written and read back),
+ * dirty pages written before they are dropped, busy pages kept, and the
+ * flusher and sync writing dirty mappings without being asked per file.
+ */
+#include <limits.h>
+#include <string.h>
+#include <kernel/time.h>
+#include <mm/kmalloc.h>
+#include <mm/pcache_test.h>
+
+#define MIB (1UL << 20)
+
+/* Write the whole file as version-1 patterns, then read it back. */
+static void reclaim_file_larger_than_ram(struct ktest *t)
+{
+	unsigned long pages = MAX(128 * MIB / PAGE_SIZE, pages_total() + 8192);
+	struct tdisk *d = tdisk_create(t, 0, 0);
+	unsigned long reclaimed = vmscan_reclaimed(), bad = 0;
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL), *expect;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	tdisk_destroy(t, d); /* sized below, once pages_total is known */
+	d = tdisk_create(t, pages * PAGE_SIZE, 0);
+	expect = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	KTEST_ASSERT_NOT_NULL(t, expect);
+	ktest_log(t,
+		  "%lu MiB file, %lu MiB RAM",
+		  pages * PAGE_SIZE / MIB,
+		  pages_total() * PAGE_SIZE / MIB);
+	for (unsigned long i = 0; i < pages; i++) {
+		tdisk_pattern(buf, i, 1);
+		KTEST_ASSERT_EQ(t,
+				tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
+				PAGE_SIZE);
+	}
+	KTEST_EXPECT_LT(t, d->inode.i_data.nrpages, pages);
+	KTEST_EXPECT_EQ(
+	    t,
+	    filemap_write_and_wait_range(d->inode.i_mapping, 0, LLONG_MAX),
+	    0);
+	for (unsigned long i = 0; i < pages; i++) {
+		KTEST_ASSERT_EQ(
+		    t, tdisk_read(d, buf, PAGE_SIZE, i * PAGE_SIZE), PAGE_SIZE);
+		tdisk_pattern(expect, i, 1);
+		bad += memcmp(buf, expect, PAGE_SIZE) != 0;
+	}
+	KTEST_EXPECT_EQ(t, bad, 0);
+	KTEST_EXPECT_EQ(t, d->corrupt, 0);
+	KTEST_EXPECT_GE(
+	    t, vmscan_reclaimed() - reclaimed, pages - pages_total());
+	for (unsigned long i = 0; i < pages; i++)
+		bad += d->writes[i] == 0;
+	KTEST_EXPECT_EQ(t, bad, 0); /* every page reached the disk */
+	ktest_log(t,
+		  "reclaimed %lu pages, %lu reads, %lu writes",
+		  vmscan_reclaimed() - reclaimed,
+		  d->read_calls,
+		  d->write_calls);
+	kfree(buf);
+	kfree(expect);
+	tdisk_destroy(t, d);
+}
+
+static void reclaim_writes_dirty_pages_first(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	for (unsigned long i = 0; i < 8; i++) {
+		tdisk_pattern(buf, i, 2);
+		KTEST_ASSERT_EQ(t,
+				tdisk_write(d, buf, PAGE_SIZE, i * PAGE_SIZE),
+				PAGE_SIZE);
+	}
+	KTEST_EXPECT_EQ(t, m->nrdirty, 8);
+	KTEST_EXPECT_GE(t, reclaim_pages(ULONG_MAX / 4), 8);
+	KTEST_EXPECT_EQ(t, m->nrpages, 0);
+	for (unsigned long i = 0; i < 8; i++) {
+		KTEST_EXPECT_EQ(t, d->writes[i], 1);
+		tdisk_pattern(buf, i, 2);
+		KTEST_EXPECT_MEMEQ(t, d->data + i * PAGE_SIZE, buf, PAGE_SIZE);
+	}
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+static void reclaim_keeps_busy_pages(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	char *buf = kmalloc(8 * PAGE_SIZE, GFP_KERNEL);
+	struct page *held, *locked;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, 8 * PAGE_SIZE, 0), 8 * PAGE_SIZE);
+	held = filemap_get_page(m, 2);
+	locked = filemap_lock_page(m, 5);
+	KTEST_ASSERT_TRUE(t, held && locked);
+	/* Every page was just read (referenced): a second chance first. */
+	KTEST_EXPECT_EQ(t, reclaim_pages(ULONG_MAX / 4), 6);
+	KTEST_EXPECT_EQ(t, m->nrpages, 2);
+	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 2));
+	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 5));
+	unlock_page(locked);
+	put_page(locked);
+	put_page(held);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+static struct ktest_case reclaim_cases[] = {
+	KTEST_CASE(reclaim_writes_dirty_pages_first),
+	KTEST_CASE(reclaim_keeps_busy_pages),
+	KTEST_CASE(reclaim_file_larger_than_ram),
+	{},
+};
+KTEST_SUITE(pcache_reclaim, reclaim_cases);
+
+static void writeback_flusher_writes_dirty_pages(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);
+	uint64_t deadline = time_ns() + 5000 * 1000000ULL;
+
+	for (unsigned long i = 0; i < 3; i++)
+		KTEST_ASSERT_EQ(
+		    t, tdisk_write(d, "z", 1, i * 2 * PAGE_SIZE), 1);
+	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 3);
+	while (READ_ONCE(d->inode.i_data.nrdirty) && time_ns() < deadline)
+		task_sleep_ms(50);
+	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 0);
+	KTEST_EXPECT_EQ(t, d->write_calls, 3);
+	KTEST_EXPECT_EQ(t, d->data[2 * PAGE_SIZE], 'z');
+	tdisk_destroy(t, d);
+}
+
+static void writeback_sync_writes_every_mapping(struct ktest *t)
+{
+	struct tdisk *a = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+	struct tdisk *b = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+
+	KTEST_ASSERT_EQ(t, tdisk_write(a, "a", 1, 0), 1);
+	KTEST_ASSERT_EQ(t, tdisk_write(b, "b", 1, 3 * PAGE_SIZE), 1);
+	KTEST_EXPECT_EQ(t, writeback_all(true), 0);
+	KTEST_EXPECT_EQ(
+	    t, a->inode.i_data.nrdirty + b->inode.i_data.nrdirty, 0);
+	KTEST_EXPECT_EQ(t, a->data[0], 'a');
+	KTEST_EXPECT_EQ(t, b->data[3 * PAGE_SIZE], 'b');
+	KTEST_EXPECT_TRUE(
+	    t, list_empty(&a->inode.i_data.wb_node) || a->inode.i_data.nrdirty);
+	tdisk_destroy(t, a);
+	tdisk_destroy(t, b);
+}
+
+static struct ktest_case writeback_cases[] = {
+	KTEST_CASE(writeback_flusher_writes_dirty_pages),
+	KTEST_CASE(writeback_sync_writes_every_mapping),
+	{},
+};
+KTEST_SUITE(pcache_writeback, writeback_cases);

@@ -1,0 +1,254 @@
+/*
+ * mm/writeback.c: writing dirty pages back - fdatawrite/fdatawait, the
+ * flusher task and sync.
+ *
+ * A mapping joins the flusher's list (wb_dirty) when its first page gets
+ * dirty (set_page_dirty). The flusher wakes every WRITEBACK_INTERVAL_MS, or
+ * at once on writeback_wakeup() (the page allocator calls it when memory
+ * runs low), and writes every listed mapping; a mapping that is clean
+ * afterwards leaves the list. This keeps per-mapping dirty tracking inside
+ * mm/, independent of the VFS's inode lists.
+ *
+ * Errors: a failed write_page leaves PG_error on its page and the error in
+ * mapping->wb_err (first one wins); filemap_fdatawrite_range and
+ * filemap_fdatawait_range return it once and clear it.
+ *
+ * Locks: wb_lock (spinlock) protects wb_dirty, every mapping's wb_node and
+ * wb_busy, the mapping the flusher is writing (writeback_forget waits for
+ * it, so an inode is never freed under the flusher). wb_mutex lets one
+ * flush round run at a time (the flusher's or sync's).
+ */
+#include <limits.h>
+#include <kernel/err.h>
+#include <kernel/init.h>
+#include <kernel/mutex.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
+#include <mm/filemap.h>
+
+#define WB_BATCH 16
+
+static DEFINE_SPINLOCK(wb_lock);
+/* protected by wb_lock: */
+static struct list_head wb_dirty = LIST_HEAD_INIT(wb_dirty);
+static struct address_space *wb_busy;
+static DEFINE_WAIT_QUEUE_HEAD(wb_idle); /* wb_busy changed */
+
+static DEFINE_MUTEX(wb_mutex);
+static DEFINE_WAIT_QUEUE_HEAD(flusher_wq);
+static bool flusher_kicked;
+
+void mapping_set_error(struct address_space *m, int err)
+{
+	int zero = 0;
+
+	if (err)
+		__atomic_compare_exchange_n(&m->wb_err,
+					    &zero,
+					    err,
+					    false,
+					    __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+}
+
+/* Return: the recorded error, cleared. */
+static int mapping_consume_error(struct address_space *m)
+{
+	return __atomic_exchange_n(&m->wb_err, 0, __ATOMIC_ACQ_REL);
+}
+
+int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
+{
+	struct address_space *m = page->mapping;
+	int err;
+
+	DEBUG_ASSERT(page_test(page, PG_locked));
+	if (!m || !page_clear_dirty(page)) {
+		unlock_page(page);
+		return 0;
+	}
+	page_set(page, PG_writeback);
+	err = m->a_ops->write_page(m, page, wbc);
+	if (err)
+		page_set(page, PG_error); /* m may be gone: the page keeps it */
+	return err;
+}
+
+/* Write @page of @m if it is (still) dirty. Return: true if submitted. */
+static bool writeback_one(struct address_space *m,
+			  struct page *page,
+			  struct writeback_control *wbc)
+{
+	if (!page_test(page, PG_dirty))
+		return false;
+	lock_page(page);
+	if (page->mapping != m || !page_test(page, PG_dirty) ||
+	    (page_test(page, PG_writeback) && !wbc->sync)) {
+		unlock_page(page);
+		return false;
+	}
+	wait_on_page_writeback(page);
+	mapping_set_error(m, filemap_writeout_page(page, wbc));
+	return true;
+}
+
+long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
+{
+	unsigned long index = wbc->range_start >> PAGE_SHIFT;
+	unsigned long end = wbc->range_end >> PAGE_SHIFT;
+	struct page *pages[WB_BATCH];
+	long submitted = 0;
+	unsigned int n;
+
+	while (index <= end && wbc->nr_to_write && READ_ONCE(m->nrdirty) &&
+	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			index = pages[i]->index + 1;
+			if (pages[i]->index <= end && wbc->nr_to_write &&
+			    writeback_one(m, pages[i], wbc)) {
+				submitted++;
+				wbc->nr_to_write -= wbc->nr_to_write > 0;
+			}
+			put_page(pages[i]);
+		}
+	}
+	return submitted;
+}
+
+/* Wait for writeback of [@start, @end]; move page errors to wb_err. */
+static void wait_range(struct address_space *m, loff_t start, loff_t end)
+{
+	unsigned long index = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+	struct page *pages[WB_BATCH];
+	unsigned int n;
+
+	while (index <= last &&
+	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			index = pages[i]->index + 1;
+			if (pages[i]->index <= last) {
+				wait_on_page_writeback(pages[i]);
+				if (page_test_and_clear(pages[i], PG_error))
+					mapping_set_error(m, -EIO);
+			}
+			put_page(pages[i]);
+		}
+	}
+}
+
+int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end)
+{
+	struct writeback_control wbc = { start, end, true, -1 };
+
+	writeback_mapping(m, &wbc);
+	return mapping_consume_error(m);
+}
+
+int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end)
+{
+	wait_range(m, start, end);
+	return mapping_consume_error(m);
+}
+
+int filemap_write_and_wait_range(struct address_space *m,
+				 loff_t start,
+				 loff_t end)
+{
+	int err = filemap_fdatawrite_range(m, start, end);
+	int err2 = filemap_fdatawait_range(m, start, end);
+
+	return err ? err : err2;
+}
+
+void writeback_mark_dirty(struct address_space *m)
+{
+	spin_lock(&wb_lock);
+	if (list_empty(&m->wb_node))
+		list_add_tail(&m->wb_node, &wb_dirty);
+	spin_unlock(&wb_lock);
+}
+
+void writeback_forget(struct address_space *m)
+{
+	spin_lock(&wb_lock);
+	while (wb_busy == m) {
+		spin_unlock(&wb_lock);
+		wait_event(&wb_idle, READ_ONCE(wb_busy) != m);
+		spin_lock(&wb_lock);
+	}
+	if (!READ_ONCE(m->nrdirty))
+		list_del(&m->wb_node);
+	spin_unlock(&wb_lock);
+}
+
+/* Write every listed mapping once (and wait for it, with @wait). Caller
+ * holds wb_mutex. */
+static void flush_round(bool wait)
+{
+	struct list_head done = LIST_HEAD_INIT(done);
+
+	spin_lock(&wb_lock);
+	while (!list_empty(&wb_dirty)) {
+		struct address_space *m =
+		    list_first_entry(&wb_dirty, struct address_space, wb_node);
+		struct writeback_control wbc = { 0, LLONG_MAX, wait, -1 };
+
+		list_del(&m->wb_node);
+		if (!READ_ONCE(m->nrdirty))
+			continue;
+		wb_busy = m;
+		spin_unlock(&wb_lock);
+		writeback_mapping(m, &wbc);
+		if (wait)
+			wait_range(m, 0, LLONG_MAX);
+		spin_lock(&wb_lock);
+		wb_busy = NULL;
+		wake_up_all(&wb_idle);
+		if (READ_ONCE(m->nrdirty) && list_empty(&m->wb_node))
+			list_add_tail(&m->wb_node, &done);
+	}
+	while (!list_empty(&done)) {
+		struct list_head *e = done.next;
+
+		list_del(e);
+		list_add_tail(e, &wb_dirty);
+	}
+	spin_unlock(&wb_lock);
+}
+
+int writeback_all(bool wait)
+{
+	mutex_lock(&wb_mutex);
+	flush_round(wait);
+	mutex_unlock(&wb_mutex);
+	return 0;
+}
+
+void writeback_wakeup(void)
+{
+	if (READ_ONCE(flusher_kicked))
+		return;
+	WRITE_ONCE(flusher_kicked, true);
+	wake_up(&flusher_wq);
+}
+
+static int flusher_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		wait_event_timeout(&flusher_wq,
+				   READ_ONCE(flusher_kicked),
+				   WRITEBACK_INTERVAL_MS * 1000000ULL);
+		WRITE_ONCE(flusher_kicked, false);
+		writeback_all(false);
+	}
+	return 0;
+}
+
+static int flusher_init(void)
+{
+	struct task *t = task_create("flusher", flusher_main, NULL);
+
+	return IS_ERR(t) ? PTR_ERR(t) : 0;
+}
+INIT_HOOK(flusher, flusher_init, INIT_LEVEL_LATE);
