@@ -208,9 +208,10 @@ static void ext2_evict_inode(struct inode *inode)
 	if (has_block_map(inode))
 		ext2_truncate_blocks(inode, 0);
 	inode->i_size = 0;
-	/* e2fsck takes dtime 0 for "not deleted"; a clock counting from boot
-	 * can still read 0 seconds. */
-	ei->i_dtime = MAX(current_time().tv_sec, (time_t)1);
+	/* e2fsck reads a dtime below s_inodes_count as an orphan-list link
+	 * (and 0 as "not deleted"): never write one, whatever the clock. */
+	ei->i_dtime = MAX(ext2_now(EXT2_SBI(inode->i_sb)),
+			  EXT2_SBI(inode->i_sb)->s_inodes_count);
 	ext2_write_inode(inode, false);
 	ext2_free_inode_nr(inode->i_sb, inode->i_ino, S_ISDIR(inode->i_mode));
 }
