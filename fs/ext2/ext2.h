@@ -72,6 +72,7 @@ struct ext2_sb_info {
 	unsigned int s_addr_bits;	/* log2(s_addr_per_block) */
 	unsigned int s_sect_per_block;
 	bool s_filetype, s_sparse;
+	uint32_t s_time_floor;		/* the newest time the image holds */
 	struct mutex s_alloc_lock;
 	/* protected by s_alloc_lock: */
 	struct ext2_super_block s_es;	/* the primary superblock */
@@ -109,6 +110,9 @@ static inline unsigned int ext2_rec_len(unsigned int name_len)
 
 /* super.c */
 void ext2_sb_mark_dirty(struct ext2_sb_info *sbi);
+/* Seconds for on-disk times: current_time(), but never before the times
+ * the image already holds (the clock may count from boot). */
+uint32_t ext2_now(struct ext2_sb_info *sbi);
 bool ext2_group_has_super(struct ext2_sb_info *sbi, uint32_t group);
 /* Is [@blk, @blk+@count) inside the fs and clear of the superblocks,
  * descriptors, bitmaps and inode tables? */
@@ -163,6 +167,8 @@ int ext2_setattr(struct inode *inode, const struct iattr *attr);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
 void ext2_set_ops(struct inode *inode);
+/* Set RO_COMPAT_LARGE_FILE once a regular file passes 2 GiB. */
+void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode);
 
 /* file.c */
 extern const struct address_space_operations ext2_aops;

@@ -90,6 +90,7 @@ static void bad_blocks(struct ktest *t)
 	char kind[16] = "", buf[64];
 	struct file *f;
 	loff_t pos = 0;
+	int err;
 
 	bad_kind(t, kind, sizeof(kind));
 	if (strcmp(kind, "blocknr"))
@@ -108,7 +109,9 @@ static void bad_blocks(struct ktest *t)
 	pos = 0;
 	KTEST_EXPECT_TRUE(t, corrupt(vfs_write(f, buf, sizeof(buf), &pos)));
 	fput(f);
-	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
+	/* Syncing goes on; the page cache may report the failed I/O again. */
+	err = vfs_sync();
+	KTEST_EXPECT_TRUE(t, err == 0 || err == -EIO);
 }
 
 static struct ktest_case ext2_bad_cases[] = {

@@ -160,9 +160,7 @@ static void read_one_page(struct read_builder *rd, unsigned int i)
 static void ext2_read_pages(struct inode *inode, struct page **pages,
 			    unsigned int nr)
 {
-	struct block_device *bdev = EXT2_SBI(inode->i_sb)->s_bdev;
 	struct read_builder rd = { 0 };
-	struct blk_plug plug;
 	struct read_ctx *ctx;
 
 	ctx = kzalloc(sizeof(*ctx) + nr * sizeof(ctx->p[0]), GFP_KERNEL);
@@ -176,12 +174,11 @@ static void ext2_read_pages(struct inode *inode, struct page **pages,
 	ctx->nr = nr;
 	for (unsigned int i = 0; i < nr; i++)
 		ctx->p[i] = (struct read_page_state){ pages[i], 1, 0 };
+	/* No plug needed: each bio already covers a whole contiguous run. */
 	rd.ctx = ctx;
-	blk_start_plug(&plug, bdev);
 	for (unsigned int i = 0; i < nr; i++)
 		read_one_page(&rd, i);
 	submit_read(&rd);
-	blk_finish_plug(&plug);
 	for (unsigned int i = 0; i < nr; i++)
 		read_page_put(&ctx->p[i]);
 	read_ctx_put(ctx);
@@ -379,8 +376,10 @@ static int ext2_write_end(struct address_space *m, loff_t pos,
 	}
 	if (copied) {
 		set_page_dirty(page);
-		if (pos + copied > READ_ONCE(inode->i_size))
+		if (pos + copied > READ_ONCE(inode->i_size)) {
 			inode_set_size(inode, pos + copied);
+			ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
+		}
 	}
 	unlock_page(page);
 	put_page(page);

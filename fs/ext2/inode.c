@@ -124,7 +124,7 @@ static int ext2_read_inode(struct inode *inode)
 }
 
 /* large_file: set the feature the first time a file passes 2 GiB. */
-static void note_large_file(struct ext2_sb_info *sbi, struct inode *inode)
+void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode)
 {
 	const uint32_t lf = EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
 
@@ -179,7 +179,7 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 
 	if (inode->i_sb->s_rdonly)
 		return 0;
-	note_large_file(sbi, inode);
+	ext2_note_large_file(sbi, inode);
 	b = inode_slot(sbi, inode->i_ino, &raw);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
@@ -208,7 +208,10 @@ static void ext2_evict_inode(struct inode *inode)
 	if (has_block_map(inode))
 		ext2_truncate_blocks(inode, 0);
 	inode->i_size = 0;
-	ei->i_dtime = current_time().tv_sec;
+	/* e2fsck reads a dtime below s_inodes_count as an orphan-list link
+	 * (and 0 as "not deleted"): never write one, whatever the clock. */
+	ei->i_dtime = MAX(ext2_now(EXT2_SBI(inode->i_sb)),
+			  EXT2_SBI(inode->i_sb)->s_inodes_count);
 	ext2_write_inode(inode, false);
 	ext2_free_inode_nr(inode->i_sb, inode->i_ino, S_ISDIR(inode->i_mode));
 }

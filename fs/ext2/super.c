@@ -80,6 +80,13 @@ bool ext2_data_blocks_valid(struct ext2_sb_info *sbi, uint32_t blk,
 	return true;
 }
 
+uint32_t ext2_now(struct ext2_sb_info *sbi)
+{
+	time_t now = current_time().tv_sec;
+
+	return MAX(now, (time_t)sbi->s_time_floor);
+}
+
 void ext2_sb_mark_dirty(struct ext2_sb_info *sbi)
 {
 	lockdep_assert_held(&sbi->s_alloc_lock);
@@ -88,10 +95,9 @@ void ext2_sb_mark_dirty(struct ext2_sb_info *sbi)
 
 static int write_super_and_descs(struct ext2_sb_info *sbi)
 {
-	struct timespec now = current_time();
 	int err;
 
-	sbi->s_es.s_wtime = now.tv_sec;
+	sbi->s_es.s_wtime = ext2_now(sbi);
 	err = blk_write_sync(sbi->s_bdev, EXT2_SB_SECTOR, &sbi->s_es,
 			     EXT2_SB_SECTORS);
 	if (err) {
@@ -283,6 +289,7 @@ static void init_sbi(struct ext2_sb_info *sbi, struct super_block *sb)
 	sbi->s_addr_per_block = sb->s_blocksize / sizeof(uint32_t);
 	sbi->s_addr_bits = sb->s_blocksize_bits - 2;
 	sbi->s_sect_per_block = sb->s_blocksize / SECTOR_SIZE;
+	sbi->s_time_floor = MAX(MAX(es->s_mkfs_time, es->s_wtime), es->s_mtime);
 }
 
 static int ext2_fill_super(struct super_block *sb, struct block_device *bdev,
@@ -346,7 +353,7 @@ static int ext2_fill_super(struct super_block *sb, struct block_device *bdev,
 	if (!sb->s_rdonly) {
 		mutex_lock(&sbi->s_alloc_lock);
 		sbi->s_es.s_mnt_count++;
-		sbi->s_es.s_mtime = current_time().tv_sec;
+		sbi->s_es.s_mtime = ext2_now(sbi);
 		ext2_sb_mark_dirty(sbi);
 		mutex_unlock(&sbi->s_alloc_lock);
 	}
