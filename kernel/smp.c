@@ -20,6 +20,10 @@
 
 struct cpu cpus[MAX_CPUS];
 unsigned int ncpus = 1;
+/* The idle task of the hart being started, for a hart the firmware sends
+ * to _start instead (see kernel/arch/riscv64/entry.S). */
+struct task *volatile smp_starting_idle;
+extern volatile int smp_stray_harts; /* counted by entry.S */
 static char emergency_stacks[MAX_CPUS][EMERGENCY_STACK_SIZE] __aligned(16);
 
 void cpu_init_data(struct cpu *c, unsigned int id, unsigned long hartid)
@@ -61,7 +65,10 @@ static int smp_init(void)
 		cpu_init_data(c, ncpus, platform.hartids[i]);
 		c->boot_sp = (uintptr_t)stack + TASK_STACK_SIZE;
 		sched_prepare_cpu(c, stack, TASK_STACK_SIZE);
+		smp_starting_idle = c->idle;
+		smp_mb();
 		if (arch_start_cpu(c)) {
+			smp_starting_idle = NULL;
 			pr_err("smp: hart %lu did not start\n", c->hartid);
 			vm_free_stack(stack, TASK_STACK_SIZE);
 			continue;
@@ -74,7 +81,11 @@ static int smp_init(void)
 		if (!c->online)
 			pr_err("smp: hart %lu did not come online\n",
 			       c->hartid);
+		smp_starting_idle = NULL;
 	}
+	if (smp_stray_harts)
+		pr_info("smp: firmware sent %d starting harts to _start\n",
+			smp_stray_harts);
 	pr_info("smp: %u of %u harts online\n", ncpus, platform.nharts);
 	return 0;
 }

@@ -2,6 +2,14 @@
  * Boot entry. OpenSBI enters _start in S-mode on one hart with a0 = hartid
  * and a1 = device tree. Other harts enter secondary_entry through SBI HSM
  * hart_start with a1 = their idle task, whose cpu's boot_sp is their stack.
+ *
+ * The firmware can also release a hart we are starting at its default
+ * entry, _start, instead of secondary_entry: OpenSBI 1.1 marks the hart
+ * startable before it records the start address, and a hart that wakes in
+ * between leaves with the default one. Seen here as a second kmain on
+ * another hart, which cleared the running kernel's bss. So _start lets only
+ * the first hart boot; a later one becomes the secondary hart that
+ * kernel/smp.c is starting (smp_starting_idle).
  */
 #include <kernel/arch/riscv64/csr.h>
 #include <kernel/arch/riscv64/asm_offsets.h>
@@ -9,6 +17,10 @@
 	.section .text.entry, "ax"
 	.globl _start
 _start:
+	la t0, boot_claimed
+	li t1, 1
+	amoswap.w.aqrl t1, t1, (t0)
+	bnez t1, .Lstray
 	csrw sie, zero
 	csrw sscratch, zero
 	li t0, SSTATUS_FS_INITIAL
@@ -24,6 +36,16 @@ _start:
 	call kmain
 3:	wfi
 	j 3b
+
+.Lstray:
+	la t0, smp_stray_harts
+	li t1, 1
+	amoadd.w t1, t1, (t0)
+	la t0, smp_starting_idle
+	ld a1, 0(t0)
+	bnez a1, secondary_entry
+5:	wfi			/* nobody is being started: stay parked */
+	j 5b
 
 	.globl secondary_entry
 secondary_entry:
@@ -43,6 +65,14 @@ secondary_entry:
 	call secondary_main
 4:	wfi
 	j 4b
+
+	.section .data
+	.balign 4
+boot_claimed:			/* in .data: _start clears .bss after claiming */
+	.word 0
+	.globl smp_stray_harts
+smp_stray_harts:		/* harts that came in through _start late */
+	.word 0
 
 	.section .bss
 	.balign 16
