@@ -254,15 +254,17 @@ loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 		return -ESPIPE;
 	mutex_lock(&f->f_pos_lock);
 	switch (whence) {
-	case SEEK_SET: pos = off; break;
+	case SEEK_SET:
 	case SEEK_CUR:
-		if (__builtin_add_overflow(f->f_pos, off, &pos))
+	case SEEK_END: {
+		loff_t base = whence == SEEK_SET   ? 0
+			      : whence == SEEK_CUR ? f->f_pos
+						   : READ_ONCE(inode->i_size);
+		/* A position before the start is invalid, not an errno. */
+		if (__builtin_add_overflow(base, off, &pos) || pos < 0)
 			pos = -EINVAL;
 		break;
-	case SEEK_END:
-		if (__builtin_add_overflow(READ_ONCE(inode->i_size), off, &pos))
-			pos = -EINVAL;
-		break;
+	}
 	case SEEK_DATA:
 	case SEEK_HOLE:
 		if (f->f_op && f->f_op->llseek)
@@ -274,8 +276,6 @@ loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 	}
 	if (pos >= 0)
 		f->f_pos = pos;
-	else if (pos < -MAX_ERRNO)
-		pos = -EINVAL;
 	mutex_unlock(&f->f_pos_lock);
 	return pos;
 }

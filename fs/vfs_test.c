@@ -543,9 +543,10 @@ static void cksum_host(struct ktest *t)
 	KTEST_ASSERT_GT(t, n, 0);
 	want[n] = '\0';
 	for (p = want; (nl = strchr(p, '\n')); p = nl + 1, lines++) {
-		char *name = strrchr(p, ' ') + 1;
+		char *name;
 
-		*nl = '\0';
+		*nl = '\0'; /* first: the name is the last word of this line */
+		name = strrchr(p, ' ') + 1;
 		KTEST_ASSERT_EQ(t, cksum_line(name, line, sizeof(line)), 0);
 		line[strlen(line) - 1] = '\0';
 		KTEST_EXPECT_STREQ(t, line, p);
