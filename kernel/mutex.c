@@ -34,12 +34,12 @@ static void __mutex_lock(struct mutex *m, uintptr_t site)
 	} else {
 		list_add_tail(&w.node, &m->waiters);
 		while (!w.granted) {
-			set_current_sleeping();
+			set_current_state(TASK_SLEEPING);
 			spin_unlock(&m->wait_lock);
 			schedule();
 			spin_lock(&m->wait_lock);
 		}
-		set_current_running();
+		set_current_state(TASK_RUNNABLE);
 	}
 	m->site = site;
 	spin_unlock(&m->wait_lock);

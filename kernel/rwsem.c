@@ -54,12 +54,12 @@ static void wait_granted(struct rw_semaphore *s, struct rwsem_waiter *w)
 {
 	list_add_tail(&w->node, &s->waiters);
 	while (!w->granted) {
-		set_current_sleeping();
+		set_current_state(TASK_SLEEPING);
 		spin_unlock(&s->wait_lock);
 		schedule();
 		spin_lock(&s->wait_lock);
 	}
-	set_current_running();
+	set_current_state(TASK_RUNNABLE);
 }
 
 static bool read_can_enter(struct rw_semaphore *s)

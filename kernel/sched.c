@@ -233,24 +233,17 @@ void wake_up_task(struct task *t)
 	arch_irq_restore(flags);
 }
 
-/* Mark the running task as going to sleep; called before re-checking the
- * condition it waits for, so a wake-up in between is not lost. */
-void set_current_sleeping(void)
+/*
+ * Set the running task's state under rq_lock, where wakers read it. A task
+ * marks itself TASK_SLEEPING before re-checking the condition it waits for,
+ * so a wake-up in between is not lost; TASK_RUNNABLE when it stops waiting.
+ */
+void set_current_state(enum task_state state)
 {
 	unsigned long flags = arch_irq_save();
 
 	raw_spin_lock(&rq_lock);
-	current_task()->state = TASK_SLEEPING;
-	raw_spin_unlock(&rq_lock);
-	arch_irq_restore(flags);
-}
-
-void set_current_running(void)
-{
-	unsigned long flags = arch_irq_save();
-
-	raw_spin_lock(&rq_lock);
-	current_task()->state = TASK_RUNNABLE;
+	current_task()->state = state;
 	raw_spin_unlock(&rq_lock);
 	arch_irq_restore(flags);
 }
@@ -416,9 +409,9 @@ void task_sleep_ns(uint64_t ns)
 	uint64_t deadline = time_ns() + ns;
 
 	do {
-		set_current_sleeping();
+		set_current_state(TASK_SLEEPING);
 	} while (schedule_until(deadline));
-	set_current_running();
+	set_current_state(TASK_RUNNABLE);
 }
 
 void task_sleep_ms(unsigned int ms)

@@ -31,7 +31,7 @@ static void __prepare(struct wait_queue_head *wq,
 		else
 			list_add(&w->node, &wq->waiters);
 	}
-	set_current_sleeping();
+	set_current_state(TASK_SLEEPING);
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
@@ -50,7 +50,7 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 {
 	unsigned long flags;
 
-	set_current_running();
+	set_current_state(TASK_RUNNABLE);
 	flags = spin_lock_irqsave(&wq->lock);
 	if (w->task == current_task() && !list_empty(&w->node))
 		list_del(&w->node);

@@ -102,6 +102,24 @@ static bool task_context(void)
 	return c->current && c->current != c->idle && c->irq_depth == 0;
 }
 
+/* Report a fault and end the task that caused it; with no task to blame
+ * (interrupt handler, idle, boot) the kernel cannot go on. */
+static __noreturn void oops(struct trap_frame *tf, const char *why,
+			    bool backtrace)
+{
+	if (!task_context())
+		panic("%s (no task to blame)", why);
+	printk(LOGLEVEL_ERR,
+	       "Oops: %s in task %s on cpu %u\n",
+	       why,
+	       current_task_name(),
+	       cpu_id());
+	trap_dump_frame(tf);
+	if (backtrace)
+		backtrace_from(tf->regs[8], tf->sepc);
+	task_kill_current(why);
+}
+
 static void handle_exception(struct trap_frame *tf)
 {
 	unsigned long cause = tf->scause;
@@ -117,16 +135,7 @@ static void handle_exception(struct trap_frame *tf)
 		 exception_name(cause),
 		 (unsigned long long)tf->sepc,
 		 (unsigned long long)tf->stval);
-	if (!task_context())
-		panic("%s (no task to blame)", why);
-	printk(LOGLEVEL_ERR,
-	       "Oops: %s in task %s on cpu %u\n",
-	       why,
-	       current_task_name(),
-	       cpu_id());
-	trap_dump_frame(tf);
-	backtrace_from(tf->regs[8], tf->sepc);
-	task_kill_current(why);
+	oops(tf, why, true);
 }
 
 static void handle_interrupt(struct trap_frame *tf)
@@ -177,13 +186,5 @@ void trap_stack_overflow(struct trap_frame *tf)
 		 "stack overflow (sp %#llx, stack bottom %#lx)",
 		 (unsigned long long)tf->regs[2],
 		 (unsigned long)lo);
-	if (!task_context())
-		panic("%s (no task to blame)", why);
-	printk(LOGLEVEL_ERR,
-	       "Oops: %s in task %s on cpu %u\n",
-	       why,
-	       current_task_name(),
-	       cpu_id());
-	trap_dump_frame(tf);
-	task_kill_current(why);
+	oops(tf, why, false); /* its frames are on the overflowed stack */
 }
