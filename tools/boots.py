@@ -25,6 +25,7 @@ A hook fails by raising (ext2img.CheckFailed carries the output to show);
 a failed hook counts as one failure. Paths are relative to the repo root.
 """
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -85,6 +86,29 @@ def vfs_args(block):
 
 # ext2 boots: images made by mke2fs -d from tools/ext2tree.py's known tree;
 # after the boot, e2fsck -fn and debugfs dumps of what ext2_write left.
+def printk_check(build: Path) -> None:
+    """Suite printk_lines: every task's every line arrived whole."""
+    log = (build / "test-logs" / "printk.log").read_text(errors="replace")
+    tag = re.search(r"printk-test tasks=(\d+) lines=(\d+)", log)
+    if not tag:
+        raise ext2img.CheckFailed("the suite did not report its task count")
+    tasks, lines = int(tag[1]), int(tag[2])
+    line = re.compile(r"^\[\s*\d+\.\d{6}\] printk-test task=(\d+) seq=(\d+) "
+                      r"[A-Za-z0-9]{62} end\r?$")
+    seen, broken = set(), []
+    for l in log.splitlines():
+        if "printk-test task=" in l:
+            m = line.match(l)
+            if m:
+                seen.add((int(m[1]), int(m[2])))
+            else:
+                broken.append(l)
+    missing = tasks * lines - len(seen)
+    if broken or missing:
+        raise ext2img.CheckFailed("\n".join(
+            [f"{len(broken)} mixed or cut lines, {missing} missing", *broken[:5]]))
+
+
 def ext2_prepare(name, block, features):
     def prepare(build: Path) -> None:
         tree = build / "ext2tree"
@@ -140,7 +164,10 @@ class Boot:
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
-         filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*"),
+         filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*,"
+                "-printk_lines"),
+    Boot("printk", smp=4, mem="128M", filter="printk_lines",
+         post_check=printk_check),
     Boot("panic", smp=2, mem="128M", filter="selftest_panic",
          expect_panic="panic_is_reported", timeout=60),
     Boot("mem128", smp=2, mem="128M", filter="mm_*"),
