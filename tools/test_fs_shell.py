@@ -122,24 +122,40 @@ def expected_mapped(cmds, bsize):
     return mapped
 
 
-# xfs_io command sequences, one file each; every one ends with stat.
-IO_CASES = {
-    "fill": ["pwrite -S 0xab 0 8k", "pread -v 4080 40"],
-    "overlap": ["pwrite -S 0xab 0 8k", "pwrite -S 0x12 3000 5000",
-                "pread -v 0 64", "pread -v 2990 32", "pread -v 7990 32"],
-    "shrink": ["pwrite -S 0x12 3000 5000", "truncate 5000",
-               "pread -v 4990 32", "pread 0 8k"],
-    "hole": ["pwrite -S 0x5a 0 100", "pwrite -S 0x41 20000 100",
-             "pread -v 90 32", "pread -v 4090 16", "pread -v 19990 40",
-             "pread 0 30000"],
-    "grow": ["pwrite 0 10", "truncate 12k", "pread -v 4094 4",
-             "pwrite -S 0x7e -b 1000 5000 9000", "fsync",
-             "pread -v 4990 20", "pread -v 12280 16"],
-    "cut": ["pwrite -S 0x33 0 70k", "truncate 13k", "pwrite -S 0x44 20k 1",
-            "truncate 0", "pwrite -S 0x55 1000 1", "pread -v 990 16"],
-    "eof": ["pwrite -S 0x61 0 4097", "pread -v 4090 100", "pread 5000 10",
-            "pwrite 0 0"],
-}
+# xfs_io runs: (case name, file, io options, commands). Runs with -f end
+# with stat; the others (read-only, missing file) check error messages.
+IO_CASES = [
+    ("fill", "fill", "-f", ["pwrite -S 0xab 0 8k", "pread -v 4080 40"]),
+    ("overlap", "overlap", "-f",
+     ["pwrite -S 0xab 0 8k", "pwrite -S 0x12 3000 5000",
+      "pread -v 0 64", "pread -v 2990 32", "pread -v 7990 32"]),
+    ("shrink", "shrink", "-f",
+     ["pwrite -S 0x12 3000 5000", "truncate 5000", "pread -v 4990 32", "pread 0 8k"]),
+    ("hole", "hole", "-f",
+     ["pwrite -S 0x5a 0 100", "pwrite -S 0x41 20000 100", "pread -v 90 32",
+      "pread -v 4090 16", "pread -v 19990 40", "pread 0 30000"]),
+    ("grow", "grow", "-f",
+     ["pwrite 0 10", "truncate 12k", "pread -v 4094 4",
+      "pwrite -S 0x7e -b 1000 5000 9000", "fsync", "pread -v 4990 20",
+      "pread -v 12280 16"]),
+    ("cut", "cut", "-f",
+     ["pwrite -S 0x33 0 70k", "truncate 13k", "pwrite -S 0x44 20k 1",
+      "truncate 0", "pwrite -S 0x55 1000 1", "pread -v 990 16"]),
+    ("eof", "eof", "-f",
+     ["pwrite -S 0x61 0 4097", "pread -v 4090 100", "pread 5000 10", "pwrite 0 0"]),
+    # Buffers that are not a multiple of 16 bytes: the dump restarts its
+    # lines at each buffer's offset, as xfs_io's does.
+    ("bsize", "bsize", "-f",
+     ["pwrite -S 0x31 -b 1000 10 3000", "pread -v -b 1000 0 2100",
+      "pread -b 1000 -v 990 40", "pread -v 3000 100"]),
+    # Across the single/double indirect boundary of 1 KiB blocks (268 KiB),
+    # then a block far out that needs a new double-indirect chain.
+    ("big", "big", "-f",
+     ["pwrite -S 0x77 100000 300k", "pread -v 274420 32", "truncate 200000",
+      "pread -v 199990 20", "pwrite -S 0x10 16m 1", "pread -v 16777200 32"]),
+    ("readonly", "eof", "-r", ["pwrite 0 1", "pread -v 0 2", "truncate 0", "fsync"]),
+    ("missing", "missing", "", ["pread 0 1"]),
+]
 
 
 class IoMatchesLinux(unittest.TestCase):
@@ -150,41 +166,49 @@ class IoMatchesLinux(unittest.TestCase):
         host.mkdir()
         ext2img.make_image(img, "8M", block=block)
 
-        script, expect = [], {}
-        for name, cmds in IO_CASES.items():
-            cmds = cmds + ["stat"]
-            res = subprocess.run(["xfs_io", "-f"] + [a for c in cmds for a in ("-c", c)]
-                                 + [str(host / name)], env=ENV,
-                                 capture_output=True, text=True)
-            self.assertEqual(res.returncode, 0, res.stderr)
-            self.assertEqual(res.stderr, "")
-            expect[name] = normalize(res.stdout.rstrip("\n").split("\n"))
+        script, expect, writes = [], {}, {}
+        for name, file, opts, cmds in IO_CASES:
+            if opts == "-f":
+                cmds = cmds + ["stat"]
+                writes[file] = writes.get(file, []) + cmds
+            # xfs_io says what failed on stderr; unbuffered stdout keeps
+            # the lines in the order the console shows them.
+            res = subprocess.run(["stdbuf", "-o0", "xfs_io"] + opts.split()
+                                 + [a for c in cmds for a in ("-c", c)]
+                                 + [str(host / file)], env=ENV,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True)
+            out = res.stdout.replace(str(host), "")
+            expect[name] = normalize(out.rstrip("\n").split("\n"))
             script.append(f"echo @@{name}")
-            script.append("io -f " + " ".join(f'-c "{c}"' for c in cmds) + f" /{name}")
+            script.append(f"io {opts} " + " ".join(f'-c "{c}"' for c in cmds) + f" /{file}")
         status, lines = boot(img, "; ".join(script))
-        self.assertEqual(status, 0, "\n".join(lines))
         got = sections(lines)
-        self.assertEqual(list(got), list(IO_CASES), "\n".join(lines))
+        self.assertEqual(list(got), [c[0] for c in IO_CASES], "\n".join(lines))
+        # The last run (a missing file without -f) fails.
+        self.assertEqual(status, 1, "\n".join(lines))
         ext2img.check_image(img)
 
-        for name, cmds in IO_CASES.items():
+        inodes = {file: inode_info(img, f"/{file}") for file in writes}
+        for name, file, opts, cmds in IO_CASES:
             with self.subTest(case=name, block=block):
-                ino, count, mapped = inode_info(img, f"/{name}")
                 want = []
                 for line in expect[name]:
-                    if line.startswith("fd.path = "):
-                        line = f'fd.path = "/{name}"'
-                    elif line.startswith("stat.ino = "):
-                        line = f"stat.ino = {ino}"
+                    if line.startswith("stat.ino = "):
+                        line = f"stat.ino = {inodes[file][0]}"
                     elif line.startswith("stat.blocks = "):
-                        line = f"stat.blocks = {count}"
+                        line = f"stat.blocks = {inodes[file][1]}"
                     want.append(line)
                 self.assertEqual(normalize(got[name]), want)
-                data = dump(img, f"/{name}", tmp / "out")
-                self.assertEqual(data, (host / name).read_bytes(),
-                                 f"{name}: bytes on the image differ from Linux's")
-                self.assertEqual(mapped, expected_mapped(cmds, block),
-                                 f"{name}: mapped blocks")
+        for file, cmds in writes.items():
+            with self.subTest(file=file, block=block):
+                data = dump(img, f"/{file}", tmp / "out")
+                self.assertEqual(data, (host / file).read_bytes(),
+                                 f"{file}: bytes on the image differ from Linux's")
+                self.assertEqual(inodes[file][2], expected_mapped(cmds, block),
+                                 f"{file}: mapped blocks")
+        out, _ = debugfs(img, "ls -p /")
+        self.assertNotIn("/missing/", out)
 
     def test_io_4k_blocks(self):
         self.run_cases(4096)
