@@ -106,8 +106,16 @@ int shell_main(const char *cmdline)
 	int status = 0;
 
 	if (cmdline) {
-		snprintf(line, sizeof(line), "%s", cmdline);
-		return shell_run_line(line);
+		/* The boot arguments are not limited to a typed line's size. */
+		char *copy = strdup(cmdline);
+
+		if (!copy) {
+			console_printf("shell: no memory for the command\n");
+			return 1;
+		}
+		status = shell_run_line(copy);
+		free(copy);
+		return status;
 	}
 	console_printf("whole shell: 'help' lists the commands\n");
 	while (!powering_off) {

@@ -65,6 +65,15 @@ class ShellTest(unittest.TestCase):
         self.assertEqual(bad.returncode, 127, bad.stdout[-800:])
         self.assertIn("no-such-command: command not found", bad.stdout)
 
+    def test_c_longer_than_a_typed_line_runs_whole(self):
+        # A typed line holds 255 characters; -c is not cut there.
+        res = run_c("echo " + "x" * 300 + "; echo long-c-end")
+        self.assertEqual(res.returncode, 0, res.stdout[-800:])
+        # Whole lines: the bootargs line of the log quotes the command.
+        lines = res.stdout.replace("\r", "").split("\n")
+        self.assertIn("x" * 300, lines)
+        self.assertIn("long-c-end", lines)
+
     def test_disks_lists_the_attached_disk(self):
         res = run_c("disks")
         self.assertEqual(res.returncode, 0, res.stdout[-800:])

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Host tests of the shell's file commands against external oracles.
+
+Each test boots the real kernel (tools/run -c) once on a fresh small ext2
+image and checks what it printed and what it left on the image with tools
+that are not ours (DESIGN.md, "Correctness oracles"):
+
+- io: the same xfs_io commands run on a Linux file print the same lines
+  (timings aside) and leave the same bytes (debugfs dump); the blocks the
+  image maps are the ones the writes touched (debugfs stat), holes stay holes.
+- cksum: the host's POSIX cksum, byte for byte.
+- ls, cat, mkdir, mv, rm, rmdir, stat: the tree left on the image (debugfs)
+  is the one the same calls leave on a Linux directory, and each failing
+  command prints the strerror of the errno Linux gives for the same call.
+
+Every image must pass e2fsck -fn strictly (tools/ext2img.py's check).
+"""
+import errno
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import ext2img  # noqa: E402
+
+RUN = [str(ROOT / "tools" / "run"), "--smp", "2", "--mem", "128M"]
+ENV = ext2img._ENV
+# "5 KiB, 2 ops; 0.0028 sec (1.721 MiB/sec and 721.7871 ops/sec)"; the rates
+# differ, and xfs_io prints -nan for them after 0 ops.
+TIMING = re.compile(r"^(.*, \d+ ops); [0-9.]+ sec \(\S+ \S+/sec and \S+ ops/sec\)$")
+
+
+def boot(img, commands, timeout=120):
+    """Run @commands on @img; return (status, console lines after the bootargs line)."""
+    res = subprocess.run(RUN + ["--disk", str(img), "-c", commands], cwd=ROOT,
+                         capture_output=True, text=True, errors="replace",
+                         timeout=timeout, stdin=subprocess.DEVNULL)
+    # The console is QEMU's stdout; stderr has tools/setup's build messages.
+    lines = res.stdout.replace("\r", "").split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\[ *[0-9.]+\] whole: .*bootargs ", line):
+            out = lines[i + 1:]
+            while out and out[-1] == "":
+                out.pop()
+            return res.returncode, out
+    raise AssertionError(f"no bootargs line; console:\n{res.stdout[-3000:]}\n{res.stderr[-1000:]}")
+
+
+def debugfs(img, request):
+    res = subprocess.run(["debugfs", "-R", request, str(img)], env=ENV,
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise AssertionError(f"debugfs -R {request!r}: {res.stderr}")
+    return res.stdout, res.stderr
+
+
+def dump(img, path, out):
+    if os.path.exists(out):
+        os.unlink(out)
+    _, err = debugfs(img, f"dump {path} {out}")
+    if not os.path.exists(out):
+        raise AssertionError(f"debugfs dump {path}: {err}")
+    return Path(out).read_bytes()
+
+
+def inode_info(img, path):
+    """(inode number, i_blocks in 512-byte units, mapped logical blocks) of @path."""
+    out, err = debugfs(img, f"stat {path}")
+    m = re.search(r"^Inode: (\d+) ", out, re.M)
+    if not m:
+        raise AssertionError(f"debugfs stat {path}: {out}{err}")
+    count = int(re.search(r"Blockcount: (\d+)", out).group(1))
+    mapped = set()
+    tail = out.split("BLOCKS:", 1)[1] if "BLOCKS:" in out else ""
+    for a, b in re.findall(r"\((\d+)(?:-(\d+))?\):", tail):
+        mapped.update(range(int(a), int(b or a) + 1))
+    return int(m.group(1)), count, mapped
+
+
+def normalize(lines):
+    """xfs_io's lines with the timing part (after "N ops") cut off."""
+    return [TIMING.sub(r"\1", line) for line in lines]
+
+
+def sections(lines, marker="@@"):
+    """Split console lines at `echo @@NAME` markers: {NAME: lines}."""
+    out, cur = {}, None
+    for line in lines:
+        if line.startswith(marker):
+            cur = line[len(marker):]
+            out[cur] = []
+        elif cur is not None:
+            out[cur].append(line)
+    return out
+
+
+def cvtnum(s):
+    m = re.fullmatch(r"(\d+)([kmg]?)", s)
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2)]
+
+
+def expected_mapped(cmds, bsize):
+    """Logical blocks ext2 maps after @cmds: those a pwrite covered, less
+    those a truncate cut off (truncate up and pread allocate nothing)."""
+    mapped = set()
+    for cmd in cmds:
+        words = cmd.split()
+        if words[0] == "pwrite":
+            off, length = cvtnum(words[-2]), cvtnum(words[-1])
+            if length:
+                mapped.update(range(off // bsize, (off + length - 1) // bsize + 1))
+        elif words[0] == "truncate":
+            keep = -(-cvtnum(words[1]) // bsize)
+            mapped = {b for b in mapped if b < keep}
+    return mapped
+
+
+# xfs_io runs: (case name, file, io options, commands). Runs with -f end
+# with stat; the others (read-only, missing file) check error messages.
+IO_CASES = [
+    ("fill", "fill", "-f", ["pwrite -S 0xab 0 8k", "pread -v 4080 40"]),
+    ("overlap", "overlap", "-f",
+     ["pwrite -S 0xab 0 8k", "pwrite -S 0x12 3000 5000",
+      "pread -v 0 64", "pread -v 2990 32", "pread -v 7990 32"]),
+    ("shrink", "shrink", "-f",
+     ["pwrite -S 0x12 3000 5000", "truncate 5000", "pread -v 4990 32", "pread 0 8k"]),
+    ("hole", "hole", "-f",
+     ["pwrite -S 0x5a 0 100", "pwrite -S 0x41 20000 100", "pread -v 90 32",
+      "pread -v 4090 16", "pread -v 19990 40", "pread 0 30000"]),
+    ("grow", "grow", "-f",
+     ["pwrite 0 10", "truncate 12k", "pread -v 4094 4",
+      "pwrite -S 0x7e -b 1000 5000 9000", "fsync", "pread -v 4990 20",
+      "pread -v 12280 16"]),
+    ("cut", "cut", "-f",
+     ["pwrite -S 0x33 0 70k", "truncate 13k", "pwrite -S 0x44 20k 1",
+      "truncate 0", "pwrite -S 0x55 1000 1", "pread -v 990 16"]),
+    ("eof", "eof", "-f",
+     ["pwrite -S 0x61 0 4097", "pread -v 4090 100", "pread 5000 10", "pwrite 0 0"]),
+    # Buffers that are not a multiple of 16 bytes: the dump restarts its
+    # lines at each buffer's offset, as xfs_io's does.
+    ("bsize", "bsize", "-f",
+     ["pwrite -S 0x31 -b 1000 10 3000", "pread -v -b 1000 0 2100",
+      "pread -b 1000 -v 990 40", "pread -v 3000 100"]),
+    # Across the single/double indirect boundary of 1 KiB blocks (268 KiB),
+    # then a block far out that needs a new double-indirect chain.
+    ("big", "big", "-f",
+     ["pwrite -S 0x77 100000 300k", "pread -v 274420 32", "truncate 200000",
+      "pread -v 199990 20", "pwrite -S 0x10 16m 1", "pread -v 16777200 32"]),
+    ("readonly", "eof", "-r", ["pwrite 0 1", "pread -v 0 2", "truncate 0", "fsync"]),
+    ("missing", "missing", "", ["pread 0 1"]),
+]
+
+
+class IoMatchesLinux(unittest.TestCase):
+    def run_cases(self, block):
+        tmp = Path(tempfile.mkdtemp(prefix="fs-shell-io-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        img, host = tmp / "img", tmp / "host"
+        host.mkdir()
+        ext2img.make_image(img, "8M", block=block)
+
+        script, expect, writes = [], {}, {}
+        for name, file, opts, cmds in IO_CASES:
+            if opts == "-f":
+                cmds = cmds + ["stat"]
+                writes[file] = writes.get(file, []) + cmds
+            # xfs_io says what failed on stderr; unbuffered stdout keeps
+            # the lines in the order the console shows them.
+            res = subprocess.run(["stdbuf", "-o0", "xfs_io"] + opts.split()
+                                 + [a for c in cmds for a in ("-c", c)]
+                                 + [str(host / file)], env=ENV,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True)
+            out = res.stdout.replace(str(host), "")
+            expect[name] = normalize(out.rstrip("\n").split("\n"))
+            script.append(f"echo @@{name}")
+            script.append(f"io {opts} " + " ".join(f'-c "{c}"' for c in cmds) + f" /{file}")
+        status, lines = boot(img, "; ".join(script))
+        got = sections(lines)
+        self.assertEqual(list(got), [c[0] for c in IO_CASES], "\n".join(lines))
+        # The last run (a missing file without -f) fails.
+        self.assertEqual(status, 1, "\n".join(lines))
+        ext2img.check_image(img)
+
+        inodes = {file: inode_info(img, f"/{file}") for file in writes}
+        for name, file, opts, cmds in IO_CASES:
+            with self.subTest(case=name, block=block):
+                want = []
+                for line in expect[name]:
+                    if line.startswith("stat.ino = "):
+                        line = f"stat.ino = {inodes[file][0]}"
+                    elif line.startswith("stat.blocks = "):
+                        line = f"stat.blocks = {inodes[file][1]}"
+                    want.append(line)
+                self.assertEqual(normalize(got[name]), want)
+        for file, cmds in writes.items():
+            with self.subTest(file=file, block=block):
+                data = dump(img, f"/{file}", tmp / "out")
+                self.assertEqual(data, (host / file).read_bytes(),
+                                 f"{file}: bytes on the image differ from Linux's")
+                self.assertEqual(inodes[file][2], expected_mapped(cmds, block),
+                                 f"{file}: mapped blocks")
+        out, _ = debugfs(img, "ls -p /")
+        self.assertNotIn("/missing/", out)
+
+    def test_io_4k_blocks(self):
+        self.run_cases(4096)
+
+    def test_io_1k_blocks(self):
+        self.run_cases(1024)
+
+
+class CksumMatchesPosix(unittest.TestCase):
+    def test_cksum_sizes(self):
+        tmp = Path(tempfile.mkdtemp(prefix="fs-shell-cksum-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        skel, img = tmp / "skel", tmp / "img"
+        (skel / "d").mkdir(parents=True)
+        rnd = random.Random(1234)
+        names = []
+        for size in (0, 1, 4095, 4096, 4097, 1 << 20):
+            names.append(f"s{size}")
+            (skel / names[-1]).write_bytes(rnd.randbytes(size))
+        names.append("d/text")
+        (skel / "d/text").write_bytes(b"The quick brown fox\n" * 1000)
+        # A 3 MiB file that is mostly hole (mke2fs -d keeps holes).
+        with open(skel / "sparse", "wb") as f:
+            f.seek(2 << 20)
+            f.write(rnd.randbytes(5000))
+            f.truncate(3 << 20)
+        names.append("sparse")
+        ext2img.make_image(img, "16M", skel=skel, block=1024)
+
+        host = subprocess.run(["cksum"] + names + ["nope"], cwd=skel,
+                              capture_output=True, text=True)
+        self.assertEqual(host.returncode, 1)
+        want = [re.sub(r" (\S+)$", r" /\1", line) for line in host.stdout.splitlines()]
+        want.append("cksum: /nope: " + os.strerror(errno.ENOENT))
+
+        status, lines = boot(img, "cksum " + " ".join("/" + n for n in names) + " /nope")
+        self.assertEqual(lines, want)
+        self.assertEqual(status, 1)
+        ext2img.check_image(img)
+
+
+class FileCommandsMatchLinux(unittest.TestCase):
+    """A script of file commands, replayed with the same calls on a Linux
+    directory: the image's tree must be the Linux one and each failing
+    command must print the strerror of the errno Linux returned."""
+
+    # (shell command, the call Linux makes for it, paths)
+    SCRIPT = [
+        ("mkdir", "/new"), ("mkdir", "/new/sub"), ("mkdir", "/old/deeper"),
+        ("mv", "/hello.txt", "/new/greeting"), ("mv", "/old", "/renamed"),
+        ("rm", "/renamed/a.txt"), ("rmdir", "/renamed/deeper"),
+        ("mv", "/keep.txt", "/new/sub/keep.txt"), ("mv", "/new/sub/keep.txt", "/keep.txt"),
+        ("mv", "/renamed/b.txt", "/new/b.txt"),
+        ("rmdir", "/renamed"),
+        ("mkdir", "/gone"), ("mv", "/gone", "/new/sub/gone"), ("rmdir", "/new/sub/gone"),
+        # Each of these fails on Linux.
+        ("cat", "/nonexistent"), ("cat", "/new"), ("cat", "/keep.txt/x"),
+        ("mkdir", "/new"), ("mkdir", "/nope/x"), ("rmdir", "/new"),
+        ("rmdir", "/keep.txt"), ("rm", "/new"), ("rm", "/nope"),
+        ("mv", "/nope", "/x"), ("mv", "/new", "/new/sub/x"),
+        ("mv", "/keep.txt", "/new"), ("mv", "/new", "/keep.txt"),
+        ("ls", "/nope"), ("stat", "/nope"),
+    ]
+    SKEL = {"hello.txt": b"hello world\n", "keep.txt": b"keep me\n" * 700,
+            "old/a.txt": b"a\n", "old/b.txt": b"bee\n" * 5}
+
+    @staticmethod
+    def linux(root, cmd, args):
+        """Do what @cmd does with Linux's calls under @root; return the errno or 0."""
+        p = [str(root) + a for a in args]
+        try:
+            if cmd == "mkdir":
+                os.mkdir(p[0], 0o755)
+            elif cmd == "rmdir":
+                os.rmdir(p[0])
+            elif cmd == "rm":
+                os.unlink(p[0])
+            elif cmd == "mv":
+                os.rename(p[0], p[1])
+            elif cmd in ("ls", "stat"):
+                os.stat(p[0])
+            elif cmd == "cat":
+                with open(p[0], "rb") as f:
+                    f.read()
+        except OSError as e:
+            return e.errno
+        return 0
+
+    def image_tree(self, img, scratch, path="/"):
+        """{relative path: None for a directory, bytes for a file}, via debugfs."""
+        out, _ = debugfs(img, f"ls -p {path}")
+        tree = {}
+        for line in out.splitlines():
+            f = line.strip().split("/")
+            if len(f) < 6 or f[5] in (".", "..", "lost+found"):
+                continue
+            child = path.rstrip("/") + "/" + f[5]
+            if int(f[2], 8) & 0o170000 == 0o040000:
+                tree[child] = None
+                tree.update(self.image_tree(img, scratch, child))
+            else:
+                tree[child] = dump(img, child, scratch)
+        return tree
+
+    @staticmethod
+    def host_tree(root):
+        tree = {}
+        for dirpath, dirs, files in os.walk(root):
+            rel = "/" + os.path.relpath(dirpath, root)
+            rel = "" if rel == "/." else rel
+            for d in dirs:
+                tree[f"{rel}/{d}"] = None
+            for f in files:
+                tree[f"{rel}/{f}"] = Path(dirpath, f).read_bytes()
+        return tree
+
+    def test_script(self):
+        tmp = Path(tempfile.mkdtemp(prefix="fs-shell-cmds-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        skel, host, img = tmp / "skel", tmp / "host", tmp / "img"
+        for name, data in self.SKEL.items():
+            (skel / name).parent.mkdir(parents=True, exist_ok=True)
+            (skel / name).write_bytes(data)
+        shutil.copytree(skel, host)
+        ext2img.make_image(img, "8M", skel=skel, block=1024)
+
+        script, want = [], []
+        for cmd, *args in self.SCRIPT:
+            err = self.linux(host, cmd, args)
+            script.append(f"{cmd} {' '.join(args)}")
+            if err:
+                want.append(f"{cmd}: {args[0]}: {os.strerror(err)}")
+        # Reading commands after the changes; the last one fails, so -c
+        # exits non-zero (cat's status).
+        script += ["echo @@cat", "cat /new/greeting /new/b.txt",
+                   "echo @@ls", "ls /", "echo @@ls-l", "ls -l /new",
+                   "echo @@stat", "stat /new/greeting /new", "echo @@end",
+                   "cat /nonexistent"]
+        status, lines = boot(img, "; ".join(script))
+        self.assertNotEqual(status, 0)
+        self.assertEqual(status, 1)
+        head = lines[:lines.index("@@cat")] if "@@cat" in lines else lines
+        self.assertEqual(head, want)
+        got = sections(lines)
+        self.assertEqual(got["end"], ["cat: /nonexistent: " + os.strerror(errno.ENOENT)])
+        self.assertEqual("\n".join(got["cat"]) + "\n",
+                         (host / "new/greeting").read_text() + (host / "new/b.txt").read_text())
+        self.assertEqual(got["ls"], sorted(os.listdir(host) + ["lost+found"]))
+
+        ext2img.check_image(img)
+        self.assertEqual(self.image_tree(img, tmp / "out"), self.host_tree(host))
+
+        # ls -l and stat against debugfs's view of the same inodes.
+        ls_l = []
+        for name in sorted(os.listdir(host / "new")):
+            st = self.debugfs_stat(img, f"/new/{name}")
+            ls_l.append(f"{st['mode']} {st['links']} {st['uid']} {st['gid']} {st['size']} {name}")
+        self.assertEqual(got["ls-l"], ls_l)
+        stat_want = []
+        for path, kind in (("/new/greeting", "regular file"), ("/new", "directory")):
+            st = self.debugfs_stat(img, path)
+            stat_want += [f"  File: {path}",
+                          f"  Size: {st['size']}\tBlocks: {st['blocks']}\tIO Block: 1024\t{kind}",
+                          f"Inode: {st['ino']}\tLinks: {st['links']}",
+                          f"Access: ({st['perm']:04o}/{st['mode']})  Uid: {st['uid']}  Gid: {st['gid']}"]
+        self.assertEqual(got["stat"], stat_want)
+
+    @staticmethod
+    def debugfs_stat(img, path):
+        out, _ = debugfs(img, f"stat {path}")
+        f = dict(ino=int(re.search(r"Inode: (\d+)", out).group(1)),
+                 type=re.search(r"Type: (\w+)", out).group(1),
+                 perm=int(re.search(r"Mode: +(\d+)", out).group(1), 8),
+                 uid=int(re.search(r"User: +(\d+)", out).group(1)),
+                 gid=int(re.search(r"Group: +(\d+)", out).group(1)),
+                 size=int(re.search(r"Size: (\d+)", out).group(1)),
+                 links=int(re.search(r"Links: (\d+)", out).group(1)),
+                 blocks=int(re.search(r"Blockcount: (\d+)", out).group(1)))
+        bits = "rwxrwxrwx"
+        f["mode"] = ("d" if f["type"] == "directory" else "-") + "".join(
+            bits[i] if f["perm"] & (0o400 >> i) else "-" for i in range(9))
+        return f
+
+
+if __name__ == "__main__":
+    unittest.main()
