@@ -34,8 +34,10 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	}
 	radix_tree_delete(&m->i_pages, page->index);
 	m->nrpages--;
-	if (page_test_and_clear(page, PG_dirty))
+	if (page_test_and_clear(page, PG_dirty)) {
 		m->nrdirty--;
+		account_page_dirty(-1);
+	}
 	lru_del(page);
 	page->mapping = NULL;
 	spin_unlock(&m->i_pages_lock);
