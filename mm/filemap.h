@@ -202,6 +202,9 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
+ * under writeback stay). Context: may sleep. Return: pages dropped. */
+unsigned long invalidate_mapping_pages(struct address_space *m);
 /* A fresh page for the cache: referenced once, not locked, no owner.
  * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
 struct page *page_cache_alloc(void);
