@@ -171,22 +171,16 @@ static int bench_blk(struct block_device *dev)
 	return 0;
 }
 
-static int bench_cmd(int argc, char **argv)
+/* argv[0] is "blk" (kernel/shell.h's SHELL_BENCH). */
+static int bench_blk_cmd(int argc, char **argv)
 {
 	struct block_device *dev;
 
-	if (argc < 2 || strcmp(argv[1], "blk")) {
-		printf("usage: bench blk [vdX]\n");
-		return 1;
-	}
-	dev = argc > 2 ? blkdev_get(argv[2]) : blkdev_nth(0);
+	dev = argc > 1 ? blkdev_get(argv[1]) : blkdev_nth(0);
 	if (!dev) {
 		printf("bench: no such disk\n");
 		return 1;
 	}
 	return bench_blk(dev);
 }
-SHELL_COMMAND(bench,
-	      bench_cmd,
-	      "bench blk [vdX]",
-	      "disk throughput and IOPS (overwrites the first 64 MiB)");
+SHELL_BENCH(blk, bench_blk_cmd, "blk [vdX]  (overwrites the first 64 MiB)");

@@ -380,10 +380,13 @@ static bool inode_needs_sync(struct inode *inode, bool wait)
 	       (wait && READ_ONCE(inode->i_mapping->nrpages));
 }
 
-/* Referenced snapshot of @sb's inodes that have something to write.
- * Return: the count, or -ENOMEM; *out is kfree'd by the caller. */
-static long
-collect_sync_inodes(struct super_block *sb, bool wait, struct inode ***out)
+/* Referenced snapshot of @sb's inodes (@all) or of those that have
+ * something to write. Return: the count, or -ENOMEM; *out is kfree'd by
+ * the caller. */
+static long collect_inodes(struct super_block *sb,
+			   bool all,
+			   bool wait,
+			   struct inode ***out)
 {
 	struct inode *inode, **arr;
 	size_t n = 0, max = 0;
@@ -400,7 +403,8 @@ collect_sync_inodes(struct super_block *sb, bool wait, struct inode ***out)
 	list_for_each_entry (inode, &sb->s_inodes, i_sb_list) {
 		if (n == max)
 			break;
-		if (!inode_unhashed(inode) && inode_needs_sync(inode, wait) &&
+		if (!inode_unhashed(inode) &&
+		    (all || inode_needs_sync(inode, wait)) &&
 		    inode_get_locked(inode))
 			arr[n++] = inode;
 	}
@@ -453,7 +457,7 @@ int inode_sync_range(struct inode *inode, loff_t start, loff_t end)
 int sync_filesystem(struct super_block *sb, bool wait)
 {
 	struct inode **arr;
-	long n = collect_sync_inodes(sb, wait, &arr);
+	long n = collect_inodes(sb, false, wait, &arr);
 	int err = n < 0 ? (int)n : 0, e;
 
 	for (long i = 0; i < n; i++) {
@@ -475,4 +479,34 @@ int sync_filesystem(struct super_block *sb, bool wait)
 		err = err ? err : e;
 	}
 	return err;
+}
+
+/**
+ * vfs_drop_caches - write everything back, then drop the clean page cache
+ * of every inode of the root (what reclaim could drop, all at once).
+ * Benchmarks use it to read a file cold; `drop_caches` in the shell.
+ * Context: task, may sleep; no inode locks held.
+ * Return: pages dropped, or a negative errno.
+ */
+long vfs_drop_caches(void)
+{
+	struct super_block *sb = vfs_root_sb();
+	struct inode **arr;
+	long n, dropped = 0;
+	int err;
+
+	if (!sb)
+		return -ENODEV;
+	err = sync_filesystem(sb, true);
+	if (err)
+		return err;
+	n = collect_inodes(sb, true, true, &arr);
+	if (n < 0)
+		return n;
+	for (long i = 0; i < n; i++) {
+		dropped += invalidate_mapping_pages(arr[i]->i_mapping);
+		iput(arr[i]);
+	}
+	kfree(arr);
+	return dropped;
 }

@@ -3,6 +3,7 @@
  *
  *   ls [-l] [PATH...]   cat FILE...    mkdir DIR...   rmdir DIR...
  *   rm FILE...          mv OLD NEW     stat PATH...   sync
+ *   drop_caches         (sync, then drop the clean page cache)
  *   cksum FILE...       (POSIX cksum: "CRC SIZE NAME", byte for byte)
  *
  * They use the POSIX calls like any task; messages name the errno the way
@@ -290,6 +291,24 @@ static int cmd_sync(int argc, char **argv)
 	return vfs_sync() ? 1 : 0;
 }
 SHELL_COMMAND(sync, cmd_sync, "sync", "write all cached data to disk");
+
+static int cmd_drop_caches(int argc, char **argv)
+{
+	long n = vfs_drop_caches();
+
+	(void)argc;
+	(void)argv;
+	if (n < 0) {
+		printf("drop_caches: %s\n", vfs_strerror((int)-n));
+		return 1;
+	}
+	printf("dropped %ld pages\n", n);
+	return 0;
+}
+SHELL_COMMAND(drop_caches,
+	      cmd_drop_caches,
+	      "drop_caches",
+	      "write back, then drop clean cached file pages");
 
 /* POSIX cksum: CRC-32 (polynomial 0x04c11db7, MSB first) of the data,
  * then of the length in as few bytes as it takes, low byte first. */

@@ -210,6 +210,9 @@ unsigned long prune_icache(struct super_block *sb, unsigned long nr);
 /* Write back everything (data, then metadata, then sync_fs). */
 int sync_filesystem(struct super_block *sb, bool wait);
 int vfs_sync(void);
+/* Write back, then drop the root's clean page cache. Return: pages
+ * dropped or -errno. */
+long vfs_drop_caches(void);
 /* Write one inode's pages and metadata: fsync's core. */
 int vfs_fsync_range(struct file *f, loff_t start, loff_t end, bool datasync);
 struct timespec current_time(void);

@@ -23,6 +23,7 @@
 
 extern const struct shell_command __shell_commands_start[],
     __shell_commands_end[];
+extern const struct shell_bench __shell_benches_start[], __shell_benches_end[];
 
 static bool powering_off;
 
@@ -211,4 +212,18 @@ static int cmd_poweroff(int argc, char **argv)
 	powering_off = true;
 	return 0;
 }
+static int cmd_bench(int argc, char **argv)
+{
+	const struct shell_bench *b;
+
+	for (b = __shell_benches_start; argc > 1 && b < __shell_benches_end;
+	     b++)
+		if (!strcmp(b->name, argv[1]))
+			return b->fn(argc - 1, argv + 1);
+	for (b = __shell_benches_start; b < __shell_benches_end; b++)
+		printf("usage: bench %s\n", b->usage);
+	return 1;
+}
+SHELL_COMMAND(bench, cmd_bench, "bench NAME [ARGS]", "run a benchmark");
+
 SHELL_COMMAND(poweroff, cmd_poweroff, "poweroff", "stop the machine");

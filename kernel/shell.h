@@ -7,7 +7,9 @@
  * becomes QEMU's exit code.
  *
  * Commands register with SHELL_COMMAND(name, fn, "usage", "help text");
- * fn(argc, argv) returns 0 or a non-zero status.
+ * fn(argc, argv) returns 0 or a non-zero status. Benchmarks register with
+ * SHELL_BENCH(name, fn, "usage") and run as `bench NAME ARGS...`, so each
+ * subsystem keeps its own (fn gets argv[0] == NAME).
  */
 #pragma once
 
@@ -23,6 +25,16 @@ struct shell_command {
 #define SHELL_COMMAND(cname, cfn, cusage, chelp)                     \
 	static const struct shell_command __shell_cmd_##cname __used \
 	    __section(".shell_commands") = { #cname, cfn, cusage, chelp }
+
+struct shell_bench {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+};
+
+#define SHELL_BENCH(bname, bfn, busage)                          \
+	static const struct shell_bench __shell_bench_##bname __used \
+	    __section(".shell_benches") = { #bname, bfn, busage }
 
 int shell_main(const char *cmdline);
 /* Run one command line (may hold several commands separated by ';'). */

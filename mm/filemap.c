@@ -172,6 +172,7 @@ void wait_on_page_writeback(struct page *page)
 
 void end_page_writeback(struct page *page)
 {
+	account_page_writeback(-1);
 	page_wake_bit(page, PG_writeback);
 }
 
@@ -193,6 +194,7 @@ bool set_page_dirty(struct page *page)
 	WARN_ON_ONCE(!page_test(page, PG_locked));
 	if (page_test_and_set(page, PG_dirty))
 		return false;
+	account_page_dirty(1);
 	if (!m)
 		return true;
 	spin_lock(&m->i_pages_lock);
@@ -212,6 +214,7 @@ bool page_clear_dirty(struct page *page)
 
 	if (!page_test_and_clear(page, PG_dirty))
 		return false;
+	account_page_dirty(-1);
 	if (m) {
 		spin_lock(&m->i_pages_lock);
 		m->nrdirty--;
@@ -479,6 +482,7 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		written += n;
 		*pos += n;
 		len -= n;
+		balance_dirty_pages();
 	}
 	return written ? written : err;
 }

@@ -85,6 +85,7 @@ struct writeback_control {
 	loff_t range_start, range_end; /* bytes, inclusive */
 	bool sync;		       /* wait for each page's writeback */
 	long nr_to_write;	       /* pages still allowed; <0: no limit */
+	long nr_deferred;	       /* pages write_page left dirty (-ENOMEM) */
 };
 
 /* A batch of pages being read ahead: locked, in the cache, !uptodate. */
@@ -201,6 +202,9 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
+ * under writeback stay). Context: may sleep. Return: pages dropped. */
+unsigned long invalidate_mapping_pages(struct address_space *m);
 /* A fresh page for the cache: referenced once, not locked, no owner.
  * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
 struct page *page_cache_alloc(void);
@@ -232,6 +236,14 @@ void writeback_wakeup(void);
 void writeback_forget(struct address_space *m);
 /* Record @err for the next filemap_fdatawait/fsync of @m (first one wins). */
 void mapping_set_error(struct address_space *m, int err);
+/* A writer dirtied pages: if dirty and writeback pages together exceed a
+ * quarter of memory, kick the flusher and wait until they do not, so that
+ * reclaim always finds clean pages. Context: task, may sleep; caller holds
+ * no page lock. */
+void balance_dirty_pages(void);
+/* Pages dirty and under writeback, in all mappings. */
+unsigned long nr_dirty_pages(void);
+unsigned long nr_writeback_pages(void);
 
 /* Readahead (mm/readahead.c): on a miss at @index, and on reaching a
  * PG_readahead page. */
@@ -264,6 +276,9 @@ bool current_is_reclaiming(void);
 /* Clear PG_dirty and uncount it. Caller holds the page lock. Return: true
  * if it was dirty. */
 bool page_clear_dirty(struct page *page);
+/* Global dirty/writeback page counts (set/clear of PG_dirty, PG_writeback). */
+void account_page_dirty(long delta);
+void account_page_writeback(long delta);
 /* @m got its first dirty page: put it on the flusher's list. */
 void writeback_mark_dirty(struct address_space *m);
 /* Delete @page (locked) from its mapping's index and the LRU and drop the

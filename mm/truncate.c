@@ -5,6 +5,8 @@
  * (truncate, hole punch, eviction); every single page leaves the index
  * through filemap_delete_page(), which truncation and reclaim share. The
  * next step puts mapping->invalidate_lock at this door; keep it single.
+ * invalidate_mapping_pages() drops only what reclaim could drop (clean,
+ * unlocked, unused pages), through the same filemap_delete_page().
  *
  * A page is deleted only while locked and not under writeback, so a page
  * being read in (locked by its reader) or written out is waited for, never
@@ -34,8 +36,10 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	}
 	radix_tree_delete(&m->i_pages, page->index);
 	m->nrpages--;
-	if (page_test_and_clear(page, PG_dirty))
+	if (page_test_and_clear(page, PG_dirty)) {
 		m->nrdirty--;
+		account_page_dirty(-1);
+	}
 	lru_del(page);
 	page->mapping = NULL;
 	spin_unlock(&m->i_pages_lock);
@@ -88,6 +92,29 @@ void truncate_inode_pages_range(struct address_space *m,
 		}
 	}
 	writeback_forget(m); /* leaves the flusher's list if now clean */
+}
+
+unsigned long invalidate_mapping_pages(struct address_space *m)
+{
+	unsigned long index = 0, dropped = 0;
+	struct page *pages[TRUNCATE_BATCH];
+	unsigned int n;
+
+	while ((n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			struct page *page = pages[i];
+
+			index = page->index + 1;
+			if (trylock_page(page)) {
+				if (page->mapping == m &&
+				    !page_test(page, PG_writeback))
+					dropped += filemap_delete_page(page, 2);
+				unlock_page(page);
+			}
+			put_page(page);
+		}
+	}
+	return dropped;
 }
 
 void truncate_inode_pages(struct address_space *m, loff_t start)

@@ -8,7 +8,12 @@
  * or writeback page is skipped. A clean page whose only references are the
  * cache's and ours is deleted and freed; a dirty one is written back first
  * and freed at once if its write finished synchronously, or on a later
- * pass otherwise.
+ * pass otherwise - but only by a task that holds no lock besides
+ * reclaim_mutex: writing a page takes the filesystem's block-map locks, and
+ * a task allocating inside the filesystem (a writer in write_begin holds
+ * i_rwsem and maybe i_map_lock) could hold the very one. Such a task only
+ * drops clean pages, as Linux's GFP_NOFS reclaim does; dirty throttling
+ * (balance_dirty_pages) keeps clean pages there to drop.
  *
  * The page allocator calls reclaim_pages when a GFP_KERNEL allocation
  * fails. Reclaim sleeps (page I/O), so it refuses to run where the caller
@@ -22,6 +27,7 @@
  * Reclaim takes page locks only with trylock.
  */
 #include <limits.h>
+#include <kernel/lockdep.h>
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
@@ -76,7 +82,7 @@ static struct page *lru_next_candidate(void)
  * Return: true if @page is locked again, clean and still in @m. */
 static bool write_for_reclaim(struct address_space *m, struct page *page)
 {
-	struct writeback_control wbc = { 0, LLONG_MAX, false, 1 };
+	struct writeback_control wbc = { 0, LLONG_MAX, false, 1, 0 };
 
 	filemap_writeout_page(page,
 			      &wbc); /* unlocks; errors stay in PG_error */
@@ -88,6 +94,14 @@ static bool write_for_reclaim(struct address_space *m, struct page *page)
 		return true;
 	unlock_page(page);
 	return false;
+}
+
+/* True if the reclaiming task holds nothing but reclaim_mutex. */
+static bool may_write_pages(void)
+{
+	struct lockdep_task *lt = lockdep_current();
+
+	return lt && lt->depth == 1;
 }
 
 /* Try to free @page (referenced by us). Return: true if freed. */
@@ -103,7 +117,7 @@ static bool shrink_page(struct page *page)
 	if (!m || page_test(page, PG_writeback))
 		goto out_unlock;
 	if (page_test(page, PG_dirty)) {
-		if (!m->a_ops->write_page)
+		if (!m->a_ops->write_page || !may_write_pages())
 			goto out_unlock;
 		if (!write_for_reclaim(m, page))
 			goto out_put;

@@ -11,7 +11,15 @@
  *
  * Errors: a failed write_page leaves PG_error on its page and the error in
  * mapping->wb_err (first one wins); filemap_fdatawrite_range and
- * filemap_fdatawait_range return it once and clear it.
+ * filemap_fdatawait_range return it once and clear it. -ENOMEM is not an
+ * error of the file: write_page left the page dirty, so it is written by a
+ * later round, or (fsync, sync) by the next of a few passes over the range.
+ *
+ * Dirty throttling: the pages dirty or under writeback are counted over all
+ * mappings; a writer that takes them past DIRTY_LIMIT (a quarter of memory)
+ * waits in balance_dirty_pages for the flusher. Without it, a file larger
+ * than memory fills memory with dirty pages that reclaim cannot drop, and
+ * a writer holding its inode's locks may not write them itself.
  *
  * Locks: wb_lock (spinlock) protects wb_dirty, every mapping's wb_node and
  * wb_busy, the mapping the flusher is writing (writeback_forget waits for
@@ -27,6 +35,9 @@
 #include <mm/filemap.h>
 
 #define WB_BATCH 16
+#define SYNC_PASSES 32 /* passes over a range whose pages met -ENOMEM */
+
+static unsigned long nr_dirty, nr_writeback; /* atomic */
 
 static DEFINE_SPINLOCK(wb_lock);
 /* protected by wb_lock: */
@@ -68,10 +79,46 @@ int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
 		return 0;
 	}
 	page_set(page, PG_writeback);
+	account_page_writeback(1);
 	err = m->a_ops->write_page(m, page, wbc);
-	if (err)
+	if (err == -ENOMEM)
+		wbc->nr_deferred++; /* still dirty: not an I/O error */
+	else if (err)
 		page_set(page, PG_error); /* m may be gone: the page keeps it */
 	return err;
+}
+
+void account_page_dirty(long delta)
+{
+	__atomic_fetch_add(&nr_dirty, delta, __ATOMIC_RELAXED);
+}
+
+void account_page_writeback(long delta)
+{
+	__atomic_fetch_add(&nr_writeback, delta, __ATOMIC_RELAXED);
+}
+
+unsigned long nr_dirty_pages(void)
+{
+	return __atomic_load_n(&nr_dirty, __ATOMIC_RELAXED);
+}
+
+unsigned long nr_writeback_pages(void)
+{
+	return __atomic_load_n(&nr_writeback, __ATOMIC_RELAXED);
+}
+
+static bool over_dirty_limit(void)
+{
+	return nr_dirty_pages() + nr_writeback_pages() > pages_total() / 4;
+}
+
+void balance_dirty_pages(void)
+{
+	for (unsigned int ms = 1; over_dirty_limit(); ms = MIN(2 * ms, 16U)) {
+		writeback_wakeup();
+		task_sleep_ms(ms);
+	}
 }
 
 /* Write @page of @m if it is (still) dirty. Return: true if submitted. */
@@ -79,6 +126,8 @@ static bool writeback_one(struct address_space *m,
 			  struct page *page,
 			  struct writeback_control *wbc)
 {
+	int err;
+
 	if (!page_test(page, PG_dirty))
 		return false;
 	lock_page(page);
@@ -88,7 +137,9 @@ static bool writeback_one(struct address_space *m,
 		return false;
 	}
 	wait_on_page_writeback(page);
-	mapping_set_error(m, filemap_writeout_page(page, wbc));
+	err = filemap_writeout_page(page, wbc);
+	if (err != -ENOMEM)
+		mapping_set_error(m, err);
 	return true;
 }
 
@@ -136,11 +187,25 @@ static void wait_range(struct address_space *m, loff_t start, loff_t end)
 	}
 }
 
+/* Write [@start, @end] of @m, passing again over pages that met -ENOMEM
+ * after reclaim had a moment. Return: false if some are still dirty. */
+static bool write_range_sync(struct address_space *m, loff_t start, loff_t end)
+{
+	for (unsigned int pass = 0; pass < SYNC_PASSES; pass++) {
+		struct writeback_control wbc = { start, end, true, -1, 0 };
+
+		writeback_mapping(m, &wbc);
+		if (!wbc.nr_deferred)
+			return true;
+		task_sleep_ms(MIN(1U << pass, 16U));
+	}
+	return false;
+}
+
 int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end)
 {
-	struct writeback_control wbc = { start, end, true, -1 };
-
-	writeback_mapping(m, &wbc);
+	if (!write_range_sync(m, start, end))
+		mapping_set_error(m, -ENOMEM);
 	return mapping_consume_error(m);
 }
 
@@ -191,14 +256,17 @@ static void flush_round(bool wait)
 	while (!list_empty(&wb_dirty)) {
 		struct address_space *m =
 		    list_first_entry(&wb_dirty, struct address_space, wb_node);
-		struct writeback_control wbc = { 0, LLONG_MAX, wait, -1 };
+		struct writeback_control wbc = { 0, LLONG_MAX, wait, -1, 0 };
 
 		list_del(&m->wb_node);
 		if (!READ_ONCE(m->nrdirty))
 			continue;
 		wb_busy = m;
 		spin_unlock(&wb_lock);
-		writeback_mapping(m, &wbc);
+		if (wait && !write_range_sync(m, 0, LLONG_MAX))
+			mapping_set_error(m, -ENOMEM);
+		else if (!wait)
+			writeback_mapping(m, &wbc);
 		if (wait)
 			wait_range(m, 0, LLONG_MAX);
 		spin_lock(&wb_lock);

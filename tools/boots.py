@@ -124,6 +124,16 @@ def ext2_check(name):
     return post_check
 
 
+# fs_pressure: big files on a fresh, empty ext2 with 64 MiB of RAM
+# (tests/fs_pressure_test.c); e2fsck afterwards.
+def pressure_prepare(build: Path) -> None:
+    ext2img.make_image(build / "fs_pressure.img", "200M")
+
+
+def pressure_check(build: Path) -> None:
+    ext2img.check_image(build / "fs_pressure.img")
+
+
 def ext2_args(name):
     return ("-drive", f"file=build/{name}.img,if=none,format=raw,id=d0",
             "-device", "virtio-blk-device,drive=d0")
@@ -165,7 +175,7 @@ class Boot:
 BOOTS = [
     Boot("core", smp=4, mem="256M",
          filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*,"
-                "-printk_lines"),
+                "-printk_lines,-fs_*"),
     Boot("printk", smp=4, mem="128M", filter="printk_lines",
          post_check=printk_check),
     Boot("panic", smp=2, mem="128M", filter="selftest_panic",
@@ -202,6 +212,11 @@ BOOTS = [
           ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
           ("ext2_none", 1024, "none"))],
+    # Files bigger than memory through the real filesystem: reclaim
+    # writes back and drops ext2's pages.
+    Boot("fs_pressure", smp=4, mem="64M", filter="fs_pressure",
+         timeout=600, qemu_args=ext2_args("fs_pressure"), bootargs="root=vda",
+         prepare=pressure_prepare, post_check=pressure_check),
     *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", filter="ext2_bad",
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))

@@ -281,7 +281,9 @@ static int ext2_write_page(struct address_space *m, struct page *page,
 	}
 	if (bio)
 		blk_submit(bio);
-	if (err) {
+	if (err == -ENOMEM) {
+		set_page_dirty(page); /* written again later: nothing lost */
+	} else if (err) {
 		page_set(page, PG_error);
 		__atomic_compare_exchange_n(&m->wb_err, &(int){ 0 }, err, false,
 					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
