@@ -187,8 +187,8 @@ static bool can_merge(const struct block_device *dev,
 
 /* Add @bio to @queue (a disk's pending list, under dev->lock, or a task's
  * plug), merged into the last request when it continues it. */
-static void queue_bio(struct block_device *dev, struct list_head *queue,
-		      struct bio *bio)
+static void
+queue_bio(struct block_device *dev, struct list_head *queue, struct bio *bio)
 {
 	struct bio *last;
 
@@ -199,8 +199,8 @@ static void queue_bio(struct block_device *dev, struct list_head *queue,
 			last->rq_tail = bio;
 			last->rq_segs += bio->rq_segs;
 			last->rq_bytes += bio->size;
-			__atomic_fetch_add(&dev->stats.merges, 1,
-					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(
+			    &dev->stats.merges, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -281,7 +281,8 @@ void blk_submit(struct bio *bio)
 	bio->rq_segs = bio_segments(bio, &dev->limits);
 	plug = in_interrupt() ? NULL : current_task()->plug;
 	if (plug && plug->dev == dev) {
-		queue_bio(dev, &plug->pending, bio); /* only this task touches it */
+		queue_bio(
+		    dev, &plug->pending, bio); /* only this task touches it */
 		return;
 	}
 	flags = spin_lock_irqsave(&dev->lock);

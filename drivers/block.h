@@ -34,8 +34,9 @@
  * Disks register with blk_register() and are named by the driver in
  * probe order (vda, vdb, ...); blkdev_get("vda") finds one.
  *
- * Locking: dev->lock (irqsave) protects the queue and the statistics, and is held while the driver's queue_rq runs (so the driver's
- * own locks nest inside it). end_io is called with no block-layer lock held.
+ * Locking: dev->lock (irqsave) protects the queue and the statistics, and is
+ * held while the driver's queue_rq runs (so the driver's own locks nest inside
+ * it). end_io is called with no block-layer lock held.
  */
 #pragma once
 

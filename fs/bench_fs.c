@@ -82,8 +82,8 @@ static int bench_write(const char *path, uint8_t *buf)
 
 /* Read the whole file in @io-byte read()s and check its bytes' chunk
  * numbers. */
-static int bench_read(const char *what, const char *path, uint8_t *buf,
-		      size_t io)
+static int
+bench_read(const char *what, const char *path, uint8_t *buf, size_t io)
 {
 	int fd = open(path, O_RDONLY);
 	uint64_t t0;
@@ -141,14 +141,19 @@ static int bench_fs(const char *dir, uint8_t *buf)
 	snprintf(path, sizeof(path), "%s/bench_fs.dat", dir);
 	printf("bench fs %s: %u MiB file in %u KiB writes, reads of %u KiB "
 	       "and %u KiB, %u creates+unlinks\n",
-	       *dir ? dir : "/", BENCH_FILE_SIZE >> 20, BENCH_BIG_IO >> 10,
-	       BENCH_BIG_IO >> 10, BENCH_SMALL_IO >> 10, BENCH_FILES);
+	       *dir ? dir : "/",
+	       BENCH_FILE_SIZE >> 20,
+	       BENCH_BIG_IO >> 10,
+	       BENCH_BIG_IO >> 10,
+	       BENCH_SMALL_IO >> 10,
+	       BENCH_FILES);
 	err = bench_write(path, buf);
 	if (err)
 		return err;
 	dropped = vfs_drop_caches();
 	if (dropped < 0) {
-		printf("bench fs: drop_caches: %s\n", vfs_strerror((int)-dropped));
+		printf("bench fs: drop_caches: %s\n",
+		       vfs_strerror((int)-dropped));
 		err = 1;
 	}
 	if (!err)
@@ -173,4 +178,6 @@ static int bench_fs_cmd(int argc, char **argv)
 	kfree(buf);
 	return err;
 }
-SHELL_BENCH(fs, bench_fs_cmd, "fs [DIR]  (a 64 MiB file and 1000 files in DIR)");
+SHELL_BENCH(fs,
+	    bench_fs_cmd,
+	    "fs [DIR]  (a 64 MiB file and 1000 files in DIR)");

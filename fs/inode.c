@@ -383,10 +383,8 @@ static bool inode_needs_sync(struct inode *inode, bool wait)
 /* Referenced snapshot of @sb's inodes (@all) or of those that have
  * something to write. Return: the count, or -ENOMEM; *out is kfree'd by
  * the caller. */
-static long collect_inodes(struct super_block *sb,
-			   bool all,
-			   bool wait,
-			   struct inode ***out)
+static long
+collect_inodes(struct super_block *sb, bool all, bool wait, struct inode ***out)
 {
 	struct inode *inode, **arr;
 	size_t n = 0, max = 0;

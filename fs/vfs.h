@@ -44,9 +44,9 @@ struct file;
 #endif
 
 /* inode->i_state bits */
-#define I_NEW 0x1	/* being read in: wait for it */
-#define I_DIRTY 0x2	/* metadata needs writing (write_inode) */
-#define I_FREEING 0x4	/* being evicted */
+#define I_NEW	  0x1 /* being read in: wait for it */
+#define I_DIRTY	  0x2 /* metadata needs writing (write_inode) */
+#define I_FREEING 0x4 /* being evicted */
 
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);
@@ -66,11 +66,11 @@ struct super_operations {
 };
 
 /* Attribute changes for setattr. */
-#define ATTR_SIZE 0x1
+#define ATTR_SIZE  0x1
 #define ATTR_MTIME 0x2
 #define ATTR_ATIME 0x4
 #define ATTR_CTIME 0x8
-#define ATTR_MODE 0x10
+#define ATTR_MODE  0x10
 
 struct iattr {
 	unsigned int valid;
@@ -87,22 +87,41 @@ struct iattr {
  * referenced in *out. */
 struct inode_operations {
 	/* Return: 0 and *ino, or -ENOENT. */
-	int (*lookup)(struct inode *dir, const char *name, size_t len,
+	int (*lookup)(struct inode *dir,
+		      const char *name,
+		      size_t len,
 		      unsigned long *ino);
-	int (*create)(struct inode *dir, const char *name, size_t len,
-		      mode_t mode, struct inode **out);
-	int (*mkdir)(struct inode *dir, const char *name, size_t len,
-		     mode_t mode, struct inode **out);
-	int (*link)(struct inode *old, struct inode *dir, const char *name,
+	int (*create)(struct inode *dir,
+		      const char *name,
+		      size_t len,
+		      mode_t mode,
+		      struct inode **out);
+	int (*mkdir)(struct inode *dir,
+		     const char *name,
+		     size_t len,
+		     mode_t mode,
+		     struct inode **out);
+	int (*link)(struct inode *old,
+		    struct inode *dir,
+		    const char *name,
 		    size_t len);
-	int (*unlink)(struct inode *dir, const char *name, size_t len,
+	int (*unlink)(struct inode *dir,
+		      const char *name,
+		      size_t len,
 		      struct inode *victim);
-	int (*rmdir)(struct inode *dir, const char *name, size_t len,
+	int (*rmdir)(struct inode *dir,
+		     const char *name,
+		     size_t len,
 		     struct inode *victim);
 	/* Move; an existing target (@victim, may be NULL) is replaced. */
-	int (*rename)(struct inode *odir, const char *oname, size_t olen,
-		      struct inode *ndir, const char *nname, size_t nlen,
-		      struct inode *moved, struct inode *victim);
+	int (*rename)(struct inode *odir,
+		      const char *oname,
+		      size_t olen,
+		      struct inode *ndir,
+		      const char *nname,
+		      size_t nlen,
+		      struct inode *moved,
+		      struct inode *victim);
 	/* Caller holds i_rwsem exclusive. ATTR_SIZE: truncate up or down. */
 	int (*setattr)(struct inode *inode, const struct iattr *attr);
 };
@@ -110,14 +129,21 @@ struct inode_operations {
 /* readdir: the actor returns false to stop (buffer full): that entry was
  * not taken, and ctx->pos stays at it. @type is a DT_* of <dirent.h>. */
 struct dir_context {
-	bool (*actor)(struct dir_context *ctx, const char *name, size_t len,
-		      loff_t pos, unsigned long ino, unsigned int type);
+	bool (*actor)(struct dir_context *ctx,
+		      const char *name,
+		      size_t len,
+		      loff_t pos,
+		      unsigned long ino,
+		      unsigned int type);
 	loff_t pos;
 };
 
 struct file_operations {
 	ssize_t (*read)(struct file *f, void *buf, size_t len, loff_t *pos);
-	ssize_t (*write)(struct file *f, const void *buf, size_t len, loff_t *pos);
+	ssize_t (*write)(struct file *f,
+			 const void *buf,
+			 size_t len,
+			 loff_t *pos);
 	/* SEEK_SET/CUR/END are the VFS's; SEEK_DATA/SEEK_HOLE ask the fs. */
 	loff_t (*llseek)(struct file *f, loff_t off, int whence);
 	int (*iterate)(struct file *f, struct dir_context *ctx);
@@ -132,13 +158,13 @@ struct super_block {
 	unsigned int s_blocksize_bits;
 	bool s_rdonly;
 	const struct super_operations *s_op;
-	struct inode *s_root;		/* referenced while mounted */
+	struct inode *s_root; /* referenced while mounted */
 	void *s_fs_info;
-	struct list_head s_list;	/* all superblocks, sb_lock */
+	struct list_head s_list; /* all superblocks, sb_lock */
 	struct spinlock s_inode_lock;
 	/* protected by s_inode_lock: */
-	struct list_head s_inodes;	/* every cached inode */
-	struct list_head s_dirty;	/* inodes with dirty metadata or pages */
+	struct list_head s_inodes; /* every cached inode */
+	struct list_head s_dirty;  /* inodes with dirty metadata or pages */
 };
 
 struct inode {
@@ -147,9 +173,9 @@ struct inode {
 	unsigned int i_nlink;
 	uid_t i_uid;
 	gid_t i_gid;
-	loff_t i_size;			/* i_lock for writers; readers: READ_ONCE */
+	loff_t i_size; /* i_lock for writers; readers: READ_ONCE */
 	struct timespec i_atime, i_mtime, i_ctime;
-	uint64_t i_blocks;		/* 512-byte units, as stat reports */
+	uint64_t i_blocks; /* 512-byte units, as stat reports */
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;
@@ -164,16 +190,16 @@ struct inode {
 	struct list_head i_hash;
 	struct list_head i_sb_list;
 	struct list_head i_dirty_list;
-	struct list_head i_lru;		/* unreferenced, evictable */
-	struct wait_queue_head i_wait;	/* I_NEW cleared */
+	struct list_head i_lru;	       /* unreferenced, evictable */
+	struct wait_queue_head i_wait; /* I_NEW cleared */
 };
 
 struct file {
 	struct inode *f_inode;
 	struct address_space *f_mapping;
 	const struct file_operations *f_op;
-	unsigned int f_flags;		/* O_* from <fcntl.h> (newlib's values) */
-	int f_count;			/* atomic: descriptors sharing it */
+	unsigned int f_flags; /* O_* from <fcntl.h> (newlib's values) */
+	int f_count;	      /* atomic: descriptors sharing it */
 	struct mutex f_pos_lock;
 	loff_t f_pos;
 	struct file_ra_state f_ra;
@@ -185,7 +211,8 @@ struct fs_type {
 	const char *name;
 	/* Read the superblock of @bdev and fill @sb (s_root included).
 	 * Return: 0 or a negative errno, with a console message saying why. */
-	int (*fill_super)(struct super_block *sb, struct block_device *bdev,
+	int (*fill_super)(struct super_block *sb,
+			  struct block_device *bdev,
 			  bool read_only);
 	struct list_head node;
 };
@@ -220,8 +247,8 @@ struct timespec current_time(void);
 /* Paths (fs/namei.c). Return a referenced inode or ERR_PTR. */
 struct inode *vfs_lookup(const char *path);
 /* The parent directory of @path (referenced) and the last component. */
-struct inode *vfs_lookup_parent(const char *path, const char **name,
-				size_t *len);
+struct inode *
+vfs_lookup_parent(const char *path, const char **name, size_t *len);
 
 /* Files (fs/file.c). */
 struct file *vfs_open(const char *path, int flags, mode_t mode);

@@ -10,7 +10,7 @@
 #include <kernel/sched.h>
 
 #define LINES_PER_TASK 200
-#define PAYLOAD "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#define PAYLOAD	       "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 static int chatter(void *arg)
 {
@@ -26,8 +26,8 @@ static void lines_from_all_harts(struct ktest *t)
 	struct task *tasks[MAX_CPUS];
 
 	for (unsigned int c = 0; c < ncpus; c++) {
-		tasks[c] = task_create_on("chatter", chatter,
-					  (void *)(uintptr_t)c, (int)c);
+		tasks[c] = task_create_on(
+		    "chatter", chatter, (void *)(uintptr_t)c, (int)c);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[c]));
 	}
 	for (unsigned int c = 0; c < ncpus; c++)

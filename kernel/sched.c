@@ -310,8 +310,8 @@ static void task_register(struct task *t)
 	spin_unlock_irqrestore(&tasks_lock, flags);
 }
 
-struct task *task_create_on(const char *name, int (*fn)(void *), void *arg,
-			    int cpu)
+struct task *
+task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 {
 	struct task *t = task_alloc(name, fn, arg);
 	unsigned long flags;
@@ -342,7 +342,8 @@ void task_exit(int code)
 
 	DEBUG_ASSERT(t != this_cpu()->idle);
 	if (t->lockdep.depth)
-		pr_warn("task %s exits holding %u locks\n", t->name,
+		pr_warn("task %s exits holding %u locks\n",
+			t->name,
 			t->lockdep.depth);
 	t->exit_code = code;
 	flags = arch_irq_save();
@@ -358,8 +359,10 @@ void task_kill_current(const char *why)
 {
 	struct cpu *c = this_cpu();
 
-	pr_err("task %s (tid %d) killed: %s\n", c->current->name,
-	       c->current->tid, why);
+	pr_err("task %s (tid %d) killed: %s\n",
+	       c->current->name,
+	       c->current->tid,
+	       why);
 	c->current->preempt_count = 0;
 	c->current->lockdep.depth = 0;
 	task_exit(TASK_EXIT_KILLED);
@@ -501,7 +504,8 @@ void sched_idle_loop(void)
 		arch_irq_disable();
 		/* Only work this hart may take wakes it: tasks pinned to other
 		 * harts must not keep it spinning. */
-		if (!READ_ONCE(this_cpu()->need_resched) && !work_for(this_cpu()))
+		if (!READ_ONCE(this_cpu()->need_resched) &&
+		    !work_for(this_cpu()))
 			arch_wait_for_interrupt();
 		arch_irq_enable();
 		schedule();

@@ -32,7 +32,7 @@ struct shell_bench {
 	const char *usage;
 };
 
-#define SHELL_BENCH(bname, bfn, busage)                          \
+#define SHELL_BENCH(bname, bfn, busage)                              \
 	static const struct shell_bench __shell_bench_##bname __used \
 	    __section(".shell_benches") = { #bname, bfn, busage }
 

@@ -85,7 +85,7 @@ struct writeback_control {
 	loff_t range_start, range_end; /* bytes, inclusive */
 	bool sync;		       /* wait for each page's writeback */
 	long nr_to_write;	       /* pages still allowed; <0: no limit */
-	long nr_deferred;	       /* pages write_page left dirty (-ENOMEM) */
+	long nr_deferred; /* pages write_page left dirty (-ENOMEM) */
 };
 
 /* A batch of pages being read ahead: locked, in the cache, !uptodate. */

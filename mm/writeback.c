@@ -34,7 +34,7 @@
 #include <kernel/sched.h>
 #include <mm/filemap.h>
 
-#define WB_BATCH 16
+#define WB_BATCH    16
 #define SYNC_PASSES 32 /* passes over a range whose pages met -ENOMEM */
 
 static unsigned long nr_dirty, nr_writeback; /* atomic */

@@ -191,7 +191,8 @@ static void pressure_two(struct ktest *t)
 	pressure_init(t, &pf[0], "/big48a", 48u << 20, 0x5eed00a0);
 	pressure_init(t, &pf[1], "/big48b", 48u << 20, 0x5eed00b0);
 	for (int i = 0; i < 2; i++) {
-		task[i] = task_create_on("fs_pressure", pressure_run, &pf[i], i);
+		task[i] =
+		    task_create_on("fs_pressure", pressure_run, &pf[i], i);
 		KTEST_ASSERT_FALSE(t, IS_ERR(task[i]));
 	}
 	for (int i = 0; i < 2; i++)

@@ -39,8 +39,8 @@ static uint32_t group_nr_blocks(struct ext2_sb_info *sbi, uint32_t g)
 
 /* Try group @g from bit @from. Caller holds s_alloc_lock.
  * Return: 0 and *out, -ENOSPC, or another negative errno. */
-static int alloc_in_group(struct inode *inode, uint32_t g, uint32_t from,
-			  uint32_t *out)
+static int
+alloc_in_group(struct inode *inode, uint32_t g, uint32_t from, uint32_t *out)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_group_desc *gd = &sbi->s_gd[g];
@@ -59,8 +59,11 @@ static int alloc_in_group(struct inode *inode, uint32_t g, uint32_t from,
 	}
 	blk = sbi->s_first_data_block + g * sbi->s_blocks_per_group + bit;
 	if (!ext2_data_blocks_valid(sbi, blk, 1)) {
-		pr_err("ext2: inode %lu: block bitmap of group %u marks metadata block %u free\n",
-		       inode->i_ino, g, blk);
+		pr_err("ext2: inode %lu: block bitmap of group %u marks "
+		       "metadata block %u free\n",
+		       inode->i_ino,
+		       g,
+		       blk);
 		ext2_brelse(sbi, b);
 		return -EUCLEAN;
 	}
@@ -86,8 +89,8 @@ int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
 	int err = -ENOSPC;
 
 	if (goal < sbi->s_first_data_block || goal >= sbi->s_blocks_count)
-		goal = sbi->s_first_data_block + EXT2_I(inode)->i_block_group *
-							 sbi->s_blocks_per_group;
+		goal = sbi->s_first_data_block +
+		       EXT2_I(inode)->i_block_group * sbi->s_blocks_per_group;
 	g0 = (goal - sbi->s_first_data_block) / sbi->s_blocks_per_group;
 	from = (goal - sbi->s_first_data_block) % sbi->s_blocks_per_group;
 
@@ -112,21 +115,25 @@ static void free_one_block(struct inode *inode, uint32_t blk)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	uint32_t g = (blk - sbi->s_first_data_block) / sbi->s_blocks_per_group;
-	uint32_t bit = (blk - sbi->s_first_data_block) % sbi->s_blocks_per_group;
+	uint32_t bit =
+	    (blk - sbi->s_first_data_block) % sbi->s_blocks_per_group;
 	struct ext2_group_desc *gd = &sbi->s_gd[g];
 	struct ext2_buf *b;
 	uint8_t *byte;
 
 	b = ext2_bread(sbi, gd->bg_block_bitmap);
 	if (IS_ERR(b)) {
-		pr_err("ext2: inode %lu: block %u not freed: bitmap unreadable\n",
-		       inode->i_ino, blk);
+		pr_err(
+		    "ext2: inode %lu: block %u not freed: bitmap unreadable\n",
+		    inode->i_ino,
+		    blk);
 		return;
 	}
 	byte = (uint8_t *)b->b_data + (bit >> 3);
 	if (!(*byte & (1u << (bit & 7)))) {
 		pr_err("ext2: inode %lu: freeing block %u, already free\n",
-		       inode->i_ino, blk);
+		       inode->i_ino,
+		       blk);
 	} else {
 		*byte &= ~(1u << (bit & 7));
 		ext2_bmark_dirty(b);
@@ -148,7 +155,9 @@ void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count)
 
 	if (!ext2_data_blocks_valid(sbi, blk, count)) {
 		pr_err("ext2: inode %lu: not freeing invalid blocks %u+%u\n",
-		       inode->i_ino, blk, count);
+		       inode->i_ino,
+		       blk,
+		       count);
 		return;
 	}
 	mutex_lock(&sbi->s_alloc_lock);

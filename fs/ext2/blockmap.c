@@ -62,8 +62,8 @@ static int block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4])
 }
 
 /* Blocks from the hole at level @k of a depth-@depth path to its end. */
-static uint64_t hole_len(struct ext2_sb_info *sbi, const uint32_t offs[4],
-			 int depth, int k)
+static uint64_t
+hole_len(struct ext2_sb_info *sbi, const uint32_t offs[4], int depth, int k)
 {
 	uint64_t len = 1;
 
@@ -78,14 +78,20 @@ static bool check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk)
 {
 	if (ext2_data_blocks_valid(EXT2_SBI(inode->i_sb), blk, 1))
 		return true;
-	pr_err("ext2: inode %lu: block %u (logical %llu) is outside the data area\n",
-	       inode->i_ino, blk, (unsigned long long)lblk);
+	pr_err("ext2: inode %lu: block %u (logical %llu) is outside the data "
+	       "area\n",
+	       inode->i_ino,
+	       blk,
+	       (unsigned long long)lblk);
 	return false;
 }
 
 /* Allocate a block for level @k into *slot. Caller holds i_map_lock. */
-static int alloc_slot(struct inode *inode, uint32_t *slot,
-		      struct ext2_buf *holder, bool indirect, uint32_t *out)
+static int alloc_slot(struct inode *inode,
+		      uint32_t *slot,
+		      struct ext2_buf *holder,
+		      bool indirect,
+		      uint32_t *out)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
@@ -120,8 +126,11 @@ static int alloc_slot(struct inode *inode, uint32_t *slot,
  * Context: task, may sleep; takes i_map_lock (and s_alloc_lock).
  * Return: see ext2.h.
  */
-int ext2_get_block(struct inode *inode, uint64_t lblk, bool create,
-		   uint32_t *pblk, uint64_t *hole)
+int ext2_get_block(struct inode *inode,
+		   uint64_t lblk,
+		   bool create,
+		   uint32_t *pblk,
+		   uint64_t *hole)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
@@ -167,8 +176,8 @@ out:
 	return err;
 }
 
-static void free_slot(struct inode *inode, uint32_t *slot,
-		      struct ext2_buf *holder)
+static void
+free_slot(struct inode *inode, uint32_t *slot, struct ext2_buf *holder)
 {
 	ext2_free_blocks(inode, *slot, 1);
 	inode->i_blocks -= inode->i_sb->s_blocksize >> 9;
@@ -189,8 +198,11 @@ static bool all_zero(const uint32_t *v, uint32_t n)
 /* Free what the subtree at *slot maps from its block @from on, and the
  * subtree's indirect blocks that end up empty. @depth: levels of
  * indirection below *slot (0: *slot is a data block). */
-static int trunc_branch(struct inode *inode, uint32_t *slot,
-			struct ext2_buf *holder, int depth, uint64_t from)
+static int trunc_branch(struct inode *inode,
+			uint32_t *slot,
+			struct ext2_buf *holder,
+			int depth,
+			uint64_t from)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	uint64_t span = (uint64_t)1 << (sbi->s_addr_bits * (depth - 1));
@@ -211,7 +223,10 @@ static int trunc_branch(struct inode *inode, uint32_t *slot,
 		return PTR_ERR(b);
 	for (uint32_t i = from / span; i < sbi->s_addr_per_block; i++) {
 		uint32_t *child = (uint32_t *)b->b_data + i;
-		int e = trunc_branch(inode, child, b, depth - 1,
+		int e = trunc_branch(inode,
+				     child,
+				     b,
+				     depth - 1,
 				     i == from / span ? from % span : 0);
 		if (e && !err)
 			err = e;
@@ -241,14 +256,19 @@ int ext2_truncate_blocks(struct inode *inode, loff_t size)
 	mutex_lock(&ei->i_map_lock);
 	for (uint64_t i = first; i < EXT2_NDIR; i++) {
 		if (ei->i_data[i])
-			err = trunc_branch(inode, &ei->i_data[i], NULL, 0, 0) ?: err;
+			err = trunc_branch(inode, &ei->i_data[i], NULL, 0, 0)
+				  ?: err;
 	}
 	for (int depth = 1; depth <= 3; depth++) {
 		uint32_t *slot = &ei->i_data[EXT2_NDIR + depth - 1];
 
 		if (first < base + span)
-			err = trunc_branch(inode, slot, NULL, depth,
-					   first > base ? first - base : 0) ?: err;
+			err = trunc_branch(inode,
+					   slot,
+					   NULL,
+					   depth,
+					   first > base ? first - base : 0)
+				  ?: err;
 		base += span;
 		span *= sbi->s_addr_per_block;
 	}

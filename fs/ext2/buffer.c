@@ -42,22 +42,29 @@ void ext2_bcache_init(struct ext2_bcache *bc)
 	bc->nr_lru = 0;
 }
 
-int ext2_read_blocks(struct ext2_sb_info *sbi, uint32_t blk, void *buf,
+int ext2_read_blocks(struct ext2_sb_info *sbi,
+		     uint32_t blk,
+		     void *buf,
 		     uint32_t count)
 {
-	int err = blk_read_sync(sbi->s_bdev, (uint64_t)blk * sbi->s_sect_per_block,
-				buf, count * sbi->s_sect_per_block);
+	int err = blk_read_sync(sbi->s_bdev,
+				(uint64_t)blk * sbi->s_sect_per_block,
+				buf,
+				count * sbi->s_sect_per_block);
 
 	if (err)
 		pr_err("ext2: I/O error %d reading block %u\n", err, blk);
 	return err ? -EIO : 0;
 }
 
-int ext2_write_blocks(struct ext2_sb_info *sbi, uint32_t blk,
-		      const void *buf, uint32_t count)
+int ext2_write_blocks(struct ext2_sb_info *sbi,
+		      uint32_t blk,
+		      const void *buf,
+		      uint32_t count)
 {
 	int err = blk_write_sync(sbi->s_bdev,
-				 (uint64_t)blk * sbi->s_sect_per_block, buf,
+				 (uint64_t)blk * sbi->s_sect_per_block,
+				 buf,
 				 count * sbi->s_sect_per_block);
 
 	if (err)
@@ -74,7 +81,7 @@ static struct ext2_buf *lookup_locked(struct ext2_bcache *bc, uint32_t blk)
 {
 	struct ext2_buf *b;
 
-	list_for_each_entry(b, bucket(bc, blk), b_hash) {
+	list_for_each_entry (b, bucket(bc, blk), b_hash) {
 		if (b->b_blocknr == blk)
 			return b;
 	}
@@ -180,7 +187,7 @@ static void shrink_locked(struct ext2_bcache *bc, struct list_head *dead)
 {
 	struct ext2_buf *b, *n;
 
-	list_for_each_entry_safe(b, n, &bc->lru, b_lru) {
+	list_for_each_entry_safe (b, n, &bc->lru, b_lru) {
 		if (bc->nr_lru <= EXT2_BCACHE_MAX_CLEAN)
 			break;
 		if (READ_ONCE(b->b_dirty))
@@ -213,7 +220,7 @@ void ext2_brelse(struct ext2_sb_info *sbi, struct ext2_buf *b)
 		}
 	}
 	spin_unlock(&bc->lock);
-	list_for_each_entry_safe(d, n, &dead, b_lru)
+	list_for_each_entry_safe (d, n, &dead, b_lru)
 		buf_free(d);
 }
 
@@ -258,15 +265,15 @@ int ext2_bwrite(struct ext2_sb_info *sbi, struct ext2_buf *b)
 }
 
 /* Collect up to @max referenced dirty buffers. */
-static unsigned int collect_dirty(struct ext2_bcache *bc, struct ext2_buf **v,
-				  unsigned int max)
+static unsigned int
+collect_dirty(struct ext2_bcache *bc, struct ext2_buf **v, unsigned int max)
 {
 	unsigned int n = 0;
 	struct ext2_buf *b;
 
 	spin_lock(&bc->lock);
 	for (unsigned int i = 0; i < EXT2_BCACHE_HASH && n < max; i++) {
-		list_for_each_entry(b, &bc->hash[i], b_hash) {
+		list_for_each_entry (b, &bc->hash[i], b_hash) {
 			if (n == max)
 				break;
 			if (READ_ONCE(b->b_dirty)) {
@@ -307,7 +314,7 @@ void ext2_bcache_destroy(struct ext2_sb_info *sbi)
 	struct ext2_buf *b, *n;
 
 	for (unsigned int i = 0; i < EXT2_BCACHE_HASH; i++) {
-		list_for_each_entry_safe(b, n, &bc->hash[i], b_hash) {
+		list_for_each_entry_safe (b, n, &bc->hash[i], b_hash) {
 			WARN_ON_ONCE(b->b_count);
 			list_del(&b->b_hash);
 			buf_free(b);

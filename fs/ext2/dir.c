@@ -27,23 +27,31 @@
 #define DOT_REC_LEN 12
 
 /* Called for each valid record; return 0 to go on, >0 to stop, <0 error. */
-typedef int (*dirent_fn)(struct inode *dir, struct ext2_buf *b,
+typedef int (*dirent_fn)(struct inode *dir,
+			 struct ext2_buf *b,
 			 struct ext2_dir_entry_2 *de,
-			 struct ext2_dir_entry_2 *prev, void *arg);
+			 struct ext2_dir_entry_2 *prev,
+			 void *arg);
 
-static int check_entry(struct inode *dir, uint32_t pblk, unsigned int off,
+static int check_entry(struct inode *dir,
+		       uint32_t pblk,
+		       unsigned int off,
 		       const struct ext2_dir_entry_2 *de)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
 	unsigned int bs = dir->i_sb->s_blocksize;
 
-	if (bs - off >= EXT2_DIR_ENTRY_HEADER_LEN && de->rec_len >= DOT_REC_LEN &&
-	    !(de->rec_len & EXT2_DIR_ROUND) && de->rec_len <= bs - off &&
+	if (bs - off >= EXT2_DIR_ENTRY_HEADER_LEN &&
+	    de->rec_len >= DOT_REC_LEN && !(de->rec_len & EXT2_DIR_ROUND) &&
+	    de->rec_len <= bs - off &&
 	    de->rec_len >= ext2_rec_len(de->name_len) &&
 	    de->inode <= sbi->s_inodes_count)
 		return 0;
-	pr_err("ext2: directory inode %lu: bad entry in block %u at offset %u (rec_len %u, name_len %u, inode %u)\n",
-	       dir->i_ino, pblk, off,
+	pr_err("ext2: directory inode %lu: bad entry in block %u at offset %u "
+	       "(rec_len %u, name_len %u, inode %u)\n",
+	       dir->i_ino,
+	       pblk,
+	       off,
 	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->rec_len : 0,
 	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->name_len : 0,
 	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->inode : 0);
@@ -55,8 +63,8 @@ static struct ext2_dir_entry_2 *entry_at(struct ext2_buf *b, unsigned int off)
 	return (struct ext2_dir_entry_2 *)((char *)b->b_data + off);
 }
 
-static int walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn,
-		      void *arg)
+static int
+walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
 {
 	struct ext2_dir_entry_2 *prev = NULL;
 
@@ -78,7 +86,8 @@ static int walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn,
 static int walk_dir(struct inode *dir, dirent_fn fn, void *arg)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
-	uint64_t nblocks = READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
+	uint64_t nblocks =
+	    READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
 
 	for (uint64_t lblk = 0; lblk < nblocks; lblk++) {
 		struct ext2_buf *b;
@@ -107,8 +116,8 @@ struct name_arg {
 	mode_t mode;
 };
 
-static bool name_match(const struct ext2_dir_entry_2 *de, const char *name,
-		       size_t len)
+static bool
+name_match(const struct ext2_dir_entry_2 *de, const char *name, size_t len)
 {
 	return de->inode && de->name_len == len && !memcmp(de->name, name, len);
 }
@@ -136,8 +145,10 @@ static void dir_changed(struct inode *dir)
 	mark_inode_dirty(dir);
 }
 
-static int find_fn(struct inode *dir, struct ext2_buf *b,
-		   struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+static int find_fn(struct inode *dir,
+		   struct ext2_buf *b,
+		   struct ext2_dir_entry_2 *de,
+		   struct ext2_dir_entry_2 *prev,
 		   void *arg)
 {
 	struct name_arg *na = arg;
@@ -146,15 +157,19 @@ static int find_fn(struct inode *dir, struct ext2_buf *b,
 	if (!name_match(de, na->name, na->len))
 		return 0;
 	if (!ext2_inode_valid_nr(EXT2_SBI(dir->i_sb), de->inode)) {
-		pr_err("ext2: directory inode %lu: entry names invalid inode %u\n",
-		       dir->i_ino, de->inode);
+		pr_err(
+		    "ext2: directory inode %lu: entry names invalid inode %u\n",
+		    dir->i_ino,
+		    de->inode);
 		return -EUCLEAN;
 	}
 	na->ino = de->inode;
 	return 1;
 }
 
-int ext2_find_entry(struct inode *dir, const char *name, size_t len,
+int ext2_find_entry(struct inode *dir,
+		    const char *name,
+		    size_t len,
 		    unsigned long *ino)
 {
 	struct name_arg na = { name, len, 0, 0 };
@@ -168,7 +183,8 @@ int ext2_find_entry(struct inode *dir, const char *name, size_t len,
 	return 0;
 }
 
-static void fill_entry(struct inode *dir, struct ext2_dir_entry_2 *de,
+static void fill_entry(struct inode *dir,
+		       struct ext2_dir_entry_2 *de,
 		       const struct name_arg *na)
 {
 	de->inode = na->ino;
@@ -177,8 +193,10 @@ static void fill_entry(struct inode *dir, struct ext2_dir_entry_2 *de,
 	memcpy(de->name, na->name, na->len);
 }
 
-static int add_fn(struct inode *dir, struct ext2_buf *b,
-		  struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+static int add_fn(struct inode *dir,
+		  struct ext2_buf *b,
+		  struct ext2_dir_entry_2 *de,
+		  struct ext2_dir_entry_2 *prev,
 		  void *arg)
 {
 	struct name_arg *na = arg;
@@ -190,7 +208,7 @@ static int add_fn(struct inode *dir, struct ext2_buf *b,
 		return 0;
 	if (used) {
 		struct ext2_dir_entry_2 *nde =
-			(struct ext2_dir_entry_2 *)((char *)de + used);
+		    (struct ext2_dir_entry_2 *)((char *)de + used);
 
 		nde->rec_len = de->rec_len - used;
 		de->rec_len = used;
@@ -201,8 +219,11 @@ static int add_fn(struct inode *dir, struct ext2_buf *b,
 	return 1;
 }
 
-int ext2_add_entry(struct inode *dir, const char *name, size_t len,
-		   unsigned long ino, mode_t mode)
+int ext2_add_entry(struct inode *dir,
+		   const char *name,
+		   size_t len,
+		   unsigned long ino,
+		   mode_t mode)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
 	struct name_arg na = { name, len, ino, mode };
@@ -235,8 +256,10 @@ int ext2_add_entry(struct inode *dir, const char *name, size_t len,
 	return 0;
 }
 
-static int delete_fn(struct inode *dir, struct ext2_buf *b,
-		     struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+static int delete_fn(struct inode *dir,
+		     struct ext2_buf *b,
+		     struct ext2_dir_entry_2 *de,
+		     struct ext2_dir_entry_2 *prev,
 		     void *arg)
 {
 	struct name_arg *na = arg;
@@ -265,8 +288,10 @@ int ext2_delete_entry(struct inode *dir, const char *name, size_t len)
 	return 0;
 }
 
-static int set_fn(struct inode *dir, struct ext2_buf *b,
-		  struct ext2_dir_entry_2 *de, struct ext2_dir_entry_2 *prev,
+static int set_fn(struct inode *dir,
+		  struct ext2_buf *b,
+		  struct ext2_dir_entry_2 *de,
+		  struct ext2_dir_entry_2 *prev,
 		  void *arg)
 {
 	struct name_arg *na = arg;
@@ -280,8 +305,11 @@ static int set_fn(struct inode *dir, struct ext2_buf *b,
 	return 1;
 }
 
-int ext2_set_entry(struct inode *dir, const char *name, size_t len,
-		   unsigned long ino, mode_t mode)
+int ext2_set_entry(struct inode *dir,
+		   const char *name,
+		   size_t len,
+		   unsigned long ino,
+		   mode_t mode)
 {
 	struct name_arg na = { name, len, ino, mode };
 	int ret = walk_dir(dir, set_fn, &na);
@@ -300,9 +328,11 @@ static bool is_dot_or_dotdot(const struct ext2_dir_entry_2 *de)
 	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
 }
 
-static int nonempty_fn(struct inode *dir, struct ext2_buf *b,
+static int nonempty_fn(struct inode *dir,
+		       struct ext2_buf *b,
 		       struct ext2_dir_entry_2 *de,
-		       struct ext2_dir_entry_2 *prev, void *arg)
+		       struct ext2_dir_entry_2 *prev,
+		       void *arg)
 {
 	(void)dir, (void)b, (void)prev, (void)arg;
 	return de->inode && !is_dot_or_dotdot(de);
@@ -333,8 +363,8 @@ int ext2_make_empty_dir(struct inode *dir, struct inode *parent)
 	fill_entry(dir, de, &(struct name_arg){ ".", 1, dir->i_ino, S_IFDIR });
 	de->rec_len = DOT_REC_LEN;
 	de = entry_at(b, DOT_REC_LEN);
-	fill_entry(dir, de,
-		   &(struct name_arg){ "..", 2, parent->i_ino, S_IFDIR });
+	fill_entry(
+	    dir, de, &(struct name_arg){ "..", 2, parent->i_ino, S_IFDIR });
 	de->rec_len = dir->i_sb->s_blocksize - DOT_REC_LEN;
 	ext2_bmark_dirty(b);
 	ext2_brelse(sbi, b);
@@ -353,8 +383,11 @@ static const uint8_t ft_to_dt[EXT2_FT_MAX] = { 0, 8, 4, 2, 6, 1, 12, 10 };
 
 /* Emit the records of one block from byte @off on. Return: 1 when the
  * actor is full (ctx->pos at the entry it refused), 0, or errno. */
-static int readdir_block(struct inode *dir, struct ext2_buf *b, uint64_t lblk,
-			 unsigned int from, struct dir_context *ctx)
+static int readdir_block(struct inode *dir,
+			 struct ext2_buf *b,
+			 uint64_t lblk,
+			 unsigned int from,
+			 struct dir_context *ctx)
 {
 	unsigned int bits = dir->i_sb->s_blocksize_bits;
 
@@ -366,14 +399,19 @@ static int readdir_block(struct inode *dir, struct ext2_buf *b, uint64_t lblk,
 		if (err)
 			return err;
 		if (off >= from && de->inode) {
-			unsigned int dt = de->file_type < EXT2_FT_MAX &&
-							  EXT2_SBI(dir->i_sb)->s_filetype ?
-						  ft_to_dt[de->file_type] :
-						  0;
+			unsigned int dt =
+			    de->file_type < EXT2_FT_MAX &&
+				    EXT2_SBI(dir->i_sb)->s_filetype
+				? ft_to_dt[de->file_type]
+				: 0;
 
 			ctx->pos = pos;
-			if (!ctx->actor(ctx, de->name, de->name_len, pos,
-					de->inode, dt))
+			if (!ctx->actor(ctx,
+					de->name,
+					de->name_len,
+					pos,
+					de->inode,
+					dt))
 				return 1;
 		}
 		off += de->rec_len;
@@ -403,8 +441,8 @@ static int ext2_iterate(struct file *f, struct dir_context *ctx)
 		b = ext2_bread(sbi, pblk);
 		if (IS_ERR(b))
 			return PTR_ERR(b);
-		ret = readdir_block(dir, b, lblk, ctx->pos & ((1u << bits) - 1),
-				    ctx);
+		ret = readdir_block(
+		    dir, b, lblk, ctx->pos & ((1u << bits) - 1), ctx);
 		ext2_brelse(sbi, b);
 		if (ret)
 			return ret > 0 ? 0 : ret;

@@ -33,22 +33,22 @@ struct block_device;
 /* Rank of a buffer's read-in lock: inside both of the above. */
 #define EXT2_RANK_BUF (LOCK_RANK_FS_BLOCKMAP + 2)
 
-#define EXT2_NDIR 12			/* direct pointers in i_block[] */
-#define EXT2_BCACHE_HASH 256
-#define EXT2_BCACHE_MAX_CLEAN 2048	/* unreferenced clean buffers kept */
-#define EXT2_MAX_BLOCKSIZE_BITS 12	/* 4 KiB = PAGE_SIZE: one page */
+#define EXT2_NDIR		12 /* direct pointers in i_block[] */
+#define EXT2_BCACHE_HASH	256
+#define EXT2_BCACHE_MAX_CLEAN	2048 /* unreferenced clean buffers kept */
+#define EXT2_MAX_BLOCKSIZE_BITS 12   /* 4 KiB = PAGE_SIZE: one page */
 
 /* One cached filesystem block of metadata (buffer.c). */
 struct ext2_buf {
 	uint32_t b_blocknr;
-	void *b_data;			/* blocksize bytes */
-	struct mutex b_io_lock;		/* serialises the read-in */
+	void *b_data;		/* blocksize bytes */
+	struct mutex b_io_lock; /* serialises the read-in */
 	/* protected by bcache.lock: */
-	int b_count;			/* references */
+	int b_count; /* references */
 	bool b_uptodate;
 	bool b_hashed;
 	struct list_head b_hash;
-	struct list_head b_lru;		/* unreferenced buffers, oldest first */
+	struct list_head b_lru; /* unreferenced buffers, oldest first */
 	/* atomic: */
 	int b_dirty;
 };
@@ -69,16 +69,16 @@ struct ext2_sb_info {
 	uint32_t s_blocks_per_group, s_inodes_per_group, s_groups_count;
 	uint32_t s_first_ino, s_inode_size, s_desc_blocks, s_itb_per_group;
 	uint32_t s_addr_per_block;
-	unsigned int s_addr_bits;	/* log2(s_addr_per_block) */
+	unsigned int s_addr_bits; /* log2(s_addr_per_block) */
 	unsigned int s_sect_per_block;
 	bool s_filetype, s_sparse;
-	uint32_t s_time_floor;		/* the newest time the image holds */
+	uint32_t s_time_floor; /* the newest time the image holds */
 	struct mutex s_alloc_lock;
 	/* protected by s_alloc_lock: */
-	struct ext2_super_block s_es;	/* the primary superblock */
-	struct ext2_group_desc *s_gd;	/* s_groups_count of them */
-	bool s_dirty;			/* s_es or s_gd changed since sync */
-	uint32_t s_last_group;		/* where directories spread from */
+	struct ext2_super_block s_es; /* the primary superblock */
+	struct ext2_group_desc *s_gd; /* s_groups_count of them */
+	bool s_dirty;		      /* s_es or s_gd changed since sync */
+	uint32_t s_last_group;	      /* where directories spread from */
 };
 
 struct ext2_inode_info {
@@ -86,7 +86,7 @@ struct ext2_inode_info {
 	struct mutex i_map_lock;
 	/* protected by i_map_lock: */
 	uint32_t i_data[EXT2_N_BLOCKS];
-	uint32_t i_goal;		/* next block to try: after the last one */
+	uint32_t i_goal; /* next block to try: after the last one */
 	/* protected by the inode's i_rwsem (or private while new/evicting): */
 	uint32_t i_flags, i_dtime, i_file_acl, i_generation;
 	uint32_t i_block_group;
@@ -116,7 +116,8 @@ uint32_t ext2_now(struct ext2_sb_info *sbi);
 bool ext2_group_has_super(struct ext2_sb_info *sbi, uint32_t group);
 /* Is [@blk, @blk+@count) inside the fs and clear of the superblocks,
  * descriptors, bitmaps and inode tables? */
-bool ext2_data_blocks_valid(struct ext2_sb_info *sbi, uint32_t blk,
+bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
+			    uint32_t blk,
 			    uint32_t count);
 int ext2_sync_fs(struct super_block *sb, bool wait);
 void ext2_put_super(struct super_block *sb);
@@ -137,10 +138,14 @@ int ext2_bwrite(struct ext2_sb_info *sbi, struct ext2_buf *b);
 int ext2_bsync_all(struct ext2_sb_info *sbi);
 /* Free every buffer (unmount, failed mount); none may be referenced. */
 void ext2_bcache_destroy(struct ext2_sb_info *sbi);
-int ext2_read_blocks(struct ext2_sb_info *sbi, uint32_t blk, void *buf,
+int ext2_read_blocks(struct ext2_sb_info *sbi,
+		     uint32_t blk,
+		     void *buf,
 		     uint32_t count);
-int ext2_write_blocks(struct ext2_sb_info *sbi, uint32_t blk,
-		      const void *buf, uint32_t count);
+int ext2_write_blocks(struct ext2_sb_info *sbi,
+		      uint32_t blk,
+		      const void *buf,
+		      uint32_t count);
 
 /* balloc.c */
 /* Allocate one block near @goal for @inode (i_blocks is the caller's). */
@@ -157,8 +162,11 @@ bool ext2_inode_valid_nr(struct ext2_sb_info *sbi, unsigned long ino);
  * says how many blocks from @lblk on are unmapped, at least 1), or a
  * negative errno (-EUCLEAN: a corrupt pointer, reported). @create
  * allocates. Context: takes i_map_lock. */
-int ext2_get_block(struct inode *inode, uint64_t lblk, bool create,
-		   uint32_t *pblk, uint64_t *hole);
+int ext2_get_block(struct inode *inode,
+		   uint64_t lblk,
+		   bool create,
+		   uint32_t *pblk,
+		   uint64_t *hole);
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
 /* Free every block past @size. Caller holds i_rwsem; the page cache past
  * @size is already gone. */
@@ -176,14 +184,22 @@ extern const struct file_operations ext2_file_fops;
 extern const struct inode_operations ext2_file_iops;
 
 /* dir.c: entries of linear directories. Caller holds the dir's i_rwsem. */
-int ext2_find_entry(struct inode *dir, const char *name, size_t len,
+int ext2_find_entry(struct inode *dir,
+		    const char *name,
+		    size_t len,
 		    unsigned long *ino);
-int ext2_add_entry(struct inode *dir, const char *name, size_t len,
-		   unsigned long ino, mode_t mode);
+int ext2_add_entry(struct inode *dir,
+		   const char *name,
+		   size_t len,
+		   unsigned long ino,
+		   mode_t mode);
 int ext2_delete_entry(struct inode *dir, const char *name, size_t len);
 /* Point the existing entry @name at @ino. */
-int ext2_set_entry(struct inode *dir, const char *name, size_t len,
-		   unsigned long ino, mode_t mode);
+int ext2_set_entry(struct inode *dir,
+		   const char *name,
+		   size_t len,
+		   unsigned long ino,
+		   mode_t mode);
 /* 1 if @dir holds only "." and "..", 0 if not, or a negative errno. */
 int ext2_dir_is_empty(struct inode *dir);
 int ext2_make_empty_dir(struct inode *dir, struct inode *parent);

@@ -115,7 +115,10 @@ static void bad_blocks(struct ktest *t)
 }
 
 static struct ktest_case ext2_bad_cases[] = {
-	KTEST_CASE(bad_mount), KTEST_CASE(bad_rocompat),
-	KTEST_CASE(bad_entries), KTEST_CASE(bad_blocks), {},
+	KTEST_CASE(bad_mount),
+	KTEST_CASE(bad_rocompat),
+	KTEST_CASE(bad_entries),
+	KTEST_CASE(bad_blocks),
+	{},
 };
 KTEST_SUITE(ext2_bad, ext2_bad_cases);

@@ -19,22 +19,26 @@ static const struct {
 	unsigned int seed;
 	uint64_t size;
 } files[] = {
-	{ "/f0", 0, 0 },	   { "/f1", 1, 1 },
-	{ "/f4095", 2, 4095 },	   { "/f4096", 3, 4096 },
-	{ "/f4097", 4, 4097 },	   { "/f1m", 5, 1 * MiB },
+	{ "/f0", 0, 0 },       { "/f1", 1, 1 },	      { "/f4095", 2, 4095 },
+	{ "/f4096", 3, 4096 }, { "/f4097", 4, 4097 }, { "/f1m", 5, 1 * MiB },
 };
 
 static const struct {
 	uint64_t off, len;
 } sparse_data[] = {
-	{ 0, 4096 }, { MiB + 100, 5000 }, { 50 * MiB, 8192 }, { 100 * MiB - 10, 10 },
+	{ 0, 4096 },
+	{ MiB + 100, 5000 },
+	{ 50 * MiB, 8192 },
+	{ 100 * MiB - 10, 10 },
 };
 
 static void read_sizes(struct ktest *t)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		KTEST_EXPECT_EQ(t, ext2_test_size(files[i].path), files[i].size);
-		ext2_test_check(t, files[i].path, files[i].seed, 0, files[i].size);
+		KTEST_EXPECT_EQ(
+		    t, ext2_test_size(files[i].path), files[i].size);
+		ext2_test_check(
+		    t, files[i].path, files[i].seed, 0, files[i].size);
 	}
 }
 
@@ -48,8 +52,12 @@ static void read_sparse(struct ktest *t)
 
 		/* The hole before this run, sampled at its ends. */
 		if (off > end) {
-			ext2_test_check(t, "/sparse", -1, end, MIN(off - end, 8192ULL));
-			ext2_test_check(t, "/sparse", -1, off - MIN(off - end, 100ULL),
+			ext2_test_check(
+			    t, "/sparse", -1, end, MIN(off - end, 8192ULL));
+			ext2_test_check(t,
+					"/sparse",
+					-1,
+					off - MIN(off - end, 100ULL),
 					MIN(off - end, 100ULL));
 		}
 		ext2_test_check(t, "/sparse", 6, off, len);
@@ -65,7 +73,8 @@ static void read_seek(struct ktest *t)
 	KTEST_EXPECT_EQ(t, vfs_llseek(f, 0, SEEK_HOLE), 4096);
 	KTEST_EXPECT_EQ(t, vfs_llseek(f, 4096, SEEK_DATA), MiB);
 	KTEST_EXPECT_EQ(t, vfs_llseek(f, 2 * MiB, SEEK_DATA), 50 * MiB);
-	KTEST_EXPECT_EQ(t, vfs_llseek(f, 100 * MiB - 5, SEEK_DATA), 100 * MiB - 5);
+	KTEST_EXPECT_EQ(
+	    t, vfs_llseek(f, 100 * MiB - 5, SEEK_DATA), 100 * MiB - 5);
 	KTEST_EXPECT_EQ(t, vfs_llseek(f, 100 * MiB - 5, SEEK_HOLE), 100 * MiB);
 	KTEST_EXPECT_EQ(t, vfs_llseek(f, 100 * MiB, SEEK_DATA), -ENXIO);
 	fput(f);
@@ -76,12 +85,16 @@ static void read_deep(struct ktest *t)
 	char path[160] = "/deep";
 
 	for (int i = 1; i <= 20; i++)
-		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/d%d", i);
+		snprintf(path + strlen(path),
+			 sizeof(path) - strlen(path),
+			 "/d%d",
+			 i);
 	strcat(path, "/leaf");
 	KTEST_EXPECT_EQ(t, ext2_test_size(path), 100);
 	ext2_test_check(t, path, 7, 0, 100);
 	/* ".." and "." resolve through the directories' own entries. */
-	KTEST_EXPECT_EQ(t, ext2_test_size("/deep/d1/../d1/d2/./d3/.."),
+	KTEST_EXPECT_EQ(t,
+			ext2_test_size("/deep/d1/../d1/d2/./d3/.."),
 			ext2_test_size("/deep/d1/d2"));
 }
 
@@ -90,8 +103,12 @@ struct count_ctx {
 	unsigned int n, named;
 };
 
-static bool count_actor(struct dir_context *ctx, const char *name, size_t len,
-			loff_t pos, unsigned long ino, unsigned int type)
+static bool count_actor(struct dir_context *ctx,
+			const char *name,
+			size_t len,
+			loff_t pos,
+			unsigned long ino,
+			unsigned int type)
 {
 	struct count_ctx *c = container_of(ctx, struct count_ctx, ctx);
 

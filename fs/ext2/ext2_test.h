@@ -17,10 +17,12 @@ static inline uint8_t ext2_test_pattern(unsigned int seed, uint64_t off)
 
 /* Write @len pattern bytes of @seed at @pos of @path (created if needed);
  * the file's byte at offset o gets pattern(seed, o). */
-int ext2_test_write(const char *path, unsigned int seed, uint64_t pos,
+int ext2_test_write(const char *path,
+		    unsigned int seed,
+		    uint64_t pos,
 		    uint64_t len);
 /* Check @len bytes of @path at @pos: pattern(@seed) or zeros (seed < 0). */
-bool ext2_test_check(struct ktest *t, const char *path, int seed, uint64_t pos,
-		     uint64_t len);
+bool ext2_test_check(
+    struct ktest *t, const char *path, int seed, uint64_t pos, uint64_t len);
 /* The size of @path, or a negative errno. */
 long long ext2_test_size(const char *path);

@@ -11,7 +11,9 @@
 
 #define CHUNK 4096
 
-int ext2_test_write(const char *path, unsigned int seed, uint64_t pos,
+int ext2_test_write(const char *path,
+		    unsigned int seed,
+		    uint64_t pos,
 		    uint64_t len)
 {
 	struct file *f = vfs_open(path, O_WRONLY | O_CREAT, 0644);
@@ -43,16 +45,16 @@ int ext2_test_write(const char *path, unsigned int seed, uint64_t pos,
 	return err;
 }
 
-bool ext2_test_check(struct ktest *t, const char *path, int seed, uint64_t pos,
-		     uint64_t len)
+bool ext2_test_check(
+    struct ktest *t, const char *path, int seed, uint64_t pos, uint64_t len)
 {
 	struct file *f = vfs_open(path, O_RDONLY, 0);
 	uint8_t *buf;
 	bool ok = true;
 
 	if (IS_ERR(f)) {
-		ktest_fail(t, __FILE__, __LINE__, "open %s: %ld", path,
-			   PTR_ERR(f));
+		ktest_fail(
+		    t, __FILE__, __LINE__, "open %s: %ld", path, PTR_ERR(f));
 		return false;
 	}
 	buf = kmalloc(CHUNK, GFP_KERNEL);
@@ -62,19 +64,29 @@ bool ext2_test_check(struct ktest *t, const char *path, int seed, uint64_t pos,
 		ssize_t r = vfs_read(f, buf, n, &p);
 
 		if (r != (ssize_t)n) {
-			ktest_fail(t, __FILE__, __LINE__,
-				   "read %s at %llu: %zd of %zu", path,
-				   (unsigned long long)pos, r, n);
+			ktest_fail(t,
+				   __FILE__,
+				   __LINE__,
+				   "read %s at %llu: %zd of %zu",
+				   path,
+				   (unsigned long long)pos,
+				   r,
+				   n);
 			ok = false;
 			break;
 		}
 		for (size_t i = 0; i < n; i++) {
-			uint8_t want = seed < 0 ? 0 : ext2_test_pattern(seed, pos + i);
+			uint8_t want =
+			    seed < 0 ? 0 : ext2_test_pattern(seed, pos + i);
 
 			if (buf[i] != want) {
-				ktest_fail(t, __FILE__, __LINE__,
-					   "%s byte %llu: %#x, want %#x", path,
-					   (unsigned long long)(pos + i), buf[i],
+				ktest_fail(t,
+					   __FILE__,
+					   __LINE__,
+					   "%s byte %llu: %#x, want %#x",
+					   path,
+					   (unsigned long long)(pos + i),
+					   buf[i],
 					   want);
 				ok = false;
 				break;

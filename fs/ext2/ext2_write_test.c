@@ -11,8 +11,8 @@
 #include <fs/vfs.h>
 #include "ext2_test.h"
 
-#define KiB 1024ULL
-#define GiB (1024ULL * 1024 * 1024)
+#define KiB  1024ULL
+#define GiB  (1024ULL * 1024 * 1024)
 #define NPAR 4
 
 static int truncate_path(const char *path, loff_t size)
@@ -40,7 +40,8 @@ static void write_basic(struct ktest *t)
 	ext2_test_check(t, "/w/over", 2, 5100, 8192 - 5100);
 
 	for (int i = 0; i < 3; i++)
-		KTEST_EXPECT_EQ(t, ext2_test_write("/w/append", 4, i * 3000, 3000), 0);
+		KTEST_EXPECT_EQ(
+		    t, ext2_test_write("/w/append", 4, i * 3000, 3000), 0);
 	KTEST_EXPECT_EQ(t, ext2_test_size("/w/append"), 9000);
 	ext2_test_check(t, "/w/append", 4, 0, 9000);
 }
@@ -139,7 +140,8 @@ static int par_worker(void *arg)
 		if (err)
 			return err;
 		/* The same file from every task, each its own 16 KiB. */
-		err = ext2_test_write("/w/same", 30 + n, n * 16 * KiB + i * KiB, KiB);
+		err = ext2_test_write(
+		    "/w/same", 30 + n, n * 16 * KiB + i * KiB, KiB);
 		if (err)
 			return err;
 	}
@@ -161,7 +163,8 @@ static void write_parallel(struct ktest *t)
 
 	KTEST_ASSERT_EQ(t, vfs_mkdir("/w/par", 0755), 0);
 	for (int n = 0; n < NPAR; n++) {
-		tasks[n] = task_create("ext2_par", par_worker, (void *)(uintptr_t)n);
+		tasks[n] =
+		    task_create("ext2_par", par_worker, (void *)(uintptr_t)n);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[n]));
 	}
 	for (int n = 0; n < NPAR; n++)
@@ -179,8 +182,12 @@ static void write_sync(struct ktest *t)
 }
 
 static struct ktest_case ext2_write_cases[] = {
-	KTEST_CASE(write_basic), KTEST_CASE(write_truncate),
-	KTEST_CASE(write_names), KTEST_CASE(write_many),
-	KTEST_CASE(write_parallel), KTEST_CASE(write_sync), {},
+	KTEST_CASE(write_basic),
+	KTEST_CASE(write_truncate),
+	KTEST_CASE(write_names),
+	KTEST_CASE(write_many),
+	KTEST_CASE(write_parallel),
+	KTEST_CASE(write_sync),
+	{},
 };
 KTEST_SUITE(ext2_write, ext2_write_cases);

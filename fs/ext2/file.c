@@ -33,11 +33,11 @@
  * bios touching it, plus one while bios are still being built). */
 struct read_ctx {
 	struct inode *inode;
-	int refs;				/* atomic: bios + builder */
+	int refs; /* atomic: bios + builder */
 	unsigned int nr;
 	struct read_page_state {
 		struct page *page;
-		int pending;			/* atomic */
+		int pending; /* atomic */
 		int err;
 	} p[];
 };
@@ -68,7 +68,9 @@ static void read_end_io(struct bio *bio)
 
 	if (bio->status)
 		pr_err("ext2: inode %lu: read error %d at block %u\n",
-		       ctx->inode->i_ino, bio->status, rb->pblk);
+		       ctx->inode->i_ino,
+		       bio->status,
+		       rb->pblk);
 	for (unsigned int i = rb->first; i <= rb->last; i++) {
 		if (bio->status)
 			ctx->p[i].err = -EIO;
@@ -83,7 +85,7 @@ struct read_builder {
 	struct read_ctx *ctx;
 	struct bio *bio;
 	struct read_bio *rb;
-	uint32_t next_pblk;	/* the block that would extend the bio */
+	uint32_t next_pblk; /* the block that would extend the bio */
 };
 
 static void submit_read(struct read_builder *rd)
@@ -95,8 +97,8 @@ static void submit_read(struct read_builder *rd)
 }
 
 /* Queue block @pblk into @dst of page @i. Return: 0 or -ENOMEM. */
-static int queue_block(struct read_builder *rd, unsigned int i, uint32_t pblk,
-		       void *dst)
+static int
+queue_block(struct read_builder *rd, unsigned int i, uint32_t pblk, void *dst)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(rd->ctx->inode->i_sb);
 	uint32_t bs = sbi->s_sb->s_blocksize;
@@ -105,9 +107,11 @@ static int queue_block(struct read_builder *rd, unsigned int i, uint32_t pblk,
 		goto added;
 	submit_read(rd);
 	rd->rb = kmalloc(sizeof(*rd->rb), GFP_KERNEL);
-	rd->bio = rd->rb ? bio_alloc(sbi->s_bdev, BLK_OP_READ,
+	rd->bio = rd->rb ? bio_alloc(sbi->s_bdev,
+				     BLK_OP_READ,
 				     (uint64_t)pblk * sbi->s_sect_per_block,
-				     EXT2_BIO_VECS) : NULL;
+				     EXT2_BIO_VECS)
+			 : NULL;
 	if (!rd->bio || bio_add_buf(rd->bio, dst, bs)) {
 		if (rd->bio)
 			bio_free(rd->bio);
@@ -157,8 +161,8 @@ static void read_one_page(struct read_builder *rd, unsigned int i)
 	}
 }
 
-static void ext2_read_pages(struct inode *inode, struct page **pages,
-			    unsigned int nr)
+static void
+ext2_read_pages(struct inode *inode, struct page **pages, unsigned int nr)
 {
 	struct read_builder rd = { 0 };
 	struct read_ctx *ctx;
@@ -198,7 +202,7 @@ static void ext2_readahead(struct readahead_control *rac)
 struct write_ctx {
 	struct address_space *m;
 	struct page *page;
-	int pending;		/* atomic: bios + builder */
+	int pending; /* atomic: bios + builder */
 };
 
 static void write_ctx_put(struct write_ctx *wc)
@@ -215,18 +219,23 @@ static void write_end_io(struct bio *bio)
 
 	if (bio->status) {
 		pr_err("ext2: inode %lu: write error %d at sector %llu\n",
-		       wc->m->host->i_ino, bio->status,
+		       wc->m->host->i_ino,
+		       bio->status,
 		       (unsigned long long)bio->sector);
 		page_set(wc->page, PG_error);
-		__atomic_compare_exchange_n(&wc->m->wb_err, &(int){ 0 }, -EIO,
-					    false, __ATOMIC_ACQ_REL,
+		__atomic_compare_exchange_n(&wc->m->wb_err,
+					    &(int){ 0 },
+					    -EIO,
+					    false,
+					    __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED);
 	}
 	bio_free(bio);
 	write_ctx_put(wc);
 }
 
-static int ext2_write_page(struct address_space *m, struct page *page,
+static int ext2_write_page(struct address_space *m,
+			   struct page *page,
 			   struct writeback_control *wbc)
 {
 	struct inode *inode = m->host;
@@ -252,21 +261,25 @@ static int ext2_write_page(struct address_space *m, struct page *page,
 	*wc = (struct write_ctx){ m, page, 1 };
 	if (size - start < (loff_t)PAGE_SIZE && size > start)
 		memset(base + (size - start), 0, PAGE_SIZE - (size - start));
-	for (uint32_t j = 0; j < bpp && start + (loff_t)j * bs < size && !err; j++) {
+	for (uint32_t j = 0; j < bpp && start + (loff_t)j * bs < size && !err;
+	     j++) {
 		uint64_t lblk = (uint64_t)page->index * bpp + j, hole;
 		uint32_t pblk;
 
 		err = ext2_get_block(inode, lblk, false, &pblk, &hole);
 		if (err || !pblk)
 			continue;
-		if (bio && pblk == next && !bio_add_buf(bio, base + j * bs, bs)) {
+		if (bio && pblk == next &&
+		    !bio_add_buf(bio, base + j * bs, bs)) {
 			next++;
 			continue;
 		}
 		if (bio)
 			blk_submit(bio);
-		bio = bio_alloc(sbi->s_bdev, BLK_OP_WRITE,
-				(uint64_t)pblk * sbi->s_sect_per_block, bpp);
+		bio = bio_alloc(sbi->s_bdev,
+				BLK_OP_WRITE,
+				(uint64_t)pblk * sbi->s_sect_per_block,
+				bpp);
 		if (!bio || bio_add_buf(bio, base + j * bs, bs)) {
 			if (bio)
 				bio_free(bio);
@@ -285,8 +298,12 @@ static int ext2_write_page(struct address_space *m, struct page *page,
 		set_page_dirty(page); /* written again later: nothing lost */
 	} else if (err) {
 		page_set(page, PG_error);
-		__atomic_compare_exchange_n(&m->wb_err, &(int){ 0 }, err, false,
-					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&m->wb_err,
+					    &(int){ 0 },
+					    err,
+					    false,
+					    __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
 	}
 	unlock_page(page);
 	write_ctx_put(wc);
@@ -294,8 +311,10 @@ static int ext2_write_page(struct address_space *m, struct page *page,
 }
 
 /* Make the blocks of @page that [@from, @to) does not cover fully valid. */
-static int fill_page_sync(struct inode *inode, struct page *page,
-			  unsigned int from, unsigned int to)
+static int fill_page_sync(struct inode *inode,
+			  struct page *page,
+			  unsigned int from,
+			  unsigned int to)
 {
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
 	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
@@ -312,8 +331,8 @@ static int fill_page_sync(struct inode *inode, struct page *page,
 		if (lblk < eof)
 			err = ext2_get_block(inode, lblk, false, &pblk, &hole);
 		if (!err && pblk)
-			err = ext2_read_blocks(EXT2_SBI(inode->i_sb), pblk,
-					       base + j * bs, 1);
+			err = ext2_read_blocks(
+			    EXT2_SBI(inode->i_sb), pblk, base + j * bs, 1);
 		if (err)
 			return err;
 		if (!pblk)
@@ -331,8 +350,10 @@ static void write_failed(struct inode *inode, loff_t end)
 		ext2_truncate_blocks(inode, size);
 }
 
-static int ext2_write_begin(struct address_space *m, loff_t pos,
-			    unsigned int len, struct page **pagep)
+static int ext2_write_begin(struct address_space *m,
+			    loff_t pos,
+			    unsigned int len,
+			    struct page **pagep)
 {
 	struct inode *inode = m->host;
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
@@ -364,8 +385,10 @@ static int ext2_write_begin(struct address_space *m, loff_t pos,
 	return 0;
 }
 
-static int ext2_write_end(struct address_space *m, loff_t pos,
-			  unsigned int len, unsigned int copied,
+static int ext2_write_end(struct address_space *m,
+			  loff_t pos,
+			  unsigned int len,
+			  unsigned int copied,
 			  struct page *page)
 {
 	struct inode *inode = m->host;
@@ -401,8 +424,8 @@ const struct address_space_operations ext2_aops = {
 
 /* The VFS holds i_rwsem exclusive, has applied O_APPEND and updates the
  * times. */
-static ssize_t ext2_file_write(struct file *f, const void *buf, size_t len,
-			       loff_t *pos)
+static ssize_t
+ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	if (f->f_inode->i_sb->s_rdonly)
 		return -EROFS;

@@ -29,7 +29,9 @@ static uint32_t pick_dir_group(struct ext2_sb_info *sbi)
 }
 
 /* Take a free inode of group @g. Return: 0 and *ino, -ENOSPC, or errno. */
-static int alloc_in_group(struct ext2_sb_info *sbi, uint32_t g, bool dir,
+static int alloc_in_group(struct ext2_sb_info *sbi,
+			  uint32_t g,
+			  bool dir,
 			  unsigned long *ino)
 {
 	struct ext2_group_desc *gd = &sbi->s_gd[g];
@@ -81,8 +83,8 @@ int ext2_new_inode_nr(struct inode *dir, mode_t mode, unsigned long *ino)
 	mutex_lock(&sbi->s_alloc_lock);
 	g0 = is_dir ? pick_dir_group(sbi) : EXT2_I(dir)->i_block_group;
 	for (uint32_t i = 0; i < sbi->s_groups_count; i++) {
-		err = alloc_in_group(sbi, (g0 + i) % sbi->s_groups_count,
-				     is_dir, ino);
+		err = alloc_in_group(
+		    sbi, (g0 + i) % sbi->s_groups_count, is_dir, ino);
 		if (err != -ENOSPC)
 			break;
 	}
@@ -104,7 +106,8 @@ void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir)
 	uint8_t *byte;
 
 	if (ino < sbi->s_first_ino || ino > sbi->s_inodes_count) {
-		pr_err("ext2: not freeing reserved or invalid inode %lu\n", ino);
+		pr_err("ext2: not freeing reserved or invalid inode %lu\n",
+		       ino);
 		return;
 	}
 	mutex_lock(&sbi->s_alloc_lock);

@@ -26,12 +26,12 @@ bool ext2_inode_valid_nr(struct ext2_sb_info *sbi, unsigned long ino)
 }
 
 /* The inode-table block holding @ino, and the slot's offset in it. */
-static struct ext2_buf *inode_slot(struct ext2_sb_info *sbi, unsigned long ino,
-				   struct ext2_inode **raw)
+static struct ext2_buf *
+inode_slot(struct ext2_sb_info *sbi, unsigned long ino, struct ext2_inode **raw)
 {
 	uint32_t g = (ino - 1) / sbi->s_inodes_per_group;
-	uint64_t byte = (uint64_t)((ino - 1) % sbi->s_inodes_per_group) *
-			sbi->s_inode_size;
+	uint64_t byte =
+	    (uint64_t)((ino - 1) % sbi->s_inodes_per_group) * sbi->s_inode_size;
 	uint32_t bs = sbi->s_sb->s_blocksize;
 	struct ext2_buf *b;
 
@@ -87,8 +87,10 @@ static int ext2_read_inode(struct inode *inode)
 	struct ext2_buf *b;
 
 	if (!ext2_inode_valid_nr(sbi, inode->i_ino)) {
-		pr_err("ext2: inode %lu is out of range or reserved (inodes 1..%u)\n",
-		       inode->i_ino, sbi->s_inodes_count);
+		pr_err("ext2: inode %lu is out of range or reserved (inodes "
+		       "1..%u)\n",
+		       inode->i_ino,
+		       sbi->s_inodes_count);
 		return -EUCLEAN;
 	}
 	b = inode_slot(sbi, inode->i_ino, &raw);
@@ -96,7 +98,9 @@ static int ext2_read_inode(struct inode *inode)
 		return PTR_ERR(b);
 	if (!raw->i_links_count || !raw->i_mode) {
 		pr_err("ext2: inode %lu is not in use (links %u, mode %#o)\n",
-		       inode->i_ino, raw->i_links_count, raw->i_mode);
+		       inode->i_ino,
+		       raw->i_links_count,
+		       raw->i_mode);
 		ext2_brelse(sbi, b);
 		return -EUCLEAN;
 	}
@@ -195,8 +199,9 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 static bool has_block_map(struct inode *inode)
 {
 	return !S_ISLNK(inode->i_mode) ||
-	       inode->i_blocks > (EXT2_I(inode)->i_file_acl ?
-					  inode->i_sb->s_blocksize >> 9 : 0);
+	       inode->i_blocks > (EXT2_I(inode)->i_file_acl
+				      ? inode->i_sb->s_blocksize >> 9
+				      : 0);
 }
 
 static void ext2_evict_inode(struct inode *inode)
@@ -270,7 +275,7 @@ static int setsize(struct inode *inode, loff_t size)
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
 	if (size < 0 || (uint64_t)size > ext2_max_blocks(sbi)
-						  << inode->i_sb->s_blocksize_bits)
+					     << inode->i_sb->s_blocksize_bits)
 		return -EFBIG;
 	down_write(&m->invalidate_lock);
 	if (size < old) {

@@ -17,8 +17,8 @@ static void touch(struct inode *inode)
 	mark_inode_dirty(inode);
 }
 
-static int ext2_lookup(struct inode *dir, const char *name, size_t len,
-		       unsigned long *ino)
+static int
+ext2_lookup(struct inode *dir, const char *name, size_t len, unsigned long *ino)
 {
 	return ext2_find_entry(dir, name, len, ino);
 }
@@ -31,8 +31,11 @@ static void discard_new(struct inode *inode)
 	iput(inode);
 }
 
-static int new_entry(struct inode *dir, const char *name, size_t len,
-		     mode_t mode, struct inode **out)
+static int new_entry(struct inode *dir,
+		     const char *name,
+		     size_t len,
+		     mode_t mode,
+		     struct inode **out)
 {
 	unsigned long ino;
 	struct inode *inode;
@@ -67,20 +70,26 @@ err_discard:
 	return err;
 }
 
-static int ext2_create(struct inode *dir, const char *name, size_t len,
-		       mode_t mode, struct inode **out)
+static int ext2_create(struct inode *dir,
+		       const char *name,
+		       size_t len,
+		       mode_t mode,
+		       struct inode **out)
 {
 	return new_entry(dir, name, len, S_IFREG | (mode & 07777), out);
 }
 
-static int ext2_mkdir(struct inode *dir, const char *name, size_t len,
-		      mode_t mode, struct inode **out)
+static int ext2_mkdir(struct inode *dir,
+		      const char *name,
+		      size_t len,
+		      mode_t mode,
+		      struct inode **out)
 {
 	return new_entry(dir, name, len, S_IFDIR | (mode & 07777), out);
 }
 
-static int ext2_link(struct inode *old, struct inode *dir, const char *name,
-		     size_t len)
+static int
+ext2_link(struct inode *old, struct inode *dir, const char *name, size_t len)
 {
 	unsigned long ino;
 	int err;
@@ -100,7 +109,9 @@ static int ext2_link(struct inode *old, struct inode *dir, const char *name,
 	return 0;
 }
 
-static int ext2_unlink(struct inode *dir, const char *name, size_t len,
+static int ext2_unlink(struct inode *dir,
+		       const char *name,
+		       size_t len,
 		       struct inode *victim)
 {
 	int err = ext2_delete_entry(dir, name, len);
@@ -113,7 +124,9 @@ static int ext2_unlink(struct inode *dir, const char *name, size_t len,
 	return 0;
 }
 
-static int ext2_rmdir(struct inode *dir, const char *name, size_t len,
+static int ext2_rmdir(struct inode *dir,
+		      const char *name,
+		      size_t len,
 		      struct inode *victim)
 {
 	int err = ext2_dir_is_empty(victim);
@@ -132,8 +145,11 @@ static int ext2_rmdir(struct inode *dir, const char *name, size_t len,
 }
 
 /* Replace @victim's entry @nname in @ndir by @moved. */
-static int replace_victim(struct inode *ndir, const char *nname, size_t nlen,
-			  struct inode *moved, struct inode *victim)
+static int replace_victim(struct inode *ndir,
+			  const char *nname,
+			  size_t nlen,
+			  struct inode *moved,
+			  struct inode *victim)
 {
 	bool dir = S_ISDIR(moved->i_mode);
 	int err;
@@ -150,7 +166,7 @@ static int replace_victim(struct inode *ndir, const char *nname, size_t nlen,
 		return err;
 	if (dir) {
 		victim->i_nlink = 0;
-		ndir->i_nlink--;	/* victim's ".." */
+		ndir->i_nlink--; /* victim's ".." */
 	} else if (victim->i_nlink) {
 		victim->i_nlink--;
 	}
@@ -158,9 +174,14 @@ static int replace_victim(struct inode *ndir, const char *nname, size_t nlen,
 	return 0;
 }
 
-static int ext2_rename(struct inode *odir, const char *oname, size_t olen,
-		       struct inode *ndir, const char *nname, size_t nlen,
-		       struct inode *moved, struct inode *victim)
+static int ext2_rename(struct inode *odir,
+		       const char *oname,
+		       size_t olen,
+		       struct inode *ndir,
+		       const char *nname,
+		       size_t nlen,
+		       struct inode *moved,
+		       struct inode *victim)
 {
 	bool dir = S_ISDIR(moved->i_mode);
 	int err;
@@ -172,8 +193,8 @@ static int ext2_rename(struct inode *odir, const char *oname, size_t olen,
 	} else {
 		if (dir && odir != ndir && ndir->i_nlink >= EXT2_LINK_MAX)
 			return -EMLINK;
-		err = ext2_add_entry(ndir, nname, nlen, moved->i_ino,
-				     moved->i_mode);
+		err = ext2_add_entry(
+		    ndir, nname, nlen, moved->i_ino, moved->i_mode);
 	}
 	if (err)
 		return err;

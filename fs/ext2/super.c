@@ -28,7 +28,7 @@
 static DEFINE_LOCK_CLASS(ext2_alloc_class, EXT2_RANK_ALLOC);
 
 /* The primary superblock: 1024 bytes at byte 1024, whatever the block size. */
-#define EXT2_SB_SECTOR (1024 / SECTOR_SIZE)
+#define EXT2_SB_SECTOR	(1024 / SECTOR_SIZE)
 #define EXT2_SB_SECTORS (1024 / SECTOR_SIZE)
 
 static bool is_power_of(uint32_t n, uint32_t base)
@@ -51,13 +51,15 @@ static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-bool ext2_data_blocks_valid(struct ext2_sb_info *sbi, uint32_t blk,
+bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
+			    uint32_t blk,
 			    uint32_t count)
 {
 	uint64_t end = (uint64_t)blk + count;
 	uint32_t first, last;
 
-	if (!count || blk < sbi->s_first_data_block || end > sbi->s_blocks_count)
+	if (!count || blk < sbi->s_first_data_block ||
+	    end > sbi->s_blocks_count)
 		return false;
 	first = (blk - sbi->s_first_data_block) / sbi->s_blocks_per_group;
 	last = (end - 1 - sbi->s_first_data_block) / sbi->s_blocks_per_group;
@@ -73,8 +75,8 @@ bool ext2_data_blocks_valid(struct ext2_sb_info *sbi, uint32_t blk,
 		if (ranges_overlap(blk, count, start, meta) ||
 		    ranges_overlap(blk, count, gd->bg_block_bitmap, 1) ||
 		    ranges_overlap(blk, count, gd->bg_inode_bitmap, 1) ||
-		    ranges_overlap(blk, count, gd->bg_inode_table,
-				   sbi->s_itb_per_group))
+		    ranges_overlap(
+			blk, count, gd->bg_inode_table, sbi->s_itb_per_group))
 			return false;
 	}
 	return true;
@@ -98,14 +100,14 @@ static int write_super_and_descs(struct ext2_sb_info *sbi)
 	int err;
 
 	sbi->s_es.s_wtime = ext2_now(sbi);
-	err = blk_write_sync(sbi->s_bdev, EXT2_SB_SECTOR, &sbi->s_es,
-			     EXT2_SB_SECTORS);
+	err = blk_write_sync(
+	    sbi->s_bdev, EXT2_SB_SECTOR, &sbi->s_es, EXT2_SB_SECTORS);
 	if (err) {
 		pr_err("ext2: I/O error %d writing the superblock\n", err);
 		return -EIO;
 	}
-	return ext2_write_blocks(sbi, sbi->s_first_data_block + 1, sbi->s_gd,
-				 sbi->s_desc_blocks);
+	return ext2_write_blocks(
+	    sbi, sbi->s_first_data_block + 1, sbi->s_gd, sbi->s_desc_blocks);
 }
 
 /**
@@ -154,14 +156,18 @@ static int check_geometry(struct ext2_sb_info *sbi, struct ext2_super_block *es)
 	uint32_t bs, bpg, ipg;
 
 	if (es->s_magic != EXT2_SUPER_MAGIC) {
-		pr_err("ext2: %s: no ext2 superblock (magic %#x)\n", dev,
+		pr_err("ext2: %s: no ext2 superblock (magic %#x)\n",
+		       dev,
 		       es->s_magic);
 		return -EINVAL;
 	}
 	if (es->s_log_block_size > EXT2_MAX_BLOCKSIZE_BITS - 10 ||
 	    es->s_rev_level > EXT2_DYNAMIC_REV) {
-		pr_err("ext2: %s: unsupported block size log %u or revision %u\n",
-		       dev, es->s_log_block_size, es->s_rev_level);
+		pr_err(
+		    "ext2: %s: unsupported block size log %u or revision %u\n",
+		    dev,
+		    es->s_log_block_size,
+		    es->s_rev_level);
 		return -EINVAL;
 	}
 	bs = 1024u << es->s_log_block_size;
@@ -173,29 +179,41 @@ static int check_geometry(struct ext2_sb_info *sbi, struct ext2_super_block *es)
 	    sbi->s_inode_size > bs ||
 	    (sbi->s_inode_size & (sbi->s_inode_size - 1)) ||
 	    sbi->s_first_ino <= EXT2_ROOT_INO) {
-		pr_err("ext2: %s: bad inode size %u or first inode %u\n", dev,
-		       sbi->s_inode_size, sbi->s_first_ino);
+		pr_err("ext2: %s: bad inode size %u or first inode %u\n",
+		       dev,
+		       sbi->s_inode_size,
+		       sbi->s_first_ino);
 		return -EUCLEAN;
 	}
 	if (!bpg || bpg > 8 * bs || !ipg || ipg > 8 * bs ||
 	    es->s_first_data_block != (bs == 1024 ? 1u : 0u) ||
 	    es->s_blocks_count <= es->s_first_data_block + 1) {
-		pr_err("ext2: %s: bad geometry: %u blocks, %u per group, %u inodes per group, first data block %u\n",
-		       dev, es->s_blocks_count, bpg, ipg, es->s_first_data_block);
+		pr_err("ext2: %s: bad geometry: %u blocks, %u per group, %u "
+		       "inodes per group, first data block %u\n",
+		       dev,
+		       es->s_blocks_count,
+		       bpg,
+		       ipg,
+		       es->s_first_data_block);
 		return -EUCLEAN;
 	}
-	sbi->s_groups_count = DIV_ROUND_UP(es->s_blocks_count -
-					   es->s_first_data_block, bpg);
+	sbi->s_groups_count =
+	    DIV_ROUND_UP(es->s_blocks_count - es->s_first_data_block, bpg);
 	if ((uint64_t)sbi->s_groups_count * ipg != es->s_inodes_count ||
 	    es->s_first_ino > es->s_inodes_count) {
-		pr_err("ext2: %s: %u inodes do not fit %u groups of %u\n", dev,
-		       es->s_inodes_count, sbi->s_groups_count, ipg);
+		pr_err("ext2: %s: %u inodes do not fit %u groups of %u\n",
+		       dev,
+		       es->s_inodes_count,
+		       sbi->s_groups_count,
+		       ipg);
 		return -EUCLEAN;
 	}
 	if ((uint64_t)es->s_blocks_count * (bs / SECTOR_SIZE) >
 	    sbi->s_bdev->nr_sectors) {
-		pr_err("ext2: %s: filesystem of %u blocks is larger than the device (%llu sectors): truncated image?\n",
-		       dev, es->s_blocks_count,
+		pr_err("ext2: %s: filesystem of %u blocks is larger than the "
+		       "device (%llu sectors): truncated image?\n",
+		       dev,
+		       es->s_blocks_count,
 		       (unsigned long long)sbi->s_bdev->nr_sectors);
 		return -EINVAL;
 	}
@@ -212,16 +230,21 @@ static int check_features(struct ext2_sb_info *sbi, struct ext2_super_block *es)
 	if (es->s_rev_level == EXT2_GOOD_OLD_REV)
 		return 0;
 	if (es->s_feature_incompat & ~incompat_ok) {
-		pr_err("ext2: %s: unsupported incompat features %#x: refusing to mount\n",
-		       sbi->s_bdev->name, es->s_feature_incompat & ~incompat_ok);
+		pr_err("ext2: %s: unsupported incompat features %#x: refusing "
+		       "to mount\n",
+		       sbi->s_bdev->name,
+		       es->s_feature_incompat & ~incompat_ok);
 		return -EINVAL;
 	}
-	sbi->s_filetype = es->s_feature_incompat & EXT2_FEATURE_INCOMPAT_FILETYPE;
-	sbi->s_sparse = es->s_feature_ro_compat &
-			EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER;
+	sbi->s_filetype =
+	    es->s_feature_incompat & EXT2_FEATURE_INCOMPAT_FILETYPE;
+	sbi->s_sparse =
+	    es->s_feature_ro_compat & EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER;
 	if (es->s_feature_ro_compat & ~ro_ok) {
-		pr_warn("ext2: %s: unsupported ro_compat features %#x: mounting read-only\n",
-			sbi->s_bdev->name, es->s_feature_ro_compat & ~ro_ok);
+		pr_warn("ext2: %s: unsupported ro_compat features %#x: "
+			"mounting read-only\n",
+			sbi->s_bdev->name,
+			es->s_feature_ro_compat & ~ro_ok);
 		return 1;
 	}
 	return 0;
@@ -230,10 +253,11 @@ static int check_features(struct ext2_sb_info *sbi, struct ext2_super_block *es)
 static int check_group(struct ext2_sb_info *sbi, uint32_t g)
 {
 	struct ext2_group_desc *gd = &sbi->s_gd[g];
-	uint64_t first = sbi->s_first_data_block +
-			 (uint64_t)g * sbi->s_blocks_per_group;
+	uint64_t first =
+	    sbi->s_first_data_block + (uint64_t)g * sbi->s_blocks_per_group;
 	uint64_t last = MIN(first + sbi->s_blocks_per_group,
-			    (uint64_t)sbi->s_blocks_count) - 1;
+			    (uint64_t)sbi->s_blocks_count) -
+			1;
 
 	if (gd->bg_block_bitmap < first || gd->bg_block_bitmap > last ||
 	    gd->bg_inode_bitmap < first || gd->bg_inode_bitmap > last ||
@@ -241,9 +265,13 @@ static int check_group(struct ext2_sb_info *sbi, uint32_t g)
 	    (uint64_t)gd->bg_inode_table + sbi->s_itb_per_group - 1 > last ||
 	    gd->bg_free_blocks_count > last - first + 1 ||
 	    gd->bg_free_inodes_count > sbi->s_inodes_per_group) {
-		pr_err("ext2: %s: group %u descriptor is corrupt (bitmaps %u %u, inode table %u)\n",
-		       sbi->s_bdev->name, g, gd->bg_block_bitmap,
-		       gd->bg_inode_bitmap, gd->bg_inode_table);
+		pr_err("ext2: %s: group %u descriptor is corrupt (bitmaps %u "
+		       "%u, inode table %u)\n",
+		       sbi->s_bdev->name,
+		       g,
+		       gd->bg_block_bitmap,
+		       gd->bg_inode_bitmap,
+		       gd->bg_inode_table);
 		return -EUCLEAN;
 	}
 	return 0;
@@ -265,8 +293,8 @@ static int read_descs(struct ext2_sb_info *sbi)
 	sbi->s_gd = kmalloc((size_t)sbi->s_desc_blocks * bs, GFP_KERNEL);
 	if (!sbi->s_gd)
 		return -ENOMEM;
-	err = ext2_read_blocks(sbi, sbi->s_first_data_block + 1, sbi->s_gd,
-			       sbi->s_desc_blocks);
+	err = ext2_read_blocks(
+	    sbi, sbi->s_first_data_block + 1, sbi->s_gd, sbi->s_desc_blocks);
 	for (uint32_t g = 0; !err && g < sbi->s_groups_count; g++)
 		err = check_group(sbi, g);
 	return err;
@@ -283,16 +311,16 @@ static void init_sbi(struct ext2_sb_info *sbi, struct super_block *sb)
 	sbi->s_first_data_block = es->s_first_data_block;
 	sbi->s_blocks_per_group = es->s_blocks_per_group;
 	sbi->s_inodes_per_group = es->s_inodes_per_group;
-	sbi->s_itb_per_group = DIV_ROUND_UP(sbi->s_inodes_per_group *
-						    sbi->s_inode_size,
-					    sb->s_blocksize);
+	sbi->s_itb_per_group = DIV_ROUND_UP(
+	    sbi->s_inodes_per_group * sbi->s_inode_size, sb->s_blocksize);
 	sbi->s_addr_per_block = sb->s_blocksize / sizeof(uint32_t);
 	sbi->s_addr_bits = sb->s_blocksize_bits - 2;
 	sbi->s_sect_per_block = sb->s_blocksize / SECTOR_SIZE;
 	sbi->s_time_floor = MAX(MAX(es->s_mkfs_time, es->s_wtime), es->s_mtime);
 }
 
-static int ext2_fill_super(struct super_block *sb, struct block_device *bdev,
+static int ext2_fill_super(struct super_block *sb,
+			   struct block_device *bdev,
 			   bool read_only)
 {
 	struct ext2_sb_info *sbi;
@@ -319,7 +347,8 @@ static int ext2_fill_super(struct super_block *sb, struct block_device *bdev,
 	err = blk_read_sync(bdev, EXT2_SB_SECTOR, &sbi->s_es, EXT2_SB_SECTORS);
 	if (err) {
 		pr_err("ext2: %s: I/O error %d reading the superblock\n",
-		       bdev->name, err);
+		       bdev->name,
+		       err);
 		err = -EIO;
 		goto err_free;
 	}
@@ -358,8 +387,11 @@ static int ext2_fill_super(struct super_block *sb, struct block_device *bdev,
 		mutex_unlock(&sbi->s_alloc_lock);
 	}
 	pr_info("ext2: %s: mounted %s, %u blocks of %lu bytes, %u groups\n",
-		bdev->name, sb->s_rdonly ? "read-only" : "read-write",
-		sbi->s_blocks_count, sb->s_blocksize, sbi->s_groups_count);
+		bdev->name,
+		sb->s_rdonly ? "read-only" : "read-write",
+		sbi->s_blocks_count,
+		sb->s_blocksize,
+		sbi->s_groups_count);
 	return 0;
 
 err_free:

@@ -104,8 +104,8 @@ static bool task_context(void)
 
 /* Report a fault and end the task that caused it; with no task to blame
  * (interrupt handler, idle, boot) the kernel cannot go on. */
-static __noreturn void oops(struct trap_frame *tf, const char *why,
-			    bool backtrace)
+static __noreturn void
+oops(struct trap_frame *tf, const char *why, bool backtrace)
 {
 	if (!task_context())
 		panic("%s (no task to blame)", why);
