@@ -168,6 +168,11 @@ add_direct(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n)
 	return head;
 }
 
+bool virtqueue_has_used(struct virtqueue *vq)
+{
+	return READ_ONCE(vq->last_used) != READ_ONCE(vq->vr.used->idx);
+}
+
 bool virtqueue_has_room(struct virtqueue *vq, unsigned int n)
 {
 	unsigned int need = vq->indirect && n > 1 ? 1 : n;

@@ -67,3 +67,5 @@ void virtqueue_kick(struct virtqueue *vq);
 void *virtqueue_get_buf(struct virtqueue *vq, uint32_t *len);
 /* Could a buffer of @n pieces be added now? A hint without the lock. */
 bool virtqueue_has_room(struct virtqueue *vq, unsigned int n);
+/* Has the device used buffers not yet taken? A hint: no lock. */
+bool virtqueue_has_used(struct virtqueue *vq);
