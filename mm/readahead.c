@@ -23,7 +23,7 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
-#define RA_DEFAULT_PAGES 32 /* 128 KiB */
+#define RA_DEFAULT_PAGES 128 /* 512 KiB */
 #define RA_BATCH	 32 /* pages handed to the filesystem at once */
 
 void file_ra_state_init(struct file_ra_state *ra)
