@@ -72,3 +72,5 @@ int virtio_queue_enable(struct virtio_device *dev,
 void virtio_queue_notify(struct virtio_device *dev, unsigned int index);
 /* Read and acknowledge the interrupt status (VIRTIO_MMIO_INT_* bits). */
 uint32_t virtio_interrupt_ack(struct virtio_device *dev);
+/* InterruptStatus without acknowledging it (diagnostics). */
+uint32_t virtio_interrupt_status(struct virtio_device *dev);

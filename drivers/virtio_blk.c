@@ -221,12 +221,20 @@ static void virtblk_watchdog(struct ktimer *tm)
 	uint16_t used = READ_ONCE(vblk->vq->last_used);
 
 	if (virtqueue_has_used(vblk->vq) && used == vblk->watched_used) {
+		/* Where the interrupt stopped: the device's status, the
+		 * controller's pending bit. Read before collecting. */
+		uint32_t isr = virtio_interrupt_status(vblk->vdev);
+		bool pending = irq_pending(vblk->vdev->irq);
 		unsigned int n = virtblk_complete_used(vblk);
+
 		if (n && vblk->lost_irqs++ < 3)
-			pr_warn("%s: %u completions without an interrupt; "
-				"collected by the watchdog\n",
+			pr_warn("%s: %u completions without an interrupt "
+				"(isr %#x, plic pending %d); collected by the "
+				"watchdog\n",
 				vblk->bdev.name,
-				n);
+				n,
+				isr,
+				pending);
 	}
 	vblk->watched_used = READ_ONCE(vblk->vq->last_used);
 	timer_arm(tm, time_ns() + VIRTBLK_WATCHDOG_NS);

@@ -220,6 +220,11 @@ void virtio_queue_notify(struct virtio_device *dev, unsigned int index)
 	reg_write(dev, VIRTIO_MMIO_QUEUE_NOTIFY, index);
 }
 
+uint32_t virtio_interrupt_status(struct virtio_device *dev)
+{
+	return reg_read(dev, VIRTIO_MMIO_INTERRUPT_STATUS);
+}
+
 uint32_t virtio_interrupt_ack(struct virtio_device *dev)
 {
 	uint32_t status = reg_read(dev, VIRTIO_MMIO_INTERRUPT_STATUS);

@@ -56,6 +56,14 @@ int irq_register(unsigned int irq, irq_handler_t handler, void *arg)
 	return 0;
 }
 
+bool irq_pending(unsigned int irq)
+{
+	if (!platform.plic.base || irq == 0 || irq >= PLIC_MAX_IRQ)
+		return false;
+	return mmio_read32(platform.plic.base + 0x1000 + 4 * (irq / 32)) &
+	       (1u << (irq % 32));
+}
+
 void irq_unregister(unsigned int irq)
 {
 	if (irq == 0 || irq >= PLIC_MAX_IRQ)

@@ -15,6 +15,8 @@ typedef void (*irq_handler_t)(void *arg);
 
 int irq_register(unsigned int irq, irq_handler_t handler, void *arg);
 void irq_unregister(unsigned int irq);
+/* Is @irq pending at the controller? (diagnostics) */
+bool irq_pending(unsigned int irq);
 /* Called by the trap path on a supervisor external interrupt. */
 void irq_dispatch(void);
 /* Per-hart set-up of the controller (boot and secondary harts). */
