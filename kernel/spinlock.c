@@ -15,6 +15,15 @@ void spin_lock_init(struct spinlock *l, const char *name)
 	*l = (struct spinlock){ .dep = { .name = name } };
 }
 
+/* Test-and-test-and-set: spin on plain reads, swap only when it is free. */
+static void spin_wait_and_take(struct spinlock *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		while (READ_ONCE(l->locked))
+			arch_cpu_relax();
+	}
+}
+
 static void spin_acquired(struct spinlock *l, uintptr_t site)
 {
 	l->owner = this_cpu();
@@ -30,10 +39,7 @@ static void __spin_lock(struct spinlock *l, uintptr_t site)
 		      l->dep.name,
 		      (void *)site,
 		      (void *)l->site);
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		while (READ_ONCE(l->locked))
-			arch_cpu_relax();
-	}
+	spin_wait_and_take(l);
 	spin_acquired(l, site);
 }
 
@@ -108,10 +114,7 @@ bool spin_lock_held(const struct spinlock *l)
 
 void raw_spin_lock(struct spinlock *l)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		while (READ_ONCE(l->locked))
-			arch_cpu_relax();
-	}
+	spin_wait_and_take(l);
 	l->owner = this_cpu();
 }
 
