@@ -20,31 +20,61 @@ read_page_at(struct ktest *t, struct tdisk *d, unsigned long index, char *buf)
 	    t, filemap_read(&d->file, buf, PAGE_SIZE, &pos), PAGE_SIZE);
 }
 
+/*
+ * The rule, for a reader taking one page at a time from page 0: the first
+ * miss reads just the request (one page); each later window is twice the
+ * one before, up to the shipped cap of 512 KiB, and starts where the one
+ * before ended. Only pages 0 and 1 miss (page 1 continues a read of
+ * exactly one page, so nothing was ahead yet); every later page is cached
+ * before it is asked for, and nothing is read past the last window.
+ */
+#define RA_CAP_PAGES ((512u << 10) / PAGE_SIZE)
+#define RA_SEQ_PAGES 400 /* past windows 1 + 2 + ... + 128 = 255 pages */
+
+struct ra_expect {
+	unsigned long start, size, windows, misses;
+};
+
+/* Read page @i; check a window it opened against the rule. */
+static void read_sequential(struct ktest *t,
+			    struct tdisk *d,
+			    unsigned long i,
+			    char *buf,
+			    struct ra_expect *want)
+{
+	struct file_ra_state *ra = &d->file.f_ra;
+	unsigned long old_start = ra->start, old_size = ra->size;
+
+	want->misses += !tdisk_cached(d, i);
+	read_page_at(t, d, i, buf);
+	if (want->windows && ra->start == old_start && ra->size == old_size)
+		return;
+	KTEST_EXPECT_EQ(t, ra->start, want->start);
+	KTEST_EXPECT_EQ(t, ra->size, want->size);
+	want->start += want->size;
+	want->size = MIN(2 * want->size, (unsigned long)RA_CAP_PAGES);
+	want->windows++;
+}
+
 static void readahead_window_grows_and_resets(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, RA_FILE_PAGES * PAGE_SIZE, 0);
 	struct file_ra_state *ra = &d->file.f_ra;
 	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	/* Window size after reading page i, one page at a time. */
-	static const struct {
-		unsigned long index, size;
-	} steps[] = {
-		{ 0, 1 },  { 1, 2 },   { 2, 4 },   { 3, 8 },
-		{ 7, 16 }, { 15, 32 }, { 31, 32 }, { 63, 32 },
-	};
+	struct ra_expect want = { 0, 1, 0, 0 };
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
-	ra->ra_pages = 32; /* a small cap, reached within the first 100 pages */
-	for (unsigned long i = 0, s = 0; i < 100; i++) {
-		read_page_at(t, d, i, buf);
-		if (s < ARRAY_SIZE(steps) && steps[s].index == i) {
-			KTEST_EXPECT_EQ(t, ra->size, steps[s].size);
-			s++;
-		}
-	}
-	KTEST_EXPECT_EQ(t, ra->ra_pages, 32);
+	for (unsigned long i = 0; i < RA_SEQ_PAGES; i++)
+		read_sequential(t, d, i, buf, &want);
+	/* 1, 2, ..., 128 (8 windows, to page 255), then three at the cap:
+	 * [255, 383), [383, 511) and [511, 639), each opened as the reader
+	 * reaches the first page of the window before it (127, 255, 383). */
+	KTEST_EXPECT_EQ(t, want.windows, 11);
+	KTEST_EXPECT_EQ(t, want.misses, 2);
+	KTEST_EXPECT_TRUE(t, tdisk_cached(d, want.start - 1));
+	KTEST_EXPECT_FALSE(t, tdisk_cached(d, want.start));
 	/* Every page was read once, in windows, not one read per page. */
-	for (unsigned long i = 0; i < 100; i++)
+	for (unsigned long i = 0; i < want.start; i++)
 		KTEST_EXPECT_EQ(t, d->reads[i], 1);
 	/* A random read: the window drops back to the request. */
 	read_page_at(t, d, 700, buf);

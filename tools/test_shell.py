@@ -21,6 +21,16 @@ def run_c(commands, timeout=120):
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def command_lines(stdout):
+    """The lines the commands printed: after the kernel's line that quotes
+    the boot arguments (which echo the command), without log lines."""
+    lines = stdout.replace("\r", "").split("\n")
+    starts = [i for i, l in enumerate(lines) if "bootargs \"" in l]
+    if not starts:
+        raise AssertionError(f"no bootargs line in {stdout[-800:]!r}")
+    return [l for l in lines[starts[0] + 1:] if not l.startswith("[")]
+
+
 class Interactive:
     """tools/run with a pipe for stdin; read until a string shows up."""
 
@@ -59,25 +69,29 @@ class ShellTest(unittest.TestCase):
     def test_c_runs_commands_and_exits_with_last_status(self):
         ok = run_c("echo hello-from-c; uptime")
         self.assertEqual(ok.returncode, 0, ok.stdout[-800:])
-        self.assertIn("hello-from-c", ok.stdout)
-        self.assertIn("up ", ok.stdout)
+        out = command_lines(ok.stdout)
+        self.assertEqual(out[0], "hello-from-c", out)
+        self.assertRegex(out[1], r"^up \d+\.\d{3} s$")
         bad = run_c("echo first; no-such-command")
         self.assertEqual(bad.returncode, 127, bad.stdout[-800:])
-        self.assertIn("no-such-command: command not found", bad.stdout)
+        out = command_lines(bad.stdout)
+        self.assertEqual(out[0], "first", out)
+        self.assertTrue(
+            out[1].startswith("no-such-command: command not found"), out)
 
     def test_c_longer_than_a_typed_line_runs_whole(self):
         # A typed line holds 255 characters; -c is not cut there.
         res = run_c("echo " + "x" * 300 + "; echo long-c-end")
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
-        # Whole lines: the bootargs line of the log quotes the command.
-        lines = res.stdout.replace("\r", "").split("\n")
-        self.assertIn("x" * 300, lines)
-        self.assertIn("long-c-end", lines)
+        self.assertEqual(command_lines(res.stdout)[:2],
+                         ["x" * 300, "long-c-end"])
 
     def test_disks_lists_the_attached_disk(self):
         res = run_c("disks")
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
-        self.assertIn("vda", res.stdout)
+        # One line per disk, "vda: N sectors (...)", as `disks` prints it.
+        out = command_lines(res.stdout)
+        self.assertRegex(out[0], r"^vda: \d+ sectors \(", out)
 
     def test_typed_line_is_edited_and_run(self):
         sh = Interactive()
