@@ -121,6 +121,8 @@ def ext2_prepare(name, block, features):
 def ext2_check(name):
     def post_check(build: Path) -> None:
         ext2tree.check_written(build / f"{name}.img")
+        ext2tree.check_inode_numbers(build / f"{name}.img",
+                                     build / "test-logs" / f"{name}.log")
     return post_check
 
 

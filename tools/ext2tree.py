@@ -12,6 +12,7 @@ fs/ext2/ext2_read_test.c expects; check_written() compares, through
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,26 @@ def check_written(img):
                 bad.append(f"{path}: {'missing' if got is None else f'{len(got)} bytes differ from the expected {len(want)}'}")
     if bad:
         raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
+
+
+def check_inode_numbers(img, log):
+    """Suite ext2_read logs "ino PATH N" for the directories it resolved
+    through "." and ".."; each N must be debugfs's number for PATH."""
+    text = log.read_text(errors="replace")
+    if "# Subtest: ext2_read" not in text:
+        return  # the suite was filtered out of this run
+    seen = re.findall(r"^\s*# ino (\S+) (\d+)\r?$", text, re.M)
+    if not seen:
+        raise ext2img.CheckFailed("ext2_read ran but logged no inode numbers")
+    bad = []
+    for path, ino in seen:
+        _, out = debugfs(img, f"stat {path}")
+        m = re.search(r"Inode: (\d+)", out)
+        if not m or m[1] != ino:
+            bad.append(f"{path}: whole says {ino}, debugfs "
+                       f"{m[1] if m else 'has none'}")
+    if bad:
+        raise ext2img.CheckFailed("inode numbers differ:\n" + "\n".join(bad))
 
 
 def main(argv):
