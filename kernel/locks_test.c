@@ -2,8 +2,9 @@
  * kernel/locks_test.c: suites locks_spinlock, locks_mutex, locks_rwsem.
  *
  * Counters updated with plain (non-atomic) increments stay exact under the
- * lock; readers provably overlap; writers exclude everyone; a writer gets
- * in while a stream of readers keeps the lock busy.
+ * lock; readers provably overlap; writers exclude everyone (checked over
+ * a held critical section); readers arriving after a queued writer wait
+ * behind it instead of starving it.
  */
 #include <kernel/ktest.h>
 #include <kernel/mutex.h>
@@ -130,7 +131,6 @@ struct rw_test {
 	int writers_inside; /* atomic */
 	int violations;	    /* atomic */
 	int max_readers;    /* atomic max */
-	volatile bool stop;
 	volatile bool writer_done;
 	int want_readers;
 	uint64_t deadline;
@@ -180,41 +180,47 @@ static void rwsem_readers_in_parallel(struct ktest *t)
 	KTEST_EXPECT_EQ(t, r.max_readers, (int)ncpus);
 }
 
-static void check_exclusion(struct rw_test *r, bool writer)
-{
-	int w = __atomic_load_n(&r->writers_inside, __ATOMIC_SEQ_CST);
-	int rd = __atomic_load_n(&r->readers_inside, __ATOMIC_SEQ_CST);
+/* Long enough for an intruder to arrive while the holder is inside. */
+#define RW_HOLD_NS (50 * NSEC_PER_USEC)
 
-	if (writer ? (w != 1 || rd != 0) : w != 0)
+/* Count one more holder of the lock; note a holder beside a writer. */
+static void rw_enter(struct rw_test *r, bool writer)
+{
+	int *mine = writer ? &r->writers_inside : &r->readers_inside;
+	int in = __atomic_add_fetch(mine, 1, __ATOMIC_SEQ_CST);
+
+	if (!writer)
+		note_max(&r->max_readers, in);
+	time_delay_ns(RW_HOLD_NS);
+	if (__atomic_load_n(&r->writers_inside, __ATOMIC_SEQ_CST) +
+		(writer ? __atomic_load_n(&r->readers_inside, __ATOMIC_SEQ_CST)
+			: 0) !=
+	    (writer ? 1 : 0))
 		__atomic_add_fetch(&r->violations, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(mine, 1, __ATOMIC_SEQ_CST);
 }
 
 static int mixed_worker(void *arg)
 {
 	struct rw_test *r = arg;
 
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 100; i++) {
 		if (i % 4 == 0) {
 			down_write(&r->sem);
-			__atomic_add_fetch(
-			    &r->writers_inside, 1, __ATOMIC_SEQ_CST);
-			check_exclusion(r, true);
-			__atomic_sub_fetch(
-			    &r->writers_inside, 1, __ATOMIC_SEQ_CST);
+			rw_enter(r, true);
 			up_write(&r->sem);
 		} else {
 			down_read(&r->sem);
-			__atomic_add_fetch(
-			    &r->readers_inside, 1, __ATOMIC_SEQ_CST);
-			check_exclusion(r, false);
-			__atomic_sub_fetch(
-			    &r->readers_inside, 1, __ATOMIC_SEQ_CST);
+			rw_enter(r, false);
 			up_read(&r->sem);
 		}
 	}
 	return 0;
 }
 
+/* Workers on every hart hold the lock RW_HOLD_NS each time: a writer
+ * beside anyone else is a violation. Readers must have overlapped, or
+ * the workers never contended and the case proves nothing. */
 static void rwsem_writers_exclude_everyone(struct ktest *t)
 {
 	struct rw_test r = { 0 };
@@ -222,20 +228,44 @@ static void rwsem_writers_exclude_everyone(struct ktest *t)
 	init_rwsem(&r.sem, "test.rwsem", NULL);
 	run_workers(t, mixed_worker, &r);
 	KTEST_EXPECT_EQ(t, r.violations, 0);
+	KTEST_EXPECT_GE(t, r.max_readers, 2);
 	KTEST_EXPECT_FALSE(t, rwsem_is_locked(&r.sem));
 }
 
-/* Readers overlap so the lock is never free of readers until stop. */
-static int stream_reader(void *arg)
+/* Tasks queued on @s (readers or writers). */
+static unsigned int rwsem_waiting(struct rw_semaphore *s)
+{
+	unsigned int n = 0;
+	struct list_head *pos;
+
+	spin_lock(&s->wait_lock);
+	for (pos = s->waiters.next; pos != &s->waiters; pos = pos->next)
+		n++;
+	spin_unlock(&s->wait_lock);
+	return n;
+}
+
+/* Wait up to 2 s for @n tasks queued on @s. Return: whether they are. */
+static bool wait_for_waiters(struct rw_semaphore *s, unsigned int n)
+{
+	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+
+	while (rwsem_waiting(s) != n && time_ns() < give_up)
+		task_sleep_ms(1);
+	return rwsem_waiting(s) == n;
+}
+
+/* A reader that came after the writer queued: it must get in only after
+ * the writer had its turn. */
+static int late_reader(void *arg)
 {
 	struct rw_test *r = arg;
 
-	while (!r->stop && time_ns() < r->deadline) {
-		down_read(&r->sem);
-		time_delay_ns(200 * NSEC_PER_USEC);
-		up_read(&r->sem);
-	}
-	return r->writer_done ? 0 : -1;
+	down_read(&r->sem);
+	if (!r->writer_done)
+		__atomic_add_fetch(&r->violations, 1, __ATOMIC_SEQ_CST);
+	up_read(&r->sem);
+	return 0;
 }
 
 static int starving_writer(void *arg)
@@ -243,29 +273,41 @@ static int starving_writer(void *arg)
 	struct rw_test *r = arg;
 
 	down_write(&r->sem);
-	r->writer_done = time_ns() < r->deadline;
+	r->writer_done = true;
 	up_write(&r->sem);
-	r->stop = true;
 	return 0;
 }
 
+/*
+ * A reader (this task) holds the lock when the writer queues; readers
+ * that arrive after it must queue behind it rather than join the reader
+ * inside, or a stream of readers would starve it. Checked as it happens:
+ * the writer and then every late reader are seen waiting while the
+ * first reader still holds the lock.
+ */
 static void rwsem_writer_not_starved(struct ktest *t)
 {
-	struct rw_test r = { .deadline = time_ns() + 20 * NSEC_PER_SEC };
+	struct rw_test r = { 0 };
 	struct task *readers[WORKERS], *w;
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
+	down_read(&r.sem);
+	w = task_create_on("writer", starving_writer, &r, 1 % (int)ncpus);
+	KTEST_ASSERT_FALSE(t, IS_ERR(w));
+	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1));
 	for (int i = 0; i < WORKERS; i++) {
-		readers[i] = task_create("reader", stream_reader, &r);
+		readers[i] = task_create_on(
+		    "reader", late_reader, &r, (i + 2) % (int)ncpus);
 		KTEST_ASSERT_FALSE(t, IS_ERR(readers[i]));
 	}
-	task_sleep_ms(20);
-	w = task_create("writer", starving_writer, &r);
-	KTEST_ASSERT_FALSE(t, IS_ERR(w));
+	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1 + WORKERS));
+	KTEST_EXPECT_FALSE(t, r.writer_done);
+	up_read(&r.sem);
 	task_join(w);
 	for (int i = 0; i < WORKERS; i++)
 		KTEST_EXPECT_EQ(t, task_join(readers[i]), 0);
 	KTEST_EXPECT_TRUE(t, r.writer_done);
+	KTEST_EXPECT_EQ(t, r.violations, 0);
 }
 
 static int try_read(void *arg)

@@ -4,15 +4,51 @@
  *   failures = mm_test_on_every_hart(t, "name", fn, args, sizeof(args[0]));
  *
  * starts fn(&args[i]) pinned to hart i for every online hart, joins them
- * all and returns how many did not return 0 (a killed task counts).
+ * all and returns how many did not return 0 (a killed task counts). The
+ * tasks wait for each other at a start barrier, and the helper records
+ * how many were inside fn at once: fewer than two on a machine with two
+ * harts or more fails the case, as the run proved nothing concurrent.
  * test_rand() is a xorshift generator for patterns and random sizes.
  */
 #pragma once
 
+#include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
+#include <kernel/time.h>
+
+struct mm_hart_run {
+	int (*fn)(void *);
+	void *arg;
+	unsigned int *arrived, *inside, *max_inside; /* atomic, shared */
+};
+
+static inline int mm_test_hart_main(void *p)
+{
+	struct mm_hart_run *r = p;
+	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC;
+	unsigned int in, max;
+	int ret;
+
+	__atomic_add_fetch(r->arrived, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(r->arrived, __ATOMIC_SEQ_CST) < ncpus &&
+	       time_ns() < give_up)
+		arch_cpu_relax();
+	in = __atomic_add_fetch(r->inside, 1, __ATOMIC_SEQ_CST);
+	max = __atomic_load_n(r->max_inside, __ATOMIC_RELAXED);
+	while (in > max && !__atomic_compare_exchange_n(r->max_inside,
+							&max,
+							in,
+							false,
+							__ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+		;
+	ret = r->fn(r->arg);
+	__atomic_sub_fetch(r->inside, 1, __ATOMIC_SEQ_CST);
+	return ret;
+}
 
 static inline int mm_test_on_every_hart(struct ktest *t,
 					const char *name,
@@ -20,16 +56,24 @@ static inline int mm_test_on_every_hart(struct ktest *t,
 					void *args,
 					size_t arg_size)
 {
+	struct mm_hart_run runs[MAX_CPUS];
 	struct task *tasks[MAX_CPUS];
+	unsigned int arrived = 0, inside = 0, max_inside = 0;
 	int failures = 0;
 
 	for (unsigned int c = 0; c < ncpus; c++) {
-		tasks[c] = task_create_on(
-		    name, fn, (char *)args + c * arg_size, (int)c);
+		runs[c] = (struct mm_hart_run){ fn,
+						(char *)args + c * arg_size,
+						&arrived,
+						&inside,
+						&max_inside };
+		tasks[c] =
+		    task_create_on(name, mm_test_hart_main, &runs[c], (int)c);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[c]));
 	}
 	for (unsigned int c = 0; c < ncpus; c++)
 		failures += task_join(tasks[c]) != 0;
+	KTEST_EXPECT_GE(t, max_inside, ncpus < 2 ? 1U : 2U);
 	return failures;
 }
 
