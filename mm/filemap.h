@@ -232,6 +232,9 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc);
 /* Write (and with @wait, wait for) every dirty mapping: sync's core. */
 int writeback_all(bool wait);
 void writeback_wakeup(void);
+/* Tests: with @hold, the flusher writes nothing (a round in progress is
+ * waited for), so that only fsync, sync and reclaim write pages back. */
+void writeback_hold_flusher(bool hold);
 /* @m leaves the flusher's list (its inode is going away). */
 void writeback_forget(struct address_space *m);
 /* Record @err for the next filemap_fdatawait/fsync of @m (first one wins). */
@@ -265,7 +268,8 @@ void lru_add(struct page *page);
 unsigned long reclaim_pages(unsigned long nr);
 /* Pages on the LRU, i.e. in some mapping. */
 unsigned long lru_pages(void);
-/* Pages freed and dirty pages written by reclaim since boot. */
+/* Pages freed, and dirty pages reclaim wrote back (write_page accepted
+ * them), since boot. */
 unsigned long vmscan_reclaimed(void);
 unsigned long vmscan_written(void);
 /* True inside reclaim: an allocation there must not wait for reclaim. */

@@ -15,7 +15,10 @@
  *
  * A GFP_KERNEL request that finds nothing free reclaims page cache
  * (mm/vmscan.c) and retries; GFP_ATOMIC never does. Below a low watermark
- * the flusher is woken so that dirty cache becomes reclaimable.
+ * the flusher is woken so that dirty cache becomes reclaimable. The last
+ * RESERVE_PAGES free pages go only to GFP_ATOMIC requests and to a task
+ * inside reclaim: writing a dirty page back allocates (a bio), and with
+ * nothing clean left to drop, reclaim must still be able to write.
  *
  * Locking: zone_lock (irqsave, so interrupt handlers may allocate) protects
  * the free lists, nr_free and the PG_BUDDY/PG_ALLOCATED/order fields of
@@ -141,10 +144,16 @@ static struct page *take_block_locked(unsigned int order)
 	return page;
 }
 
-static struct page *take_block(unsigned int order)
+#define RESERVE_PAGES MAX(nr_total / 256, 32UL)
+
+/* Take a block, leaving the reserve alone unless @reserve. */
+static struct page *take_block(unsigned int order, bool reserve)
 {
 	unsigned long flags = spin_lock_irqsave(&zone_lock);
-	struct page *page = take_block_locked(order);
+	struct page *page = NULL;
+
+	if (reserve || nr_free >= RESERVE_PAGES + (1UL << order))
+		page = take_block_locked(order);
 
 	spin_unlock_irqrestore(&zone_lock, flags);
 	return page;
@@ -162,7 +171,7 @@ static void check_low_watermark(void)
  * while pages are being written out or another task reclaims. Not from
  * inside reclaim (its write_page allocating) and not where the caller
  * cannot sleep (reclaim_pages checks). */
-static struct page *alloc_pages_reclaim(unsigned int order)
+static struct page *alloc_pages_reclaim(unsigned int order, bool reserve)
 {
 	struct page *page = NULL;
 
@@ -173,7 +182,7 @@ static struct page *alloc_pages_reclaim(unsigned int order)
 				return NULL; /* waiting cannot help */
 			task_sleep_ms(1U << MIN(tries, 4U));
 		}
-		page = take_block(order);
+		page = take_block(order, reserve);
 	}
 	return page;
 }
@@ -181,14 +190,16 @@ static struct page *alloc_pages_reclaim(unsigned int order)
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
 	struct page *page;
+	bool reserve;
 
 	if (WARN_ON_ONCE(order >= MAX_ORDER))
 		return NULL;
-	page = take_block(order);
+	reserve = (gfp & GFP_ATOMIC) || current_is_reclaiming();
+	page = take_block(order, reserve);
 	if (!(gfp & GFP_ATOMIC)) {
 		check_low_watermark();
 		if (!page)
-			page = alloc_pages_reclaim(order);
+			page = alloc_pages_reclaim(order, reserve);
 	}
 	if (page && (gfp & GFP_ZERO))
 		memset(page_address(page), 0, PAGE_SIZE << order);

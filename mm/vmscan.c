@@ -84,9 +84,9 @@ static bool write_for_reclaim(struct address_space *m, struct page *page)
 {
 	struct writeback_control wbc = { 0, LLONG_MAX, false, 1, 0 };
 
-	filemap_writeout_page(page,
-			      &wbc); /* unlocks; errors stay in PG_error */
-	__atomic_fetch_add(&nr_written, 1, __ATOMIC_RELAXED);
+	/* unlocks; errors stay in PG_error, -ENOMEM leaves it dirty */
+	if (!filemap_writeout_page(page, &wbc))
+		__atomic_fetch_add(&nr_written, 1, __ATOMIC_RELAXED);
 	if (!trylock_page(page))
 		return false;
 	if (page->mapping == m && !page_test(page, PG_dirty) &&

@@ -48,6 +48,7 @@ static DEFINE_WAIT_QUEUE_HEAD(wb_idle); /* wb_busy changed */
 static DEFINE_MUTEX(wb_mutex);
 static DEFINE_WAIT_QUEUE_HEAD(flusher_wq);
 static bool flusher_kicked;
+static bool flusher_held; /* writeback_hold_flusher */
 
 void mapping_set_error(struct address_space *m, int err)
 {
@@ -300,6 +301,15 @@ void writeback_wakeup(void)
 	wake_up(&flusher_wq);
 }
 
+void writeback_hold_flusher(bool hold)
+{
+	WRITE_ONCE(flusher_held, hold);
+	mutex_lock(&wb_mutex); /* a round already started ends first */
+	mutex_unlock(&wb_mutex);
+	if (!hold)
+		writeback_wakeup();
+}
+
 static int flusher_main(void *arg)
 {
 	(void)arg;
@@ -308,7 +318,10 @@ static int flusher_main(void *arg)
 				   READ_ONCE(flusher_kicked),
 				   WRITEBACK_INTERVAL_MS * 1000000ULL);
 		WRITE_ONCE(flusher_kicked, false);
-		writeback_all(false);
+		mutex_lock(&wb_mutex); /* held is checked under it: see hold */
+		if (!READ_ONCE(flusher_held))
+			flush_round(false);
+		mutex_unlock(&wb_mutex);
 	}
 	return 0;
 }

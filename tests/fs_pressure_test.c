@@ -14,8 +14,15 @@
  *                    of the file reclaimed meanwhile), unlink
  *   fs_pressure_two  the same on two 48 MiB files at once, from two tasks
  *                    on different harts
+ *   fs_pressure_reclaim_writes
+ *                    8 MiB written and left dirty with the flusher held,
+ *                    then pages taken until reclaim must write them back
+ *                    itself (counted by vmscan_written); fsync, read back,
+ *                    and the file /kept stays on the image
  *
- * Each case unlinks its files; the post-check runs e2fsck on the image.
+ * The first two unlink their files; the post-check (tools/boots.py) runs
+ * e2fsck on the image and compares /kept, dumped by debugfs, with the
+ * same word_at() pattern computed on the host.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +35,13 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
+#include <mm/page_alloc.h>
 
 #define CHUNK (1u << 20)
+/* Kept on the image for the post-check; keep in step with tools/boots.py. */
+#define KEPT_PATH "/kept"
+#define KEPT_SIZE (8u << 20) /* under the dirty limit, a quarter of 64 MiB */
+#define KEPT_SEED 0x5eed00c0
 
 struct pressure_file {
 	const char *path;
@@ -75,7 +87,8 @@ static int failed(struct pressure_file *pf, const char *op, long ret)
 	return -1;
 }
 
-static int write_whole(struct pressure_file *pf)
+/* Write the whole file, not synced. Return: its open fd, or -1. */
+static int write_data(struct pressure_file *pf)
 {
 	int fd = open(pf->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	long n;
@@ -90,9 +103,22 @@ static int write_whole(struct pressure_file *pf)
 			return failed(pf, "write", n);
 		}
 	}
-	n = fsync(fd);
+	return fd;
+}
+
+static int fsync_close(struct pressure_file *pf, int fd)
+{
+	long n = fsync(fd);
+
 	close(fd);
 	return n ? failed(pf, "fsync", n) : 0;
+}
+
+static int write_whole(struct pressure_file *pf)
+{
+	int fd = write_data(pf);
+
+	return fd < 0 ? -1 : fsync_close(pf, fd);
 }
 
 static int read_whole(struct pressure_file *pf)
@@ -151,7 +177,7 @@ static void pressure_init(struct ktest *t,
 	unlink(path); /* left by an earlier, failed run */
 }
 
-static void pressure_report(struct ktest *t, struct pressure_file *pf, int rc)
+static void report_failure(struct ktest *t, struct pressure_file *pf, int rc)
 {
 	KTEST_EXPECT_EQ(t, rc, 0);
 	if (rc)
@@ -161,6 +187,11 @@ static void pressure_report(struct ktest *t, struct pressure_file *pf, int rc)
 			  pf->op ? pf->op : "?",
 			  pf->err,
 			  pf->bad_off);
+}
+
+static void pressure_report(struct ktest *t, struct pressure_file *pf, int rc)
+{
+	report_failure(t, pf, rc);
 	if (rc)
 		unlink(pf->path); /* free its blocks for the next case */
 	kfree(pf->buf);
@@ -199,9 +230,71 @@ static void pressure_two(struct ktest *t)
 		pressure_report(t, &pf[i], task_join(task[i]));
 }
 
+/* Take free pages (chained through their first word) until reclaim has
+ * written @want pages back or memory is gone. Return: the chain. */
+static void *take_pages_until_written(unsigned long want)
+{
+	unsigned long written = vmscan_written();
+	void *chain = NULL;
+	struct page *page;
+
+	while (vmscan_written() - written < want &&
+	       (page = alloc_pages(GFP_KERNEL, 0))) {
+		*(void **)page_address(page) = chain;
+		chain = page_address(page);
+	}
+	return chain;
+}
+
+static void give_pages_back(void *chain)
+{
+	while (chain) {
+		void *next = *(void **)chain;
+
+		free_pages_va(chain, 0);
+		chain = next;
+	}
+}
+
+/*
+ * Reclaim must write dirty pages itself when nothing else will: the
+ * clean cache is dropped first, the file's pages are left dirty with the
+ * flusher held, and this task (holding no lock, so reclaim may write)
+ * takes pages until reclaim has written a quarter of the file back.
+ */
+static void pressure_reclaim_writes(struct ktest *t)
+{
+	unsigned long written = vmscan_written();
+	struct pressure_file pf;
+	int fd, rc = -1;
+
+	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
+	pressure_init(t, &pf, KEPT_PATH, KEPT_SIZE, KEPT_SEED);
+	vfs_drop_caches();
+	writeback_hold_flusher(true);
+	fd = write_data(&pf);
+	if (fd >= 0) {
+		give_pages_back(
+		    take_pages_until_written(KEPT_SIZE / PAGE_SIZE / 4));
+		rc = 0;
+	}
+	writeback_hold_flusher(false);
+	ktest_log(
+	    t, "%lu pages written by reclaim", vmscan_written() - written);
+	KTEST_EXPECT_GE(
+	    t, vmscan_written() - written, KEPT_SIZE / PAGE_SIZE / 4);
+	if (!rc)
+		rc = fsync_close(&pf, fd);
+	if (!rc)
+		rc = read_whole(&pf);
+	report_failure(t, &pf, rc);
+	kfree(pf.buf);
+}
+
 static struct ktest_case pressure_cases[] = {
 	KTEST_CASE(pressure_one),
 	KTEST_CASE(pressure_two),
+	KTEST_CASE(pressure_reclaim_writes),
 	{},
 };
 KTEST_SUITE(fs_pressure, pressure_cases);

@@ -127,13 +127,40 @@ def ext2_check(name):
 
 
 # fs_pressure: big files on a fresh, empty ext2 with 64 MiB of RAM
-# (tests/fs_pressure_test.c); e2fsck afterwards.
+# (tests/fs_pressure_test.c); e2fsck afterwards, and the file the suite
+# keeps (KEPT_* there), written back by reclaim, dumped by debugfs.
+KEPT_PATH, KEPT_SIZE, KEPT_SEED = "/kept", 8 << 20, 0x5eed00c0
+
+
+def pressure_words(seed, size):
+    """The bytes of word_at() in tests/fs_pressure_test.c: word i is
+    x ^ (x >> 29) with x = i * 0x9e3779b97f4a7c15 + seed (mod 2^64)."""
+    mask = (1 << 64) - 1
+    out = bytearray()
+    for i in range(size // 8):
+        x = (i * 0x9e3779b97f4a7c15 + seed) & mask
+        out += (x ^ (x >> 29)).to_bytes(8, "little")
+    return bytes(out)
+
+
 def pressure_prepare(build: Path) -> None:
     ext2img.make_image(build / "fs_pressure.img", "200M")
 
 
 def pressure_check(build: Path) -> None:
-    ext2img.check_image(build / "fs_pressure.img")
+    img = build / "fs_pressure.img"
+    ext2img.check_image(img)
+    dump = build / "fs_pressure.kept"
+    dump.unlink(missing_ok=True)
+    ext2tree.debugfs(img, f"dump {KEPT_PATH} {dump}")
+    if not dump.exists():
+        raise ext2img.CheckFailed(f"debugfs found no {KEPT_PATH}")
+    got, want = dump.read_bytes(), pressure_words(KEPT_SEED, KEPT_SIZE)
+    if got != want:
+        first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                     min(len(got), len(want)))
+        raise ext2img.CheckFailed(f"{KEPT_PATH}: {len(got)} bytes, the "
+                                  f"first wrong at {first} (want {len(want)})")
 
 
 def ext2_args(name):
