@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <string.h>
 #include <kernel/err.h>
+#include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <mm/mm_test.h>
 #include <mm/pcache_test.h>
@@ -247,6 +248,59 @@ static void filemap_truncate_range_exact(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+struct truncate_arg {
+	struct address_space *m;
+	volatile int done;
+};
+
+static int truncate_all(void *arg)
+{
+	struct truncate_arg *a = arg;
+
+	truncate_inode_pages(a->m, 0);
+	a->done = 1;
+	return 0;
+}
+
+/*
+ * A page under writeback may not leave the cache (and be freed or reused)
+ * until its write ends: truncation waits for it. The write is simulated
+ * by setting PG_writeback as filemap_writeout_page does. The truncating
+ * task must be seen past the pages before it and stuck at this one.
+ */
+static void filemap_truncate_waits_for_writeback(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+	struct truncate_arg a = { d->inode.i_mapping, 0 };
+	char *buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+	struct page *page;
+	struct task *task;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, 4 * PAGE_SIZE, 0), 4 * PAGE_SIZE);
+	page = filemap_get_page(a.m, 2);
+	KTEST_ASSERT_NOT_NULL(t, page);
+	account_page_writeback(1);
+	page_set(page, PG_writeback);
+	task = task_create("truncate", truncate_all, &a);
+	KTEST_ASSERT_FALSE(t, IS_ERR(task));
+	while ((tdisk_cached(d, 0) || tdisk_cached(d, 1)) && !a.done &&
+	       time_ns() < give_up)
+		task_sleep_ms(1);
+	task_sleep_ms(20);			   /* time to go wrong */
+	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 1)); /* it got this far */
+	KTEST_EXPECT_EQ(t, a.done, 0);
+	KTEST_EXPECT_TRUE(t, page->mapping == a.m);
+	end_page_writeback(page);
+	task_join(task);
+	KTEST_EXPECT_EQ(t, a.done, 1);
+	KTEST_EXPECT_EQ(t, a.m->nrpages, 0);
+	put_page(page);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_read_matches_disk),
 	KTEST_CASE(filemap_second_read_hits_cache),
@@ -255,6 +309,7 @@ static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_write_then_fdatawrite),
 	KTEST_CASE(filemap_write_error_reported_once),
 	KTEST_CASE(filemap_truncate_range_exact),
+	KTEST_CASE(filemap_truncate_waits_for_writeback),
 	{},
 };
 KTEST_SUITE(pcache_filemap, filemap_cases);

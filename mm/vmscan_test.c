@@ -93,18 +93,26 @@ static void reclaim_keeps_busy_pages(struct ktest *t)
 	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);
 	struct address_space *m = d->inode.i_mapping;
 	char *buf = kmalloc(8 * PAGE_SIZE, GFP_KERNEL);
-	struct page *held, *locked;
+	struct page *held, *locked, *writing;
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, 8 * PAGE_SIZE, 0), 8 * PAGE_SIZE);
 	held = filemap_get_page(m, 2);
 	locked = filemap_lock_page(m, 5);
 	KTEST_ASSERT_TRUE(t, held && locked);
+	/* Page 7 is being written (as filemap_writeout_page marks it). */
+	writing = filemap_get_page(m, 7);
+	KTEST_ASSERT_NOT_NULL(t, writing);
+	account_page_writeback(1);
+	page_set(writing, PG_writeback);
+	put_page(writing);
 	/* Every page was just read (referenced): a second chance first. */
-	KTEST_EXPECT_EQ(t, reclaim_pages(ULONG_MAX / 4), 6);
-	KTEST_EXPECT_EQ(t, m->nrpages, 2);
+	KTEST_EXPECT_EQ(t, reclaim_pages(ULONG_MAX / 4), 5);
+	KTEST_EXPECT_EQ(t, m->nrpages, 3);
 	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 2));
 	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 5));
+	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 7));
+	end_page_writeback(writing); /* the cache's reference keeps it */
 	unlock_page(locked);
 	put_page(locked);
 	put_page(held);
