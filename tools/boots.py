@@ -7,7 +7,7 @@ Fields:
   name       log goes to build/test-logs/<name>.log; BOOT_GLOB matches it
   smp, mem   -smp and -m
   suites     the suites the boot must run, by exact name: each must print
-             a result, none may be skipped whole, no other may run. Each
+             a result, no other may run. Each
              suite runs in the boot that has what it needs (a disk, an
              image), never passing by having nothing to do; every suite
              linked into the kernel must be listed by some boot
@@ -16,6 +16,8 @@ Fields:
              plain names stands for `suites` too; one with globs needs them
   allow      kernel reports (tools/kconsole.py) this boot expects, as
              (kind, glob over "suite.case"), besides EXPECTED_REPORTS
+  may_skip   globs over "suite.case" of the cases that may skip here; any
+             other skip fails the boot (it has what its suites need)
   timeout    seconds for the whole boot; then QEMU's process group is killed
   qemu_args  extra QEMU arguments, e.g. drives:
                ("-global", "virtio-mmio.force-legacy=false",
@@ -210,6 +212,7 @@ class Boot:
     expect_panic: str | None = None  # the boot must panic, this in the backtrace
     suites: tuple = ()
     allow: tuple = ()
+    may_skip: tuple = ()
 
     def ktest_filter(self):
         return self.filter or ",".join(self.suites)

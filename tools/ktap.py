@@ -251,12 +251,6 @@ def _skipped(test):
     return test.directive.upper().startswith("SKIP")
 
 
-def skipped_whole(test):
-    """A suite that ran no case: skipped itself, or every case skipped."""
-    return _skipped(test) or bool(test.subtests) and all(
-        _skipped(c) for c in test.subtests)
-
-
 def _skip_reason(test):
     return test.directive[4:].strip() or "no reason given"
 

@@ -157,17 +157,22 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("FAIL fake.mm_other: listed", out)
         self.assertEqual(tally.mark(), (2, 2, 0), out)
 
-    def test_required_suite_skipped_whole_fails(self):
-        tally, out = self.run_console(GOOD.replace(
-            "ok 1 first", "ok 1 first # SKIP no disk").replace(
-            "ok 2 second", "ok 2 second # SKIP no disk"))
-        self.assertEqual(tally.summary(), "0 passed, 1 failed, 2 skipped", out)
+    # Probe 6: a skip is a skip, and a required test skipped fails.
+    def test_skipped_cases_are_counted_apart_and_fail_the_boot(self):
+        text = GOOD.replace("ok 1 first", "ok 1 first # SKIP no disk")
+        tally, out = self.run_console(text)
+        self.assertEqual(tally.summary(), "1 passed, 1 failed, 1 skipped", out)
         self.assertIn("SKIP fake.mm_fake.first: no disk", out)
-        self.assertIn("FAIL fake.mm_fake: a suite the boot must run was skipped", out)
-
-    def test_one_skipped_case_is_a_skip_not_a_failure(self):
-        tally, out = self.run_console(GOOD.replace("ok 2 second", "ok 2 second # SKIP why"))
+        self.assertIn("FAIL fake: required tests skipped (1): mm_fake.first", out)
+        tally, out = self.run_console(text, may_skip=("mm_fake.f*",))
         self.assertEqual(tally.summary(), "1 passed, 0 failed, 1 skipped", out)
+
+    def test_suite_skipped_whole_fails(self):
+        tally, out = self.run_console(GOOD.replace(
+            "    1..2\n    ok 1 first\n    ok 2 second\nok 1 mm_fake",
+            "    1..0\nok 1 mm_fake # SKIP not here"))
+        self.assertEqual(tally.summary(), "0 passed, 1 failed, 1 skipped", out)
+        self.assertIn("FAIL fake: required tests skipped (1): mm_fake\n", out)
 
     # Probe 5: kernel reports on the console.
     def test_kernel_warning_fails_the_boot(self):
