@@ -202,13 +202,14 @@ BOOTS = [
     *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*",
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
-      for block in (4096, 1024)],
+      for block in (4096, 2048, 1024)],
     *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write,ext2_tail",
            timeout=600, qemu_args=ext2_args(name),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
       for name, block, features in (
           ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
+          ("ext2_2k", 2048, ext2img.DEFAULT_FEATURES),
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
           ("ext2_none", 1024, "none"))],
     # Files bigger than memory through the real filesystem: reclaim
