@@ -283,7 +283,7 @@ int ext2_zero_past_eof(struct inode *inode, loff_t old)
 	if (IS_ALIGNED(old, inode->i_sb->s_blocksize))
 		return 0;
 	return filemap_zero_range(
-	    inode->i_mapping, old, ALIGN_UP(old + 1, (loff_t)PAGE_SIZE));
+	    inode->i_mapping, old, ALIGN_UP(old, (loff_t)PAGE_SIZE));
 }
 
 /*
@@ -296,17 +296,21 @@ static int shrink(struct inode *inode, loff_t size)
 {
 	struct address_space *m = inode->i_mapping;
 	loff_t tail = ALIGN_UP(size, (loff_t)inode->i_sb->s_blocksize);
-	int err, err2 = 0;
+	int err;
 
 	err = filemap_zero_range(m, size, tail);
 	if (err)
 		return err;
 	inode_set_size(inode, size);
 	truncate_inode_pages(m, size);
-	if (tail != size)
-		err2 = filemap_write_and_wait_range(m, size, tail - 1);
-	err = ext2_truncate_blocks(inode, size);
-	return err ?: err2;
+	/* A write error stays in wb_err for fsync: truncate does not report
+	 * it (nor does Linux's). */
+	if (tail != size) {
+		err = filemap_write_and_wait_range(m, size, tail - 1);
+		if (err)
+			mapping_set_error(m, err);
+	}
+	return ext2_truncate_blocks(inode, size);
 }
 
 static int setsize(struct inode *inode, loff_t size)
