@@ -58,7 +58,7 @@ def make_tree(root):
     with open(os.path.join(deep, "leaf"), "wb") as f:
         f.write(pattern(7, 0, 100))
     os.makedirs(os.path.join(root, "tail"), exist_ok=True)
-    for n in range(5):
+    for n in range(6):
         with open(os.path.join(root, "tail", f"t{n}"), "wb") as f:
             f.write(pattern(40 + n, 0, TAIL_SIZE))
     for name, seed in STALE:
@@ -115,6 +115,7 @@ def expected_after_tail():
         "/tail/t2": cut(42, 700, 5000),
         "/tail/t3": cut(43, 1500, 1610, (1600, 10)),
         "/tail/t4": cut(44, 4096, 8000),
+        "/tail/t5": cut(45, 3000, 3000),
         "/tail/stale_w": cut(50, STALE_SIZE, 3010, (3000, 10)),
         "/tail/stale_t": cut(51, STALE_SIZE, 2000),
     }
@@ -124,7 +125,7 @@ def make_image(img, tree, block, features=ext2img.DEFAULT_FEATURES):
     """An image of the tree (made in folder @tree if missing or incomplete:
     make_tree writes many/e0999 last), tail/stale_* cut."""
     if not all(os.path.exists(os.path.join(tree, f))
-               for f in ("tail/t0", "many/e0999")):
+               for f in ("tail/t5", "many/e0999")):
         make_tree(tree)
     ext2img.make_image(img, "64M", tree, block, features)
     for name, _ in STALE:

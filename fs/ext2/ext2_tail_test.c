@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <kernel/err.h>
+#include <mm/kmalloc.h>
 #include <fs/vfs.h>
+#include "ext2.h"
 #include "ext2_test.h"
 
 #define TAIL_SIZE  9000 /* tail/t*: seed 40 + n */
@@ -116,6 +118,45 @@ static void tail_stale_on_disk(struct ktest *t)
 	check_cut(t, "/tail/stale_t", 51, STALE_SIZE, 2000, 2000);
 }
 
+/* The cut writes the new EOF block at once, before it frees the blocks
+ * past it: read straight from the disk, with no sync in between, the
+ * block holds the kept bytes and then zeroes. */
+static void tail_cut_on_disk_at_once(struct ktest *t)
+{
+	struct inode *inode = vfs_lookup("/tail/t5");
+	struct ext2_sb_info *sbi;
+	uint32_t bs, pblk = 0;
+	uint64_t lblk, hole;
+	loff_t cut = 3000;
+	uint8_t *buf;
+
+	KTEST_ASSERT_FALSE(t, IS_ERR(inode));
+	sbi = EXT2_SBI(inode->i_sb);
+	bs = inode->i_sb->s_blocksize;
+	lblk = cut / bs;
+	buf = kmalloc(bs, GFP_KERNEL);
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	drop(t);
+	KTEST_EXPECT_EQ(t, vfs_truncate(inode, cut), 0);
+	KTEST_EXPECT_EQ(t, ext2_get_block(inode, lblk, false, &pblk, &hole), 0);
+	KTEST_EXPECT_NE(t, pblk, 0);
+	if (pblk && !ext2_read_blocks(sbi, pblk, buf, 1)) {
+		for (uint32_t i = 0; i < bs; i++) {
+			uint64_t off = lblk * bs + i;
+			uint8_t want =
+			    (loff_t)off < cut ? ext2_test_pattern(45, off) : 0;
+
+			if (buf[i] != want) {
+				KTEST_EXPECT_EQ(t, buf[i], want);
+				break;
+			}
+		}
+	}
+	kfree(buf);
+	iput(inode);
+	check_cut(t, "/tail/t5", 45, cut, cut, cut);
+}
+
 static void tail_sync(struct ktest *t)
 {
 	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
@@ -127,6 +168,7 @@ static struct ktest_case ext2_tail_cases[] = {
 	KTEST_CASE(tail_cut_cached),
 	KTEST_CASE(tail_same_page),
 	KTEST_CASE(tail_stale_on_disk),
+	KTEST_CASE(tail_cut_on_disk_at_once),
 	KTEST_CASE(tail_sync),
 	{},
 };
