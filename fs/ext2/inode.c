@@ -277,7 +277,7 @@ static int setsize(struct inode *inode, loff_t size)
 	if (size < 0 || (uint64_t)size > ext2_max_blocks(sbi)
 					     << inode->i_sb->s_blocksize_bits)
 		return -EFBIG;
-	down_write(&m->invalidate_lock);
+	filemap_invalidate_lock(m);
 	if (size < old) {
 		inode_set_size(inode, size);
 		truncate_inode_pages(m, size);
@@ -288,7 +288,7 @@ static int setsize(struct inode *inode, loff_t size)
 		truncate_inode_pages(m, old);
 		inode_set_size(inode, size);
 	}
-	up_write(&m->invalidate_lock);
+	filemap_invalidate_unlock(m);
 	inode->i_mtime = inode->i_ctime = current_time();
 	return err;
 }
