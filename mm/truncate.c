@@ -3,8 +3,9 @@
  *
  * Every range of a file's cache leaves through truncate_inode_pages_range()
  * (truncate, hole punch, eviction); every single page leaves the index
- * through filemap_delete_page(), which truncation and reclaim share. The
- * next step puts mapping->invalidate_lock at this door; keep it single.
+ * through filemap_delete_page(), which truncation and reclaim share.
+ * Callers of truncate_inode_pages_range hold mapping->invalidate_lock
+ * exclusive (asserted; mm/invalidate.c); keep this door single.
  * invalidate_mapping_pages() drops only what reclaim could drop (clean,
  * unlocked, unused pages), through the same filemap_delete_page().
  *
@@ -94,6 +95,7 @@ void truncate_inode_pages_range(struct address_space *m,
 
 	if (lstart < 0 || lend < lstart)
 		return;
+	filemap_assert_invalidating(m, lstart, lend);
 	while (index <= end &&
 	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
 		for (unsigned int i = 0; i < n; i++) {

@@ -325,7 +325,7 @@ static int setsize(struct inode *inode, loff_t size)
 	if (size < 0 || (uint64_t)size > ext2_max_blocks(sbi)
 					     << inode->i_sb->s_blocksize_bits)
 		return -EFBIG;
-	down_write(&m->invalidate_lock);
+	filemap_invalidate_lock(m);
 	if (size < old) {
 		err = shrink(inode, size);
 	} else if (size > old) {
@@ -333,7 +333,7 @@ static int setsize(struct inode *inode, loff_t size)
 		if (!err)
 			inode_set_size(inode, size);
 	}
-	up_write(&m->invalidate_lock);
+	filemap_invalidate_unlock(m);
 	if (!err || READ_ONCE(inode->i_size) != old)
 		inode->i_mtime = inode->i_ctime = current_time();
 	return err;
