@@ -43,7 +43,7 @@ REPORTS = [
     ("bootargs", r"bootargs: ignoring"),  # e.g. a ktest.filter too long
     # A mounted ext2 finding itself inconsistent (the mount-time refusals
     # of a disk that holds no good ext2 are not reports).
-    ("ext2-error", r"ext2: (directory )?inode \d+|ext2: I/O error|"
+    ("ext2-error", r"ext2: (directory )?inode \d+|ext2: (\S+: )?I/O error|"
                    r"ext2: (not )?freeing"),
 ]
 _REPORTS = [(kind, re.compile(pat)) for kind, pat in REPORTS]

@@ -70,6 +70,14 @@ class KconsoleTest(unittest.TestCase):
                 reports = scan(f"[    1.234567] {msg}\n")
                 self.assertEqual([r.kind for r in reports], [kind])
 
+    def test_ext2_errors_of_each_shape(self):
+        for msg in ("ext2: directory inode 12: bad entry in block 306 at offset 40",
+                    "ext2: I/O error -5 writing block 77",           # fs/ext2/buffer.c
+                    "ext2: vda: I/O error -5 reading the superblock",  # fs/ext2/super.c
+                    "ext2: not freeing reserved or invalid inode 1"):  # fs/ext2/ialloc.c
+            with self.subTest(msg=msg):
+                self.assertEqual([r.kind for r in scan(f"[ 1.0] {msg}\n")], ["ext2-error"])
+
     def test_ordinary_lines_are_not_reports(self):
         lines = ["[    0.1] ext2: vda: no ext2 superblock (magic 0x4746)",
                  "[    0.1] vfs: cannot mount vda (ext2) as root: Invalid argument",
