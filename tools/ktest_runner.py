@@ -5,8 +5,9 @@
 
 First the host unit tests (tools/test_*.py, as the pseudo-boot "host", by
 tools/host_tests.py), then each boot of tools/boots.py whose name matches
-BOOT_GLOB: QEMU runs build/whole.elf with ktest.filter=GLOB, the console
-goes to build/test-logs/<boot>.log and is parsed by tools/ktap.py. A
+BOOT_GLOB: QEMU runs build/whole.elf with ktest.filter= the boot's suites,
+the console goes to build/test-logs/<boot>.log and is parsed by
+tools/ktap.py. A
 SUITE_GLOB narrows each boot to its suites that match it (host: the test
 modules); boots left with none are not run.
 
@@ -16,9 +17,9 @@ also: a crash, a timeout, a missing result, a failed hook; a boot or a
 whole run with no result at all; a BOOT_GLOB or SUITE_GLOB that matches
 nothing; a suite the boot lists (boots.py `suites`) that printed no
 result or one that ran but is not listed; a skip the boot does not allow
-(boots.py `may_skip`; host: none), one failure per boot naming them; a suite
-linked into the kernel that no boot lists (full runs); a kernel report of
-a bug on the console (tools/kconsole.py) that the boot does not allow.
+(boots.py `may_skip`; host: none), one failure per boot naming them; a
+suite linked into the kernel that no boot lists (full runs); a kernel
+report of a bug on the console (tools/kconsole.py) the boot does not allow.
 Exit status 1 if anything failed.
 
 Environment: WHOLE_QEMU replaces the QEMU command (e.g. a script, for
