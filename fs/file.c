@@ -32,7 +32,8 @@ struct file *file_alloc(struct inode *inode, unsigned int flags)
 	f->f_inode = inode;
 	f->f_mapping = inode->i_mapping;
 	f->f_op = inode->i_fop;
-	f->f_flags = flags;
+	/* Linux forgets the flags that acted only at open. */
+	f->f_flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
 	f->f_count = 1;
 	mutex_init(&f->f_pos_lock, "f_pos_lock", NULL);
 	file_ra_state_init(&f->f_ra);
@@ -68,7 +69,8 @@ static bool file_writable(const struct file *f)
 	return (f->f_flags & O_ACCMODE) != O_RDONLY;
 }
 
-/* Create @name in @dir (locked) or find it. */
+/* Create @name in @dir (locked) or find it. A symbolic link found there
+ * comes back as it is, for the caller to follow. */
 static struct inode *open_create(
     struct inode *dir, const char *name, size_t len, int flags, mode_t mode)
 {
@@ -95,15 +97,20 @@ static struct inode *open_create(
 	return err ? ERR_PTR(err) : inode;
 }
 
-static struct inode *open_inode(const char *path, int flags, mode_t mode)
+/* Find or create the last component of @path, from @base (NULL: the
+ * working directory). Return: the inode, or ERR_PTR; *@dir is its
+ * directory (referenced) when the inode is a symbolic link. */
+static struct inode *open_create_at(struct inode *base,
+				    const char *path,
+				    int flags,
+				    mode_t mode,
+				    struct inode **dirp)
 {
 	const char *name;
 	size_t len;
 	struct inode *dir, *inode;
 
-	if (!(flags & O_CREAT))
-		return vfs_lookup(path);
-	dir = vfs_lookup_parent(path, &name, &len);
+	dir = path_lookup_at(base, path, LOOKUP_PARENT, &name, &len);
 	if (IS_ERR(dir))
 		return dir;
 	if (!len || name_is_dots(name, len)) {
@@ -113,7 +120,62 @@ static struct inode *open_inode(const char *path, int flags, mode_t mode)
 	down_write(&dir->i_rwsem);
 	inode = open_create(dir, name, len, flags, mode);
 	up_write(&dir->i_rwsem);
-	iput(dir);
+	if (!IS_ERR(inode) && S_ISLNK(inode->i_mode))
+		*dirp = dir;
+	else
+		iput(dir);
+	return inode;
+}
+
+/*
+ * O_CREAT: a symbolic link as the last component is followed (unless
+ * O_NOFOLLOW, or O_EXCL, which refuses any existing name), and a dangling
+ * one makes its target, as on Linux. MAX_SYMLINKS links in a row at the
+ * end of @path at most (each walk of a target has its own count).
+ */
+static struct inode *open_creat(const char *path, int flags, mode_t mode)
+{
+	struct inode *base = NULL, *dir = NULL, *inode;
+	char *text = NULL;
+	int links = 0;
+
+	for (;;) {
+		inode = open_create_at(base, path, flags, mode, &dir);
+		iput(base);
+		kfree(text);
+		if (IS_ERR(inode) || !S_ISLNK(inode->i_mode))
+			return inode;
+		base = dir;
+		text = NULL;
+		if ((flags & O_NOFOLLOW) || ++links > MAX_SYMLINKS) {
+			iput(inode);
+			iput(base);
+			return ERR_PTR(-ELOOP);
+		}
+		text = kmalloc(PATH_MAX_LEN, GFP_KERNEL);
+		int n =
+		    text ? vfs_get_link(inode, text, PATH_MAX_LEN) : -ENOMEM;
+		iput(inode);
+		if (n <= 0) {
+			iput(base);
+			kfree(text);
+			return ERR_PTR(n ? n : -ENOENT);
+		}
+		path = text;
+	}
+}
+
+static struct inode *open_inode(const char *path, int flags, mode_t mode)
+{
+	struct inode *inode;
+
+	if (flags & O_CREAT)
+		return open_creat(path, flags, mode);
+	inode = vfs_lookup_flags(path, flags & O_NOFOLLOW ? 0 : LOOKUP_FOLLOW);
+	if (!IS_ERR(inode) && S_ISLNK(inode->i_mode)) {
+		iput(inode);
+		return ERR_PTR(-ELOOP);
+	}
 	return inode;
 }
 
@@ -221,7 +283,7 @@ ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		return 0;
 	len = MIN(len, (size_t)MAX_RW_COUNT);
 	down_write(&inode->i_rwsem);
-	if (f->f_flags & O_APPEND)
+	if (READ_ONCE(f->f_flags) & O_APPEND) /* fcntl(F_SETFL) changes it */
 		*pos = READ_ONCE(inode->i_size);
 	ret = f->f_op->write(f, buf, len, pos);
 	if (ret > 0)
@@ -286,9 +348,7 @@ loff_t vfs_llseek(struct file *f, loff_t off, int whence)
  */
 int vfs_truncate(struct inode *inode, loff_t size)
 {
-	struct iattr attr = { .valid = ATTR_SIZE | ATTR_MTIME | ATTR_CTIME,
-			      .size = size };
-	int err;
+	struct iattr attr = { .valid = ATTR_SIZE | ATTR_MTIME, .size = size };
 
 	if (size < 0)
 		return -EINVAL;
@@ -296,15 +356,8 @@ int vfs_truncate(struct inode *inode, loff_t size)
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
-	if (inode->i_sb->s_rdonly)
-		return -EROFS;
-	if (!inode->i_op || !inode->i_op->setattr)
-		return -EPERM;
-	attr.mtime = attr.ctime = current_time();
-	down_write(&inode->i_rwsem);
-	err = inode->i_op->setattr(inode, &attr);
-	up_write(&inode->i_rwsem);
-	return err;
+	attr.mtime = current_time();
+	return vfs_setattr(inode, &attr);
 }
 
 int vfs_getattr(struct inode *inode, struct stat *st)
@@ -390,19 +443,25 @@ static bool empty_actor(struct dir_context *ctx,
 	return false;
 }
 
-int dir_check_empty(struct inode *dir)
+int dir_iterate(struct inode *dir, struct dir_context *ctx)
 {
 	struct file f = { .f_inode = dir,
 			  .f_mapping = dir->i_mapping,
 			  .f_op = dir->i_fop,
 			  .f_flags = O_RDONLY };
-	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
-	int err;
 
-	if (!f.f_op || !f.f_op->iterate)
+	if (!S_ISDIR(dir->i_mode) || !f.f_op || !f.f_op->iterate)
 		return -ENOTDIR;
 	file_ra_state_init(&f.f_ra);
-	err = f.f_op->iterate(&f, &e.ctx);
+	ctx->pos = 0;
+	return f.f_op->iterate(&f, ctx);
+}
+
+int dir_check_empty(struct inode *dir)
+{
+	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
+	int err = dir_iterate(dir, &e.ctx);
+
 	if (err)
 		return err;
 	return e.empty ? 0 : -ENOTEMPTY;
