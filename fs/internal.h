@@ -84,6 +84,11 @@ static inline long sys_ret(long ret)
 
 /* shell_fs.c */
 const char *vfs_strerror(int err);
+/* "cmd: path: strerror(errno)" on stderr, after what stdout holds.
+ * Return: 1, the failing command's status. */
+int shell_fs_error(const char *cmd, const char *path);
+/* ls -l's "drwxr-xr-x" for @mode into @s (11 bytes). */
+void shell_mode_string(mode_t mode, char *s);
 /* POSIX cksum of what @fd reads. Return: 0 or -1 (errno). */
 int cksum_fd(int fd, uint32_t *crc, off_t *size);
 /* cksum's output line for @path ("CRC SIZE PATH\n"). */
