@@ -96,10 +96,12 @@ static void cwd_errors(struct ktest *t)
 static void cwd_relative_calls(struct ktest *t)
 {
 	struct timespec times[2] = { { .tv_sec = 100 }, { .tv_sec = 200 } };
+	struct timespec later[2] = { { .tv_sec = 200 }, { .tv_sec = 200 } };
 	char buf[16];
 	struct statfs sf;
 	struct stat st;
 	DIR *d;
+	int fd;
 
 	need_root(t);
 	KTEST_ASSERT_EQ(t, chdir("/dir"), 0);
@@ -118,6 +120,18 @@ static void cwd_relative_calls(struct ktest *t)
 	KTEST_EXPECT_EQ(t, st.st_size, 1);
 	KTEST_EXPECT_EQ(t, st.st_mode, S_IFREG | 0600);
 	KTEST_EXPECT_EQ(t, st.st_mtim.tv_sec, 200);
+	/* utimensat from a directory descriptor */
+	fd = open("t_rel", O_RDONLY | O_DIRECTORY);
+	KTEST_ASSERT_GE(t, fd, 0);
+	KTEST_EXPECT_EQ(t, utimensat(fd, "f", later, 0), 0);
+	KTEST_EXPECT_EQ(t, stat("/dir/t_rel/f", &st), 0);
+	KTEST_EXPECT_EQ(t, st.st_atim.tv_sec, 200);
+	close(fd);
+	fd = open("t_rel/f", O_RDONLY);
+	EXPECT_ERRNO(t, utimensat(fd, "f", times, 0), ENOTDIR);
+	close(fd);
+	EXPECT_ERRNO(t, utimensat(fd, "f", times, 0), EBADF);
+	KTEST_EXPECT_EQ(t, utimensat(fd, "/dir/t_rel/f", times, 0), 0);
 	KTEST_EXPECT_EQ(t, symlink("f", "t_rel/l"), 0);
 	KTEST_EXPECT_EQ(t, readlink("t_rel/l", buf, 16), 1);
 	KTEST_EXPECT_EQ(t, lstat("t_rel/l", &st), 0);
