@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <kernel/err.h>
+#include <kernel/panic.h>
 #include <kernel/sched.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
@@ -48,6 +49,8 @@ void cwd_release(struct task *t)
 {
 	struct inode *cwd = t->cwd;
 
+	/* the task itself, or its joiner once it is dead */
+	DEBUG_ASSERT(t == current_task() || READ_ONCE(t->state) == TASK_DEAD);
 	t->cwd = NULL;
 	iput(cwd);
 }
@@ -57,6 +60,7 @@ static int set_cwd(struct inode *dir)
 {
 	struct task *t = current_task();
 
+	DEBUG_ASSERT(t);
 	if (!S_ISDIR(dir->i_mode)) {
 		iput(dir);
 		return -ENOTDIR;

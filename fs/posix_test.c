@@ -83,6 +83,7 @@ static void fd_fcntl(struct ktest *t)
 	close(31);
 	EXPECT_ERRNO(t, fcntl(fd, F_DUPFD, -1), EINVAL);
 	EXPECT_ERRNO(t, fcntl(fd, F_DUPFD, FD_MAX), EINVAL);
+	EXPECT_ERRNO(t, fcntl(fd, F_DUPFD, (1L << 32) + 3), EINVAL);
 	KTEST_EXPECT_EQ(t, write(fd, "abc", 3), 3);
 	KTEST_EXPECT_EQ(t, lseek(fd, 0, SEEK_SET), 0);
 	/* O_APPEND set through one descriptor holds for the shared file */

@@ -122,7 +122,8 @@ int vfs_unmount_root(void)
 
 	/* The caller (poweroff's task, the shell's) steps out to nowhere:
 	 * its working directory would keep the root busy. */
-	cwd_release(current_task());
+	if (current_task())
+		cwd_release(current_task());
 	mutex_lock(&mount_lock);
 	sb = root_sb;
 	err = -EINVAL;

@@ -176,6 +176,8 @@ static long fcntl_file(struct file *f, int cmd, long arg)
 
 	switch (cmd) {
 	case F_DUPFD:
+		if (arg < 0 || arg >= FD_MAX)
+			return -EINVAL;
 		ret = fd_install_from(fget(f), arg);
 		if (ret < 0)
 			fput(f);
