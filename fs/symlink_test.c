@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <kernel/err.h>
 #include <fs/vfs_test.h>
+#include <fs/ext2/ext2.h>
 
 #define SLOW_TARGET_LEN 89
 
@@ -259,6 +261,44 @@ static void sym_open_flags(struct ktest *t)
 	EXPECT_ERRNO(t, mkdir("/hello.lnk", 0755), EEXIST);
 }
 
+/*
+ * A fast link's i_block holds text, never block numbers: unlinking it
+ * must free nothing, even when its bytes happen to name a live block.
+ * Text without NULs cannot name a block below 0x01010101, past what the
+ * test images hold, so the test writes /hello.txt's block number into
+ * the link's i_block itself, as a 16M-block filesystem could see.
+ */
+static void sym_fast_unlink_frees_nothing(struct ktest *t)
+{
+	struct inode *file, *link;
+	long before[2], after[2];
+	uint32_t pblk = 0;
+	char buf[16];
+
+	need_root(t);
+	file = vfs_lookup("/hello.txt");
+	KTEST_ASSERT_FALSE(t, IS_ERR(file));
+	KTEST_EXPECT_EQ(t, ext2_get_block(file, 0, false, &pblk, NULL), 0);
+	iput(file);
+	KTEST_ASSERT_NE(t, pblk, 0);
+	free_counts(t, before);
+	KTEST_ASSERT_EQ(t, symlink("abcd", "/t_text"), 0);
+	link = vfs_lookup_flags("/t_text", 0);
+	KTEST_ASSERT_FALSE(t, IS_ERR(link));
+	KTEST_EXPECT_TRUE(t, ext2_inode_is_fast_symlink(link));
+	mutex_lock(&EXT2_I(link)->i_map_lock);
+	EXT2_I(link)->i_data[0] = pblk;
+	mutex_unlock(&EXT2_I(link)->i_map_lock);
+	iput(link);
+	KTEST_EXPECT_EQ(t, unlink("/t_text"), 0);
+	free_counts(t, after);
+	KTEST_EXPECT_EQ(t, after[0], before[0]);
+	KTEST_EXPECT_EQ(t, after[1], before[1]);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	KTEST_EXPECT_EQ(t, read_file("/hello.txt", buf, 16), 13);
+	KTEST_EXPECT_MEMEQ(t, buf, "hello, world\n", 13);
+}
+
 static void sym_persist(struct ktest *t)
 {
 	char *slow = malloc(1001);
@@ -278,12 +318,9 @@ static void sym_persist(struct ktest *t)
 }
 
 static struct ktest_case symlink_cases[] = {
-	KTEST_CASE(sym_read_image),
-	KTEST_CASE(sym_create),
-	KTEST_CASE(sym_bad_input),
-	KTEST_CASE(sym_limit),
-	KTEST_CASE(sym_open_flags),
-	KTEST_CASE(sym_persist),
-	{},
+	KTEST_CASE(sym_read_image), KTEST_CASE(sym_create),
+	KTEST_CASE(sym_bad_input),  KTEST_CASE(sym_limit),
+	KTEST_CASE(sym_open_flags), KTEST_CASE(sym_fast_unlink_frees_nothing),
+	KTEST_CASE(sym_persist),    {},
 };
 KTEST_SUITE(vfs_symlink, symlink_cases);
