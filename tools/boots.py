@@ -235,7 +235,8 @@ MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_vm")
 PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
                  "pcache_zero_range")
-VFS_SUITES = ("vfs_cksum", "vfs_dir", "vfs_file", "vfs_namei", "vfs_persist")
+VFS_SUITES = ("vfs_attr", "vfs_cksum", "vfs_cwd", "vfs_dir", "vfs_fd", "vfs_file",
+              "vfs_namei", "vfs_persist", "vfs_symlink")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
