@@ -271,8 +271,8 @@ static void file_truncate(struct ktest *t)
 }
 
 #define APPENDERS      3
-#define APPEND_RECORDS 50
-#define APPEND_RECLEN  100
+#define APPEND_RECORDS 20
+#define APPEND_RECLEN  3000
 #define APPEND_TOTAL   (APPENDERS * APPEND_RECORDS * APPEND_RECLEN)
 
 struct append_arg {

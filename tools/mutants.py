@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = Path(os.environ.get("WHOLE_MUTANTS_DIR", ROOT / "tools" / "mutants.d"))
-SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$")
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed(, \d+ skipped)?$")
 
 
 @dataclass
