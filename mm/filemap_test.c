@@ -263,7 +263,9 @@ static int truncate_all(void *arg)
 {
 	struct truncate_arg *a = arg;
 
+	filemap_invalidate_lock(a->m);
 	truncate_inode_pages(a->m, 0);
+	filemap_invalidate_unlock(a->m);
 	a->done = 1;
 	return 0;
 }
