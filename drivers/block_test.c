@@ -142,6 +142,7 @@ struct stress_arg {
 	struct block_device *dev;
 	unsigned int id;
 	int failures;
+	struct ktest_overlap *busy; /* tasks doing I/O at once */
 };
 
 /* Write a random extent of our region with a tagged stamp, read a random
@@ -182,9 +183,11 @@ static int stress_task(void *p)
 
 	if (!buf || !written)
 		return -ENOMEM;
+	ktest_overlap_enter(a->busy);
 	for (int i = 0; i < STRESS_OPS; i++)
 		if (stress_one(a, buf, written, &seed))
 			a->failures++;
+	ktest_overlap_exit(a->busy);
 	kfree(buf);
 	kfree(written);
 	return 0;
@@ -196,6 +199,7 @@ static void all_harts_random_io(struct ktest *t)
 	unsigned int ntasks = 2 * ncpus;
 	struct stress_arg args[2 * MAX_CPUS];
 	struct task *tasks[2 * MAX_CPUS];
+	struct ktest_overlap busy = { 0, 0 };
 
 	if (!dev)
 		return;
@@ -203,7 +207,8 @@ static void all_harts_random_io(struct ktest *t)
 	    t, STRESS_BASE + ntasks * STRESS_REGION, dev->nr_sectors);
 	for (unsigned int i = 0; i < ntasks; i++) {
 		char name[16];
-		args[i] = (struct stress_arg){ .dev = dev, .id = i };
+		args[i] =
+		    (struct stress_arg){ .dev = dev, .id = i, .busy = &busy };
 		snprintf(name, sizeof(name), "blkstress%u", i);
 		tasks[i] = task_create_on(
 		    name, stress_task, &args[i], (int)(i % ncpus));
@@ -213,6 +218,7 @@ static void all_harts_random_io(struct ktest *t)
 		KTEST_EXPECT_EQ(t, task_join(tasks[i]), 0);
 		KTEST_EXPECT_EQ(t, args[i].failures, 0);
 	}
+	KTEST_EXPECT_GE(t, busy.max, 2); /* or it proved nothing concurrent */
 	ktest_log(t,
 		  "%u tasks x %d ops on %u harts, %lu merges, %u in flight now",
 		  ntasks,

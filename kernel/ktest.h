@@ -137,3 +137,30 @@ __noreturn void ktest_abort(struct ktest *t);
 	__KTEST_CHECK(t, (p) == NULL, true, "expected %s to be NULL", #p)
 #define KTEST_ASSERT_NOT_NULL(t, p) \
 	__KTEST_CHECK(t, (p) != NULL, true, "expected %s to be non-NULL", #p)
+
+/*
+ * Overlap recorder for concurrency cases, which must show that what they
+ * claim ran concurrently did: each worker brackets its work with
+ * ktest_overlap_enter/exit, and the case checks .max (the most workers
+ * inside at once) with KTEST_EXPECT_GE(t, o.max, 2) where it has harts.
+ */
+struct ktest_overlap {
+	unsigned int inside, max; /* atomic */
+};
+
+static inline void ktest_overlap_enter(struct ktest_overlap *o)
+{
+	unsigned int in = __atomic_add_fetch(&o->inside, 1, __ATOMIC_SEQ_CST);
+	unsigned int max = __atomic_load_n(&o->max, __ATOMIC_RELAXED);
+
+	while (
+	    in > max &&
+	    !__atomic_compare_exchange_n(
+		&o->max, &max, in, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static inline void ktest_overlap_exit(struct ktest_overlap *o)
+{
+	__atomic_sub_fetch(&o->inside, 1, __ATOMIC_SEQ_CST);
+}

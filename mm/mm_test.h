@@ -22,31 +22,23 @@
 struct mm_hart_run {
 	int (*fn)(void *);
 	void *arg;
-	unsigned int *arrived, *inside, *max_inside; /* atomic, shared */
+	unsigned int *arrived; /* atomic, shared */
+	struct ktest_overlap *overlap;
 };
 
 static inline int mm_test_hart_main(void *p)
 {
 	struct mm_hart_run *r = p;
 	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC;
-	unsigned int in, max;
 	int ret;
 
 	__atomic_add_fetch(r->arrived, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(r->arrived, __ATOMIC_SEQ_CST) < ncpus &&
 	       time_ns() < give_up)
 		arch_cpu_relax();
-	in = __atomic_add_fetch(r->inside, 1, __ATOMIC_SEQ_CST);
-	max = __atomic_load_n(r->max_inside, __ATOMIC_RELAXED);
-	while (in > max && !__atomic_compare_exchange_n(r->max_inside,
-							&max,
-							in,
-							false,
-							__ATOMIC_RELAXED,
-							__ATOMIC_RELAXED))
-		;
+	ktest_overlap_enter(r->overlap);
 	ret = r->fn(r->arg);
-	__atomic_sub_fetch(r->inside, 1, __ATOMIC_SEQ_CST);
+	ktest_overlap_exit(r->overlap);
 	return ret;
 }
 
@@ -58,22 +50,21 @@ static inline int mm_test_on_every_hart(struct ktest *t,
 {
 	struct mm_hart_run runs[MAX_CPUS];
 	struct task *tasks[MAX_CPUS];
-	unsigned int arrived = 0, inside = 0, max_inside = 0;
+	unsigned int arrived = 0;
+	struct ktest_overlap overlap = { 0, 0 };
 	int failures = 0;
 
 	for (unsigned int c = 0; c < ncpus; c++) {
-		runs[c] = (struct mm_hart_run){ fn,
-						(char *)args + c * arg_size,
-						&arrived,
-						&inside,
-						&max_inside };
+		runs[c] = (struct mm_hart_run){
+			fn, (char *)args + c * arg_size, &arrived, &overlap
+		};
 		tasks[c] =
 		    task_create_on(name, mm_test_hart_main, &runs[c], (int)c);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[c]));
 	}
 	for (unsigned int c = 0; c < ncpus; c++)
 		failures += task_join(tasks[c]) != 0;
-	KTEST_EXPECT_GE(t, max_inside, ncpus < 2 ? 1U : 2U);
+	KTEST_EXPECT_GE(t, overlap.max, ncpus < 2 ? 1U : 2U);
 	return failures;
 }
 

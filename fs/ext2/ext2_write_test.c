@@ -129,10 +129,10 @@ static void write_many(struct ktest *t)
 	}
 }
 
-static int par_worker(void *arg)
+static int par_work(int n)
 {
-	int n = (int)(uintptr_t)arg, err;
 	char path[32];
+	int err;
 
 	snprintf(path, sizeof(path), "/w/par/t%d", n);
 	for (int i = 0; i < 16; i++) {
@@ -156,6 +156,18 @@ static int par_worker(void *arg)
 	return 0;
 }
 
+static struct ktest_overlap par_busy; /* workers inside at once */
+
+static int par_worker(void *arg)
+{
+	int err;
+
+	ktest_overlap_enter(&par_busy);
+	err = par_work((int)(uintptr_t)arg);
+	ktest_overlap_exit(&par_busy);
+	return err;
+}
+
 static void write_parallel(struct ktest *t)
 {
 	struct task *tasks[NPAR];
@@ -169,6 +181,7 @@ static void write_parallel(struct ktest *t)
 	}
 	for (int n = 0; n < NPAR; n++)
 		KTEST_EXPECT_EQ(t, task_join(tasks[n]), 0);
+	KTEST_EXPECT_GE(t, par_busy.max, 2); /* they did run together */
 	for (int n = 0; n < NPAR; n++) {
 		snprintf(path, sizeof(path), "/w/par/t%d", n);
 		ext2_test_check(t, path, 20 + n, 0, 64 * KiB);
