@@ -24,7 +24,8 @@
  * Locks: wb_lock (spinlock) protects wb_dirty, every mapping's wb_node and
  * wb_busy, the mapping the flusher is writing (writeback_forget waits for
  * it, so an inode is never freed under the flusher). wb_mutex lets one
- * flush round run at a time (the flusher's or sync's).
+ * flush round run at a time (the flusher's or sync's); the flusher reads
+ * flusher_held (writeback_hold_flusher, for tests) under it.
  */
 #include <limits.h>
 #include <kernel/err.h>
