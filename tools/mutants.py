@@ -50,11 +50,12 @@ class Mutant:
     boots: list = field(default_factory=list)  # [[boot_glob, suite_glob?]]
     scale: str = "1"
     quick: bool = False
+    text: str = ""  # the patch, read once: the list is fixed at the start
 
 
 def load(path):
-    m = Mutant(path.stem, path)
-    for line in path.read_text().splitlines():
+    m = Mutant(path.stem, path, text=path.read_text())
+    for line in m.text.splitlines():
         if line.startswith(("--- ", "diff ")):
             break
         key, _, value = line.partition(":")
@@ -87,13 +88,14 @@ def copy_tree(dest):
         os.symlink(ROOT / "build" / prebuilt, dest / "build" / prebuilt)
 
 
-def run(cmd, cwd, env=None):
+def run(cmd, cwd, env=None, stdin=None):
     """Run @cmd in its own process group; kill the group if we are stopped."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.PIPE if stdin else None,
                             start_new_session=True)
     try:
-        out, _ = proc.communicate()
+        out, _ = proc.communicate(stdin)
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -118,7 +120,7 @@ def run_boot(tree, line, scale):
 
 def apply(tree, mutant, reverse=False):
     cmd = ["git", "apply", "-p1"] + (["-R"] if reverse else [])
-    rc, out = run(cmd + [str(mutant.path)], tree)
+    rc, out = run(cmd + ["-"], tree, stdin=mutant.text)
     return rc == 0, out
 
 
