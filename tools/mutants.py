@@ -97,8 +97,13 @@ def run(cmd, cwd, env=None, stdin=None):
     try:
         out, _ = proc.communicate(stdin)
     except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        # SIGTERM first: the runner then stops its QEMU (own group) itself.
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         raise
     return proc.returncode, out
 
