@@ -167,10 +167,54 @@ int ext2_get_block(struct inode *inode,
 		   bool create,
 		   uint32_t *pblk,
 		   uint64_t *hole);
+/* ext2_get_block with create that also says whether the block was a
+ * hole that this call allocated. */
+int ext2_get_block_new(struct inode *inode,
+		       uint64_t lblk,
+		       uint32_t *pblk,
+		       bool *new);
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
-/* Free every block past @size. Caller holds i_rwsem; the page cache past
- * @size is already gone. */
+/* blockmap.c's walking helpers, for blockmap_range.c. Caller holds
+ * i_map_lock for the last two. */
+/* The pointer path to @lblk: offs[0] indexes i_data, offs[1..depth] the
+ * indirect blocks. Return: depth, or -EFBIG. */
+int ext2_block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4]);
+/* Blocks from the hole at level @k of a depth-@depth path to its end. */
+uint64_t ext2_hole_len(struct ext2_sb_info *sbi,
+		       const uint32_t offs[4],
+		       int depth,
+		       int k);
+/* Is @blk, read from the map for @lblk, in the data area? (Reported.) */
+bool ext2_check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk);
+/* Allocate a block into *slot (in @holder's block, or i_data if NULL),
+ * zeroed when @indirect; count it in i_blocks. */
+int ext2_alloc_slot(struct inode *inode,
+		    uint32_t *slot,
+		    struct ext2_buf *holder,
+		    bool indirect,
+		    uint32_t *out);
+
+/* blockmap_range.c: ranges of the block map. Caller holds i_rwsem
+ * exclusive and, for a file's data, invalidate_lock exclusive with the
+ * page cache of the range already dropped (or owns the inode: eviction).
+ * They take i_map_lock. */
+/* Free every block at or past byte @size. */
 int ext2_truncate_blocks(struct inode *inode, loff_t size);
+/* Free logical blocks [@first, @end) and the indirect blocks left empty. */
+int ext2_free_range(struct inode *inode, uint64_t first, uint64_t end);
+/* Map every block of [@first, @end), zeroing on disk each new one and
+ * each one in [@zero_first, @zero_end). On failure the blocks this call
+ * allocated are freed again: the map is as before. */
+int ext2_alloc_range(struct inode *inode,
+		     uint64_t first,
+		     uint64_t end,
+		     uint64_t zero_first,
+		     uint64_t zero_end);
+/* Collapse: free [@first, @first+@n) and move every block after it @n
+ * down. Insert: move every block at or past @first @n up, leaving a hole.
+ * -ENOSPC/-EFBIG leave the map unchanged. */
+int ext2_collapse_blocks(struct inode *inode, uint64_t first, uint64_t n);
+int ext2_insert_blocks(struct inode *inode, uint64_t first, uint64_t n);
 int ext2_setattr(struct inode *inode, const struct iattr *attr);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
@@ -179,6 +223,12 @@ void ext2_set_ops(struct inode *inode);
 void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode);
 
 /* file.c */
+int ext2_fill_page(struct inode *inode,
+		   struct page *page,
+		   unsigned int from,
+		   unsigned int to);
+/* falloc.c */
+long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 extern const struct address_space_operations ext2_aops;
 extern const struct file_operations ext2_file_fops;
 extern const struct inode_operations ext2_file_iops;
