@@ -317,8 +317,8 @@ static long fallocate_check_mode(int mode)
  * f_op->fallocate (which takes the locks).
  * Context: task, may sleep.
  * Return: 0 or a negative errno: EINVAL (@off < 0, @len <= 0, bad flag
- * mix), EOPNOTSUPP, EBADF (not open for writing), ESPIPE (no inode),
- * EISDIR, ENODEV (not a regular file), EFBIG (@off + @len overflows), or
+ * mix), EOPNOTSUPP, EBADF (not open for writing), EISDIR, ENODEV (not a
+ * regular file), EFBIG (@off + @len overflows), or
  * the filesystem's.
  */
 long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len)
@@ -334,8 +334,8 @@ long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len)
 		return err;
 	if (!file_writable(f))
 		return -EBADF;
-	if (!inode)
-		return -ESPIPE;
+	if (!inode) /* the console: a character device to Linux */
+		return -ENODEV;
 	if (S_ISDIR(inode->i_mode))
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode))

@@ -200,7 +200,7 @@ BOOTS = [
              qemu_args=blk_args("blk_errors", legacy),
              prepare=blk_prepare("blk_errors")),
     )],
-    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*",
+    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*,ext2_falloc",
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 1024)],

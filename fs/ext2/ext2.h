@@ -90,6 +90,11 @@ struct ext2_inode_info {
 	/* protected by the inode's i_rwsem (or private while new/evicting): */
 	uint32_t i_flags, i_dtime, i_file_acl, i_generation;
 	uint32_t i_block_group;
+	/* protected by i_rwsem (exclusive), from write_begin to write_end:
+	 * bit j set = block i_wnew_first + j was a hole that this write
+	 * allocated (freed again if the write fails). */
+	uint64_t i_wnew_first;
+	uint32_t i_wnew_mask;
 };
 
 static inline struct ext2_inode_info *EXT2_I(struct inode *inode)

@@ -158,19 +158,29 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 		end = MIN(end, size);
 	if (off >= end)
 		return 0;
+	/* Allocate first: -ENOSPC must find the file as it was. New blocks
+	 * are zeroed, so the cache over the holes stays true. */
+	err = ext2_alloc_range(inode,
+			       (uint64_t)off >> bits,
+			       ((uint64_t)end + bs - 1) >> bits,
+			       0,
+			       0);
+	if (err)
+		return err;
 	if (grow)
 		truncate_inode_pages_range(
 		    m, zero ? MIN(off, size) : size, LLONG_MAX);
 	else if (zero)
 		truncate_inode_pages_range(m, off, end - 1);
-	err = ext2_alloc_range(inode,
-			       (uint64_t)off >> bits,
-			       ((uint64_t)end + bs - 1) >> bits,
-			       zero ? ((uint64_t)off + bs - 1) >> bits : 0,
-			       zero ? (uint64_t)end >> bits : 0);
-	if (err)
-		return err;
-	if (grow)
+	/* The whole blocks inside: zeroed on disk (all mapped by now, so
+	 * this allocates nothing). */
+	if (zero)
+		err = ext2_alloc_range(inode,
+				       ((uint64_t)off + bs - 1) >> bits,
+				       (uint64_t)end >> bits,
+				       0,
+				       UINT64_MAX);
+	if (!err && grow)
 		err = extend_size(inode, size, end);
 	if (!err && zero)
 		err = zero_partial_blocks(inode, off, end);
