@@ -63,6 +63,8 @@ class Model:
     def apply(self, cmd):
         w = cmd.split()
         op, keep = w[0], "-k" in w
+        if op == "seek":
+            return
         args = [num(a) for a in w[-1 if op == "truncate" else -2:]]
         bs = self.bs
         if op == "pwrite":
@@ -118,7 +120,7 @@ class Model:
         return (len(m) + meta) * self.bs // 512
 
 
-def random_sequence(rnd):
+def random_sequence(rnd, seek=False):
     """pwrite/fpunch/fzero/fcollapse/finsert/falloc/truncate commands; the
     offsets favour the direct/indirect boundaries of 1, 2 and 4 KiB
     blocks. Collapse and insert use 4 KiB multiples, which every block
@@ -134,10 +136,15 @@ def random_sequence(rnd):
         return rnd.choice([1, 511, 1024, 3000, 4096, 8192, 20000,
                            rnd.randint(1, 70000)])
 
+    ops = ["pwrite", "pwrite", "fpunch", "fpunch", "fcollapse", "finsert",
+           "truncate"]
+    if not seek:
+        # ext4 reports its unwritten extents as holes to SEEK_DATA, ext2
+        # has none: seek runs leave preallocation out.
+        ops += ["fzero", "falloc"]
     cmds = [f"pwrite -q -S 0x{rnd.randint(1, 255):02x} 0 {rnd.randint(1, 200000)}"]
     for _ in range(rnd.randint(10, 20)):
-        op = rnd.choice(["pwrite", "pwrite", "fpunch", "fpunch", "fzero",
-                         "fcollapse", "finsert", "falloc", "truncate"])
+        op = rnd.choice(ops)
         if op == "pwrite":
             cmds.append(f"pwrite -q -S 0x{rnd.randint(1, 255):02x} {off()} {length()}")
         elif op == "truncate":
@@ -151,6 +158,8 @@ def random_sequence(rnd):
             cmds.append(f"{op} {k}{off()} {length()}")
         else:
             cmds.append(f"fpunch {off()} {length()}")
+    for _ in range(6 if seek else 0):
+        cmds.append(f"seek -{rnd.choice('dh')} {off()}")
     return cmds
 
 
@@ -176,6 +185,7 @@ def host_cksum(path):
 
 class FallocMatchesLinux(unittest.TestCase):
     FILES = 6
+    SEEK_FILES = 3  # with 4 KiB blocks, the host's block size
 
     def run_block(self, bs):
         tmp = Path(tempfile.mkdtemp(prefix="fs-falloc-"))
@@ -184,10 +194,12 @@ class FallocMatchesLinux(unittest.TestCase):
         host.mkdir()
         ext2img.make_image(img, "32M", block=bs)
         script, want, models, seeds = [], {}, {}, {}
-        for i in range(self.FILES):
+        nseek = self.SEEK_FILES if bs == 4096 else 0
+        for i in range(self.FILES + nseek):
             seed = BASE_SEED + 1000 * bs + i
             rnd = random.Random(seed)
-            name, cmds = f"f{i}", random_sequence(rnd)
+            name = f"f{i}"
+            cmds = random_sequence(rnd, seek=i >= self.FILES)
             seeds[name], models[name] = seed, Model(bs)
             want[name] = []
             for k in range(0, len(cmds), MAX_CMDS):
@@ -227,6 +239,112 @@ class FallocMatchesLinux(unittest.TestCase):
 
     def test_falloc_4k_blocks(self):
         self.run_block(4096)
+
+
+# Punches whose block map debugfs computes right (see the module's doc):
+# (first block, last block) inclusive, on 1 KiB blocks of a 600-block
+# file: direct 0-11, single-indirect 12-267, double-indirect children
+# 268-523 and 524-599.
+DEBUGFS_PUNCHES = [(3, 9), (5, 40), (12, 267), (100, 110), (268, 523),
+                   (270, 280), (268, 599), (0, 599), (200, 599)]
+
+
+class PunchMatchesDebugfs(unittest.TestCase):
+    def test_punch_block_maps(self):
+        bs, nblocks = 1024, 600
+        tmp = Path(tempfile.mkdtemp(prefix="fs-falloc-punch-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        skel, img, ref = tmp / "skel", tmp / "img", tmp / "ref"
+        skel.mkdir()
+        rnd = random.Random(BASE_SEED)
+        data = rnd.randbytes(nblocks * bs)
+        for i in range(len(DEBUGFS_PUNCHES)):
+            (skel / f"p{i}").write_bytes(data)
+        ext2img.make_image(img, "8M", skel=skel, block=bs)
+        shutil.copy(img, ref)
+        script = []
+        for i, (a, b) in enumerate(DEBUGFS_PUNCHES):
+            script.append(f'io -c "fpunch {a * bs} {(b - a + 1) * bs}" /p{i}')
+            res = subprocess.run(["debugfs", "-w", "-R",
+                                  f"punch /p{i} {a} {b}", str(ref)],
+                                 env=ENV, capture_output=True, text=True)
+            self.assertEqual(res.returncode, 0, res.stderr)
+        status, lines = boot(img, "; ".join(script))
+        self.assertEqual((status, lines), (0, []))
+        ext2img.check_image(img)
+        ext2img.check_image(ref)
+        for i, (a, b) in enumerate(DEBUGFS_PUNCHES):
+            with self.subTest(punch=(a, b)):
+                _, count, mapped = inode_info(img, f"/p{i}")
+                _, ref_count, ref_mapped = inode_info(ref, f"/p{i}")
+                self.assertEqual(sorted(mapped), sorted(ref_mapped))
+                self.assertEqual(count, ref_count, "i_blocks")
+                self.assertEqual(dump(img, f"/p{i}", tmp / "out"),
+                                 dump(ref, f"/p{i}", tmp / "out"))
+
+
+def qemu_readonly(tmp):
+    """A WHOLE_QEMU wrapper that attaches the disk with readonly=on."""
+    wrapper = tmp / "qemu-ro"
+    wrapper.write_text('#!/bin/sh\nfor a; do shift; case "$a" in '
+                       'file=*,id=d0) a="$a,readonly=on";; esac; '
+                       'set -- "$@" "$a"; done\n'
+                       'exec qemu-system-riscv64 "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+class BadInputChangesNothing(unittest.TestCase):
+    """Bad arguments, a read-only descriptor, a directory, a read-only
+    disk: xfs_io's messages (Linux's errno), and nothing on disk moves."""
+
+    CMDS = ["fpunch 0 0", "fpunch 4096 -1", "fzero 0 0", "falloc 0 0",
+            "fcollapse 1000 4096", "fcollapse 4096 1000",
+            "fcollapse 4096 36864", "fcollapse 0 40960", "finsert 40960 4096",
+            "finsert 1 4096", "finsert 81920 4096"]
+    RO_CMDS = ["fpunch 0 4k", "fzero 0 4k", "falloc 0 4k", "fcollapse 0 4k",
+               "finsert 0 4k"]
+
+    def test_bad_input(self):
+        tmp = Path(tempfile.mkdtemp(prefix="fs-falloc-bad-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        skel, img, host = tmp / "skel", tmp / "img", tmp / "host"
+        (skel / "d").mkdir(parents=True)
+        data = random.Random(BASE_SEED).randbytes(40960)
+        (skel / "b").write_bytes(data)
+        shutil.copytree(skel, host)
+        ext2img.make_image(img, "8M", skel=skel, block=4096)
+        before = inode_info(img, "/b")
+        runs = [("-f", self.CMDS, "b"), ("-r", self.RO_CMDS, "b"),
+                ("-r", self.RO_CMDS, "d")]
+        script, want = [], []
+        for opts, cmds, name in runs:
+            script.append(io_line(opts, cmds, name))
+            want += host_run(host / name, cmds, opts)
+        status, lines = boot(img, "; ".join(script))
+        self.assertEqual(normalize(lines), want)
+        self.assertEqual(status, 1)
+        ext2img.check_image(img)
+        self.assertEqual(inode_info(img, "/b"), before)
+        self.assertEqual(dump(img, "/b", tmp / "out"), data)
+
+        # A read-only disk: opening for writing is EROFS (open(2)), a
+        # read-only descriptor EBADF; QEMU must not write a byte.
+        digest = hashlib.sha256(img.read_bytes()).hexdigest()
+        env = dict(os.environ, WHOLE_QEMU=qemu_readonly(tmp))
+        res = subprocess.run(RUN + ["--disk", str(img), "-c",
+                                    io_line("", ["fpunch 0 4k"], "b") + "; " +
+                                    io_line("-r", self.RO_CMDS, "b")],
+                             cwd=ROOT, env=env, capture_output=True, text=True,
+                             errors="replace", timeout=120,
+                             stdin=subprocess.DEVNULL)
+        out = res.stdout.replace("\r", "")
+        self.assertIn("mounted read-only", out)
+        tail = out[out.index('bootargs "'):].split("\n")[1:]
+        self.assertEqual([l for l in tail if l][:1 + len(self.RO_CMDS)],
+                         ["/b: Read-only file system"] +
+                         ["fallocate: Bad file descriptor"] * len(self.RO_CMDS))
+        self.assertEqual(hashlib.sha256(img.read_bytes()).hexdigest(), digest)
 
 
 if __name__ == "__main__":
