@@ -13,15 +13,16 @@
  * i_map_lock protects i_data[], the indirect blocks' contents, i_blocks
  * and i_goal. Allocation nests s_alloc_lock inside it.
  *
- * This file maps one block at a time; blockmap_range.c frees, allocates
- * and shifts ranges of blocks (truncate, punch, collapse, insert) with the
- * helpers exported here through ext2.h.
+ * This file maps one block at a time; blockmap_range.c frees and
+ * allocates ranges of blocks (truncate, punch, preallocation) and
+ * blockmap_shift.c moves them (collapse, insert), with the helpers
+ * exported here through blockmap.h.
  */
 #include <errno.h>
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
-#include "ext2.h"
+#include "blockmap.h"
 
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi)
 {

@@ -6,19 +6,11 @@
  *                         [size, max))
  *   ext2_alloc_range      map every block of a range, new blocks zeroed
  *                         on disk (preallocation, zero range)
- *   ext2_collapse_blocks  drop n blocks and move the rest of the file down
- *   ext2_insert_blocks    move the rest of the file up n blocks
+ * and the walking helpers blockmap_shift.c's collapse and insert share
+ * (blockmap.h).
  *
  * ext2 has no unwritten extents: a preallocated block is an ordinary
  * block, so it is written with zeroes before anything can read it.
- *
- * Collapse and insert move block pointers, never data. They run in
- * phases so that running out of space changes nothing: first every
- * destination's path of indirect blocks is made to exist (the only step
- * that allocates; on failure the new, empty indirect blocks are freed
- * again), then the pointers move (collapse upwards, insert downwards, so
- * that a destination slot is always empty), then indirect blocks left
- * empty are freed.
  *
  * Caller holds i_rwsem exclusive and invalidate_lock exclusive, the page
  * cache of the range already dropped, or owns the inode (eviction). Each
@@ -27,30 +19,14 @@
 #include <errno.h>
 #include <string.h>
 #include <kernel/err.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <mm/kmalloc.h>
-#include "ext2.h"
+#include "blockmap.h"
 
 #define ZERO_BUF_SIZE (64 * 1024) /* zeroes written per request */
 
-/* A slot of the map: i_data[] (holder NULL) or in an indirect block. */
-struct slot_ref {
-	uint32_t *slot;
-	struct ext2_buf *holder; /* referenced; ext2_brelse when done */
-	uint32_t left;		 /* slots from this one to its block's end */
-};
-
-/* Logical blocks [start, start + len): mapped runs of a file. */
-struct run {
-	uint64_t start, len;
-};
-
-struct runs {
-	struct run *v;
-	size_t nr, cap;
-};
-
-static void slot_dirty(struct inode *inode, struct slot_ref *ref)
+void ext2_slot_dirty(struct inode *inode, struct slot_ref *ref)
 {
 	if (ref->holder)
 		ext2_bmark_dirty(ref->holder);
@@ -64,17 +40,18 @@ static void slot_dirty(struct inode *inode, struct slot_ref *ref)
  * -ENOENT and *skip, the blocks from @lblk on that its branch covers.
  * Caller holds i_map_lock.
  */
-static int find_slot(struct inode *inode,
-		     uint64_t lblk,
-		     bool create,
-		     struct slot_ref *ref,
-		     uint64_t *skip)
+int ext2_find_slot(struct inode *inode,
+		   uint64_t lblk,
+		   bool create,
+		   struct slot_ref *ref,
+		   uint64_t *skip)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_buf *holder = NULL;
 	uint32_t offs[4], *slot;
 	int depth = ext2_block_path(sbi, lblk, offs), err;
 
+	DEBUG_ASSERT(mutex_is_locked(&EXT2_I(inode)->i_map_lock));
 	if (depth < 0)
 		return depth;
 	slot = &EXT2_I(inode)->i_data[offs[0]];
@@ -110,7 +87,7 @@ fail:
 	return err;
 }
 
-static int runs_add(struct runs *r, uint64_t lblk)
+int ext2_runs_add(struct runs *r, uint64_t lblk)
 {
 	if (r->nr && r->v[r->nr - 1].start + r->v[r->nr - 1].len == lblk) {
 		r->v[r->nr - 1].len++;
@@ -130,8 +107,10 @@ static int runs_add(struct runs *r, uint64_t lblk)
 }
 
 /* The mapped blocks in [@lblk, @end) as runs. Caller holds i_map_lock. */
-static int
-collect_runs(struct inode *inode, uint64_t lblk, uint64_t end, struct runs *r)
+int ext2_collect_runs(struct inode *inode,
+		      uint64_t lblk,
+		      uint64_t end,
+		      struct runs *r)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct slot_ref ref;
@@ -140,7 +119,7 @@ collect_runs(struct inode *inode, uint64_t lblk, uint64_t end, struct runs *r)
 	while (lblk < end && !err) {
 		uint64_t skip = 1;
 
-		err = find_slot(inode, lblk, false, &ref, &skip);
+		err = ext2_find_slot(inode, lblk, false, &ref, &skip);
 		if (err == -ENOENT) {
 			lblk += skip;
 			err = 0;
@@ -155,7 +134,7 @@ collect_runs(struct inode *inode, uint64_t lblk, uint64_t end, struct runs *r)
 			if (!ext2_check_ptr(inode, ref.slot[i], lblk))
 				err = -EUCLEAN;
 			else
-				err = runs_add(r, lblk);
+				err = ext2_runs_add(r, lblk);
 		}
 		ext2_brelse(sbi, ref.holder);
 	}
@@ -182,12 +161,6 @@ static bool all_zero(const uint32_t *v, uint32_t n)
 	}
 	return true;
 }
-
-/* What free_branch frees. */
-enum {
-	FREE_DATA = 1,	   /* the data blocks of the range */
-	FREE_INDIRECT = 2, /* the range's indirect blocks left empty */
-};
 
 /*
  * In the subtree at *slot (@depth levels of indirection below it; 0: a
@@ -262,9 +235,12 @@ top_slot(struct ext2_sb_info *sbi, int i, uint64_t *start, uint64_t *span)
 }
 
 /* Caller holds i_map_lock. */
-static int
-free_range_locked(struct inode *inode, uint64_t first, uint64_t end, int what)
+int ext2_free_range_locked(struct inode *inode,
+			   uint64_t first,
+			   uint64_t end,
+			   int what)
 {
+	DEBUG_ASSERT(mutex_is_locked(&EXT2_I(inode)->i_map_lock));
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	int err = 0;
@@ -300,7 +276,8 @@ int ext2_free_range(struct inode *inode, uint64_t first, uint64_t end)
 	int err;
 
 	mutex_lock(&ei->i_map_lock);
-	err = free_range_locked(inode, first, end, FREE_DATA | FREE_INDIRECT);
+	err = ext2_free_range_locked(
+	    inode, first, end, FREE_DATA | FREE_INDIRECT);
 	mutex_unlock(&ei->i_map_lock);
 	return err;
 }
@@ -318,7 +295,7 @@ int ext2_truncate_blocks(struct inode *inode, loff_t size)
 	int err;
 
 	mutex_lock(&ei->i_map_lock);
-	err = free_range_locked(
+	err = ext2_free_range_locked(
 	    inode, first, ext2_max_blocks(sbi), FREE_DATA | FREE_INDIRECT);
 	if (size == 0)
 		ei->i_goal = 0;
@@ -390,7 +367,7 @@ int ext2_alloc_range(struct inode *inode,
 		uint32_t pblk;
 
 		err = ext2_get_block_new(inode, lblk, &pblk, &is_new);
-		if (!err && is_new && runs_add(&new, lblk)) {
+		if (!err && is_new && ext2_runs_add(&new, lblk)) {
 			ext2_free_range(inode, lblk, lblk + 1);
 			err = -ENOMEM;
 		}
@@ -404,147 +381,5 @@ int ext2_alloc_range(struct inode *inode,
 		    inode, new.v[i].start, new.v[i].start + new.v[i].len);
 	kfree(new.v);
 	kfree(z.zeros);
-	return err;
-}
-
-/* Make the indirect blocks exist that the blocks of @r need once moved
- * by @delta. Caller holds i_map_lock. */
-static int make_paths(struct inode *inode, const struct runs *r, int64_t delta)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-
-	for (size_t i = 0; i < r->nr; i++) {
-		for (uint64_t b = 0; b < r->v[i].len; b++) {
-			struct slot_ref ref;
-			uint64_t skip;
-			int err = find_slot(inode,
-					    r->v[i].start + b + delta,
-					    true,
-					    &ref,
-					    &skip);
-
-			if (err)
-				return err;
-			ext2_brelse(sbi, ref.holder);
-		}
-	}
-	return 0;
-}
-
-/* Move the pointer of @src (mapped) to @dst (a hole whose indirect blocks
- * exist). Caller holds i_map_lock. */
-static int move_block(struct inode *inode, uint64_t src, uint64_t dst)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	struct slot_ref s, d;
-	uint64_t skip;
-	int err;
-
-	err = find_slot(inode, src, false, &s, &skip);
-	if (err)
-		return err == -ENOENT ? -EIO : err;
-	err = find_slot(inode, dst, false, &d, &skip);
-	if (err) {
-		ext2_brelse(sbi, s.holder);
-		return err == -ENOENT ? -EIO : err;
-	}
-	if (WARN_ON_ONCE(*d.slot || !*s.slot)) {
-		err = -EIO;
-	} else {
-		*d.slot = *s.slot;
-		*s.slot = 0;
-		slot_dirty(inode, &d);
-		slot_dirty(inode, &s);
-	}
-	ext2_brelse(sbi, d.holder);
-	ext2_brelse(sbi, s.holder);
-	return err;
-}
-
-/* Move the blocks of @r by @delta: downwards in ascending order, upwards
- * in descending order, so each destination has been vacated. Caller
- * holds i_map_lock. Return: 0 or the first error (the map stays valid). */
-static int move_runs(struct inode *inode, const struct runs *r, int64_t delta)
-{
-	int err = 0;
-
-	for (size_t k = 0; k < r->nr; k++) {
-		const struct run *run = &r->v[delta < 0 ? k : r->nr - 1 - k];
-
-		for (uint64_t j = 0; j < run->len; j++) {
-			uint64_t b =
-			    run->start + (delta < 0 ? j : run->len - 1 - j);
-
-			err = move_block(inode, b, b + delta) ?: err;
-		}
-	}
-	return err;
-}
-
-/*
- * Shift the blocks at or past @from by @delta. Caller holds i_map_lock
- * and has checked that they stay below ext2_max_blocks; for a collapse
- * it frees [@from + @delta, @from) here, after the paths exist.
- */
-static int shift_locked(struct inode *inode, uint64_t from, int64_t delta)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	uint64_t max = ext2_max_blocks(sbi), lowest = MIN(from, from + delta);
-	struct runs r = { 0 };
-	int err;
-
-	err = collect_runs(inode, from, max, &r);
-	if (!err && delta > 0 && r.nr &&
-	    r.v[r.nr - 1].start + r.v[r.nr - 1].len + delta > max)
-		err = -EFBIG;
-	if (!err)
-		err = make_paths(inode, &r, delta);
-	if (err) {
-		/* Nothing moved: drop the indirect blocks made for it. */
-		free_range_locked(inode, lowest, max, FREE_INDIRECT);
-		goto out;
-	}
-	if (delta < 0)
-		err = free_range_locked(inode, from + delta, from, FREE_DATA);
-	err = move_runs(inode, &r, delta) ?: err;
-	err = free_range_locked(inode, lowest, max, FREE_INDIRECT) ?: err;
-out:
-	kfree(r.v);
-	return err;
-}
-
-/**
- * ext2_collapse_blocks - free blocks [@first, @first + @n) and move every
- * block after them @n down
- * Context: see ext2.h; takes i_map_lock.
- * Return: 0; -ENOSPC or -ENOMEM with the map unchanged; -EIO/-EUCLEAN
- * with the map valid but only partly shifted.
- */
-int ext2_collapse_blocks(struct inode *inode, uint64_t first, uint64_t n)
-{
-	struct ext2_inode_info *ei = EXT2_I(inode);
-	int err;
-
-	mutex_lock(&ei->i_map_lock);
-	err = shift_locked(inode, first + n, -(int64_t)n);
-	mutex_unlock(&ei->i_map_lock);
-	return err;
-}
-
-/**
- * ext2_insert_blocks - move every block at or past @first @n up, leaving
- * [@first, @first + @n) a hole
- * Context: see ext2.h; takes i_map_lock.
- * Return: 0; -ENOSPC, -EFBIG or -ENOMEM with the map unchanged; -EIO or
- * -EUCLEAN with the map valid but only partly shifted.
- */
-int ext2_insert_blocks(struct inode *inode, uint64_t first, uint64_t n)
-{
-	struct ext2_inode_info *ei = EXT2_I(inode);
-	int err;
-
-	mutex_lock(&ei->i_map_lock);
-	err = shift_locked(inode, first, (int64_t)n);
-	mutex_unlock(&ei->i_map_lock);
 	return err;
 }

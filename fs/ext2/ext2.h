@@ -179,27 +179,8 @@ int ext2_get_block_new(struct inode *inode,
 		       uint32_t *pblk,
 		       bool *new);
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
-/* blockmap.c's walking helpers, for blockmap_range.c. Caller holds
- * i_map_lock for the last two. */
-/* The pointer path to @lblk: offs[0] indexes i_data, offs[1..depth] the
- * indirect blocks. Return: depth, or -EFBIG. */
-int ext2_block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4]);
-/* Blocks from the hole at level @k of a depth-@depth path to its end. */
-uint64_t ext2_hole_len(struct ext2_sb_info *sbi,
-		       const uint32_t offs[4],
-		       int depth,
-		       int k);
-/* Is @blk, read from the map for @lblk, in the data area? (Reported.) */
-bool ext2_check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk);
-/* Allocate a block into *slot (in @holder's block, or i_data if NULL),
- * zeroed when @indirect; count it in i_blocks. */
-int ext2_alloc_slot(struct inode *inode,
-		    uint32_t *slot,
-		    struct ext2_buf *holder,
-		    bool indirect,
-		    uint32_t *out);
-
-/* blockmap_range.c: ranges of the block map. Caller holds i_rwsem
+/* blockmap_range.c, blockmap_shift.c: ranges of the block map (their
+ * shared helpers: blockmap.h). Caller holds i_rwsem
  * exclusive and, for a file's data, invalidate_lock exclusive with the
  * page cache of the range already dropped (or owns the inode: eviction).
  * They take i_map_lock. */

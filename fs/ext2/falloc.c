@@ -50,6 +50,13 @@ static void falloc_lock(struct inode *inode)
 	down_write(&inode->i_mapping->invalidate_lock);
 }
 
+/* What every step below needs. */
+static bool falloc_locked(struct inode *inode)
+{
+	return rwsem_is_locked(&inode->i_rwsem) &&
+	       rwsem_is_locked(&inode->i_mapping->invalidate_lock);
+}
+
 static void falloc_unlock(struct inode *inode, bool changed)
 {
 	if (changed) {
@@ -72,6 +79,7 @@ static int zero_in_page(struct inode *inode, loff_t start, loff_t end)
 	struct page *page;
 	int err = 0;
 
+	DEBUG_ASSERT(falloc_locked(inode));
 	DEBUG_ASSERT(start >> PAGE_SHIFT == (end - 1) >> PAGE_SHIFT);
 	page = filemap_grab_page(inode->i_mapping, start >> PAGE_SHIFT);
 	if (IS_ERR(page))
@@ -116,6 +124,7 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 	uint64_t bits = inode->i_sb->s_blocksize_bits, first, stop;
 	int err = 0;
 
+	DEBUG_ASSERT(falloc_locked(inode));
 	if (off >= size)
 		return 0;
 	if (end > size)
@@ -194,6 +203,7 @@ static int flush_from(struct inode *inode, loff_t off)
 	loff_t start = ALIGN_DOWN(off, (loff_t)PAGE_SIZE);
 	int err;
 
+	DEBUG_ASSERT(falloc_locked(inode));
 	err = filemap_write_and_wait_range(inode->i_mapping, start, LLONG_MAX);
 	if (!err)
 		truncate_inode_pages(inode->i_mapping, start);
