@@ -125,7 +125,10 @@ def random_sequence(rnd, seek=False):
     offsets favour the direct/indirect boundaries of 1, 2 and 4 KiB
     blocks. Collapse and insert use 4 KiB multiples, which every block
     size here (and the host's) accepts."""
-    hot = [0, 12 << 10, 24 << 10, 48 << 10, 268 << 10, 1048 << 10, 4144 << 10]
+    # 12 blocks; single/double indirect at 1 KiB (268K), 2 KiB (1048K),
+    # 4 KiB (4144K); triple at 1 KiB (65804K).
+    hot = [0, 12 << 10, 24 << 10, 48 << 10, 268 << 10, 1048 << 10,
+           4144 << 10, 65804 << 10]
 
     def off():
         if rnd.random() < 0.4:
@@ -183,6 +186,27 @@ def host_cksum(path):
     return f"{out[0]} {out[1]} /{path.name}"
 
 
+def boundary_sequence(bs):
+    """Data across the single/double and double/triple-indirect boundaries
+    of @bs-byte blocks, shifted back and forth across them, punched,
+    zeroed and cut. The triple level starts at 64 MiB with 1 KiB blocks,
+    at 513 MiB and 4 GiB with 2 and 4 KiB: too big to dump and compare,
+    so there a second double-indirect child stands in for it."""
+    apb = bs // 4
+    dind, tind = (12 + apb) * bs, (12 + apb + apb * apb) * bs
+    if tind > 128 << 20:
+        tind = dind + apb * bs
+    return [f"pwrite -q -S 0x21 {dind - 3 * bs} {6 * bs}",
+            f"pwrite -q -S 0x22 {tind - 5000} 20000",
+            "finsert 4096 8192", "fcollapse 0 65536",
+            f"fpunch {tind - 70000} 12000", f"fzero {tind - 60000} 3000",
+            f"finsert {tind - 65536} 65536", f"fcollapse {dind} 65536",
+            f"falloc -k {tind - 100000} 9000", f"truncate {tind + 65536}",
+            "fcollapse 8192 4096", f"fpunch {dind - 4096} 8192",
+            f"pwrite -q -S 0x23 {tind - 3000} 9000",
+            f"finsert {tind - 8192} 8192", f"fcollapse {dind + 4096} 4096"]
+
+
 class FallocMatchesLinux(unittest.TestCase):
     FILES = 6
     SEEK_FILES = 3  # with 4 KiB blocks, the host's block size
@@ -195,11 +219,14 @@ class FallocMatchesLinux(unittest.TestCase):
         ext2img.make_image(img, "32M", block=bs)
         script, want, models, seeds = [], {}, {}, {}
         nseek = self.SEEK_FILES if bs == 4096 else 0
-        for i in range(self.FILES + nseek):
+        for i in range(self.FILES + nseek + 1):
             seed = BASE_SEED + 1000 * bs + i
             rnd = random.Random(seed)
             name = f"f{i}"
-            cmds = random_sequence(rnd, seek=i >= self.FILES)
+            if i == self.FILES + nseek:
+                cmds = boundary_sequence(bs)
+            else:
+                cmds = random_sequence(rnd, seek=i >= self.FILES)
             seeds[name], models[name] = seed, Model(bs)
             want[name] = []
             for k in range(0, len(cmds), MAX_CMDS):

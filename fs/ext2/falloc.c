@@ -97,22 +97,24 @@ static int zero_in_page(struct inode *inode, loff_t start, loff_t end)
 }
 
 /*
- * Zero the partial blocks of [@start, @end) below EOF: the part of the
- * first block before the first whole one, and of the last after the last
- * whole one. The whole blocks are the block map's business.
+ * Zero the partial blocks of [@start, @end) below @limit (the old EOF:
+ * past it the blocks are new and zeroed, or the old EOF block's tail,
+ * which extend_size zeroes): the part of the first block before the first
+ * whole one, and of the last after the last whole one. The whole blocks
+ * are the block map's business.
  */
-static int zero_partial_blocks(struct inode *inode, loff_t start, loff_t end)
+static int
+zero_partial_blocks(struct inode *inode, loff_t start, loff_t end, loff_t limit)
 {
 	loff_t bs = inode->i_sb->s_blocksize;
 	loff_t head_end = MIN(ALIGN_UP(start, bs), end);
 	loff_t tail_start = MAX(ALIGN_DOWN(end, bs), head_end);
 	int err = 0;
 
-	end = MIN(end, READ_ONCE(inode->i_size));
-	if (start < head_end && start < end)
-		err = zero_in_page(inode, start, MIN(head_end, end));
-	if (!err && tail_start < end)
-		err = zero_in_page(inode, tail_start, end);
+	if (start < head_end && start < limit)
+		err = zero_in_page(inode, start, MIN(head_end, limit));
+	if (!err && tail_start < end && tail_start < limit)
+		err = zero_in_page(inode, tail_start, MIN(end, limit));
 	return err;
 }
 
@@ -134,18 +136,19 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 	stop = (uint64_t)end >> bits;
 	if (first < stop)
 		err = ext2_free_range(inode, first, stop);
-	return zero_partial_blocks(inode, off, end) ?: err;
+	return zero_partial_blocks(inode, off, end, size) ?: err;
 }
 
 /* The old EOF block's bytes past the old size must read as zeroes once
  * the size grows over them. */
-static int extend_size(struct inode *inode, loff_t old, loff_t size)
+static int
+extend_size(struct inode *inode, loff_t old, loff_t size, bool zero_tail)
 {
 	loff_t bs = inode->i_sb->s_blocksize;
 
 	inode_set_size(inode, size);
 	ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
-	if (old & (bs - 1))
+	if (zero_tail && (old & (bs - 1)))
 		return zero_in_page(inode, old, ALIGN_UP(old, bs));
 	return 0;
 }
@@ -176,11 +179,11 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 			       0);
 	if (err)
 		return err;
-	if (grow)
+	/* What the new size brings in past the old EOF, and with ZERO_RANGE
+	 * the range, must read as zeroes: drop it, zeroing partial pages. */
+	if (grow || zero)
 		truncate_inode_pages_range(
-		    m, zero ? MIN(off, size) : size, LLONG_MAX);
-	else if (zero)
-		truncate_inode_pages_range(m, off, end - 1);
+		    m, zero ? MIN(off, size) : size, end - 1);
 	/* The whole blocks inside: zeroed on disk (all mapped by now, so
 	 * this allocates nothing). */
 	if (zero)
@@ -189,10 +192,12 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 				       (uint64_t)end >> bits,
 				       0,
 				       UINT64_MAX);
+	/* Unless the zeroed range starts at or before the old EOF and so
+	 * covers the old EOF block's tail itself. */
 	if (!err && grow)
-		err = extend_size(inode, size, end);
+		err = extend_size(inode, size, end, !zero || off > size);
 	if (!err && zero)
-		err = zero_partial_blocks(inode, off, end);
+		err = zero_partial_blocks(inode, off, end, size);
 	return err;
 }
 
