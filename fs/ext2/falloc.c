@@ -268,12 +268,13 @@ long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len)
 	int shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
 	int err;
 
+	/* Linux's VFS checks the size against s_maxbytes first. */
+	if (off + len > max_bytes(inode))
+		return -EFBIG;
 	if (mode & ~EXT2_FALLOC_MODES)
 		return -EOPNOTSUPP;
 	if (inode->i_sb->s_rdonly)
 		return -EROFS;
-	if (off + len > max_bytes(inode))
-		return -EFBIG;
 	if (shift && !IS_ALIGNED(off | len, (loff_t)inode->i_sb->s_blocksize))
 		return -EINVAL;
 	falloc_lock(inode);
