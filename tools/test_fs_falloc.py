@@ -151,9 +151,7 @@ def random_sequence(rnd, seek=False):
         if op == "pwrite":
             cmds.append(f"pwrite -q -S 0x{rnd.randint(1, 255):02x} {off()} {length()}")
         elif op == "truncate":
-            # Block-aligned until truncate zeroes the rest of the EOF
-            # block (issue 7's stale tail, branch tail).
-            cmds.append(f"truncate {off() // 4096 * 4096}")
+            cmds.append(f"truncate {off()}")
         elif op in ("fcollapse", "finsert"):
             cmds.append(f"{op} {off() // 4096 * 4096} {rnd.randint(1, 16) * 4096}")
         elif op in ("fzero", "falloc"):

@@ -387,14 +387,15 @@ static void fill_to(struct ktest *t, uint32_t target)
 }
 
 /* A write that runs out of space inside a hole, part way through a page
- * (1 KiB blocks: a page is 4 blocks, 2 are free): write_begin allocated
- * 2 blocks before -ENOSPC, and must free exactly those - the old rule
- * freed only blocks past EOF and left them mapped over the hole. */
+ * (blocks smaller than a page; one block fewer than the page needs is
+ * free): write_begin allocated them before -ENOSPC, and must free exactly
+ * those - the old rule freed only blocks past EOF and left them mapped
+ * over the hole. With 4 KiB blocks nothing is free and nothing moves. */
 static void falloc_write_enospc(struct ktest *t)
 {
 	const char *f = "/wfail";
 	uint64_t bs = bsize(t);
-	uint32_t target = bs < PAGE_SIZE ? 2 : 0;
+	uint32_t target = PAGE_SIZE / bs - 1; /* one short of the page */
 	static char page[PAGE_SIZE];
 	long long blocks;
 	int fd;
@@ -437,7 +438,7 @@ static void falloc_write_page_hole(struct ktest *t)
 	inode = vfs_lookup(f);
 	KTEST_ASSERT_FALSE(t, IS_ERR(inode));
 	down_write(&inode->i_rwsem);
-	down_write(&inode->i_mapping->invalidate_lock);
+	filemap_invalidate_lock(inode->i_mapping);
 	page = filemap_lock_page(inode->i_mapping, 0);
 	KTEST_EXPECT_NOT_NULL(t, page);
 	if (page) {
@@ -446,7 +447,7 @@ static void falloc_write_page_hole(struct ktest *t)
 		unlock_page(page);
 		put_page(page);
 	}
-	up_write(&inode->i_mapping->invalidate_lock);
+	filemap_invalidate_unlock(inode->i_mapping);
 	up_write(&inode->i_rwsem);
 	iput(inode);
 	fd = open(f, O_RDWR);

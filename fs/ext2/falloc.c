@@ -47,14 +47,7 @@ static loff_t max_bytes(struct inode *inode)
 static void falloc_lock(struct inode *inode)
 {
 	down_write(&inode->i_rwsem);
-	down_write(&inode->i_mapping->invalidate_lock);
-}
-
-/* What every step below needs. */
-static bool falloc_locked(struct inode *inode)
-{
-	return rwsem_is_locked(&inode->i_rwsem) &&
-	       rwsem_is_locked(&inode->i_mapping->invalidate_lock);
+	filemap_invalidate_lock(inode->i_mapping);
 }
 
 static void falloc_unlock(struct inode *inode, bool changed)
@@ -63,58 +56,37 @@ static void falloc_unlock(struct inode *inode, bool changed)
 		inode->i_mtime = inode->i_ctime = current_time();
 		mark_inode_dirty(inode);
 	}
-	up_write(&inode->i_mapping->invalidate_lock);
+	filemap_invalidate_unlock(inode->i_mapping);
 	up_write(&inode->i_rwsem);
 }
 
-/*
- * Zero bytes [@start, @end) of the file, which lie in one page, through
- * the page cache: the page is read if it is not cached, zeroed and
- * dirtied, so the zeroes reach the blocks that stay mapped. Caller holds
- * i_rwsem and invalidate_lock exclusive.
- */
-static int zero_in_page(struct inode *inode, loff_t start, loff_t end)
+/* What every step below needs. */
+static void assert_falloc_locked(struct inode *inode)
 {
-	unsigned int from = start & (PAGE_SIZE - 1);
-	struct page *page;
-	int err = 0;
-
-	DEBUG_ASSERT(falloc_locked(inode));
-	DEBUG_ASSERT(start >> PAGE_SHIFT == (end - 1) >> PAGE_SHIFT);
-	page = filemap_grab_page(inode->i_mapping, start >> PAGE_SHIFT);
-	if (IS_ERR(page))
-		return PTR_ERR(page);
-	if (!page_test(page, PG_uptodate))
-		err = ext2_fill_page(inode, page, 0, 0);
-	if (!err) {
-		memset((char *)page_address(page) + from, 0, end - start);
-		page_set(page, PG_uptodate);
-		set_page_dirty(page);
-	}
-	unlock_page(page);
-	put_page(page);
-	return err;
+	lockdep_assert_held_write(&inode->i_rwsem);
+	lockdep_assert_held_write(&inode->i_mapping->invalidate_lock);
 }
 
 /*
  * Zero the partial blocks of [@start, @end) below @limit (the old EOF:
  * past it the blocks are new and zeroed, or the old EOF block's tail,
- * which extend_size zeroes): the part of the first block before the first
- * whole one, and of the last after the last whole one. The whole blocks
- * are the block map's business.
+ * which ext2_zero_past_eof zeroes) through the page cache's one zeroing
+ * helper, which dirties them so the zeroes reach the blocks that stay:
+ * the part of the first block before the first whole one, and of the last
+ * after the last whole one. The whole blocks are the block map's business.
  */
 static int
 zero_partial_blocks(struct inode *inode, loff_t start, loff_t end, loff_t limit)
 {
+	struct address_space *m = inode->i_mapping;
 	loff_t bs = inode->i_sb->s_blocksize;
 	loff_t head_end = MIN(ALIGN_UP(start, bs), end);
 	loff_t tail_start = MAX(ALIGN_DOWN(end, bs), head_end);
-	int err = 0;
+	int err;
 
-	if (start < head_end && start < limit)
-		err = zero_in_page(inode, start, MIN(head_end, limit));
-	if (!err && tail_start < end && tail_start < limit)
-		err = zero_in_page(inode, tail_start, MIN(end, limit));
+	err = filemap_zero_range(m, start, MIN(head_end, limit));
+	if (!err)
+		err = filemap_zero_range(m, tail_start, MIN(end, limit));
 	return err;
 }
 
@@ -126,7 +98,7 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 	uint64_t bits = inode->i_sb->s_blocksize_bits, first, stop;
 	int err = 0;
 
-	DEBUG_ASSERT(falloc_locked(inode));
+	assert_falloc_locked(inode);
 	if (off >= size)
 		return 0;
 	if (end > size)
@@ -139,17 +111,17 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 	return zero_partial_blocks(inode, off, end, size) ?: err;
 }
 
-/* The old EOF block's bytes past the old size must read as zeroes once
- * the size grows over them. */
+/* Grow from @old to @size; the old EOF block's bytes past @old must read
+ * as zeroes (ext2_zero_past_eof) unless the caller zeroes them itself. */
 static int
 extend_size(struct inode *inode, loff_t old, loff_t size, bool zero_tail)
 {
-	loff_t bs = inode->i_sb->s_blocksize;
+	int err = zero_tail ? ext2_zero_past_eof(inode, old) : 0;
 
+	if (err)
+		return err;
 	inode_set_size(inode, size);
 	ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
-	if (zero_tail && (old & (bs - 1)))
-		return zero_in_page(inode, old, ALIGN_UP(old, bs));
 	return 0;
 }
 
@@ -208,7 +180,7 @@ static int flush_from(struct inode *inode, loff_t off)
 	loff_t start = ALIGN_DOWN(off, (loff_t)PAGE_SIZE);
 	int err;
 
-	DEBUG_ASSERT(falloc_locked(inode));
+	assert_falloc_locked(inode);
 	err = filemap_write_and_wait_range(inode->i_mapping, start, LLONG_MAX);
 	if (!err)
 		truncate_inode_pages(inode->i_mapping, start);
