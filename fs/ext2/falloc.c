@@ -5,17 +5,20 @@
  *
  * Every mode runs as one critical section, in this order:
  *   i_rwsem exclusive
- *     mapping->invalidate_lock exclusive
+ *     mapping->invalidate_lock exclusive (filemap_invalidate_lock)
  *       write back what must survive (collapse, insert: everything from
  *         the page holding the offset to EOF, before it is dropped)
  *       drop the cached pages of the range (truncate_inode_pages_range,
  *         the page cache's one removal door; partial pages keep what is
  *         outside the range and are zeroed inside it)
- *       change the block map, free or allocate blocks (blockmap_range.c)
- *       zero the partial blocks at the edges through the page cache
- *         (dirty, so the zeroes reach the disk)
+ *       change the block map, free or allocate blocks (blockmap_range.c,
+ *         blockmap_shift.c)
+ *       zero the partial blocks at the edges (filemap_zero_range: read,
+ *         zeroed and dirtied, so the zeroes reach the disk)
  * so no read, fault or readahead can bring a freed block's old contents
  * back into the cache: they take invalidate_lock shared to fill a page.
+ * Preallocation allocates before it drops anything, so that -ENOSPC
+ * leaves the file as it was (blocks it allocated are freed again).
  *
  * ext2 has no unwritten extents: preallocated blocks (modes 0 and
  * KEEP_SIZE, and the holes ZERO_RANGE fills) are written with zeroes
