@@ -215,6 +215,8 @@ class FallocMatchesLinux(unittest.TestCase):
         img, host = tmp / "img", tmp / "host"
         host.mkdir()
         ext2img.make_image(img, "32M", block=bs)
+        print(f"\nFallocMatchesLinux {bs}: FALLOC_SEED={BASE_SEED}",
+              file=sys.stderr)
         script, want, models, seeds = [], {}, {}, {}
         nseek = self.SEEK_FILES if bs == 4096 else 0
         for i in range(self.FILES + nseek + 1):
