@@ -458,15 +458,38 @@ static void falloc_write_page_hole(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink(f), 0);
 }
 
+/* An insert whose moved blocks need an indirect block, on a full fs:
+ * -ENOSPC, and the file is as it was (the paths are made before any
+ * pointer moves). */
+static void falloc_shift_enospc(struct ktest *t)
+{
+	const char *f = "/shift_nospc";
+	uint64_t bs = bsize(t);
+	long long blocks;
+
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 9, 0, 12 * bs), 0);
+	blocks = iblocks(f);
+	fill_to(t, 0);
+	EXPECT_FALLOC(t, f, O_RDWR, INSERT, 4 * bs, bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, free_blocks(t), 0);
+	KTEST_EXPECT_EQ(t, iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 12 * bs);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	ext2_test_check(t, f, 9, 0, 12 * bs);
+	/* A collapse needs no new block: it works on the full fs. */
+	EXPECT_FALLOC(t, f, O_RDWR, COLLAPSE, 4 * bs, bs, 0);
+	check_moved(t, f, 9, 4 * bs, 7 * bs, bs);
+	KTEST_EXPECT_EQ(t, iblocks(f), RULE_BLOCKS(t, { 0, 11 }));
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+	KTEST_EXPECT_EQ(t, unlink("/fill"), 0);
+	unlink("/fill2");
+}
+
 static struct ktest_case falloc_cases[] = {
-	KTEST_CASE(falloc_errno),
-	KTEST_CASE(falloc_prealloc),
-	KTEST_CASE(falloc_punch),
-	KTEST_CASE(falloc_zero),
-	KTEST_CASE(falloc_collapse_insert),
-	KTEST_CASE(falloc_enospc),
-	KTEST_CASE(falloc_write_enospc),
-	KTEST_CASE(falloc_write_page_hole),
-	{},
+	KTEST_CASE(falloc_errno),	    KTEST_CASE(falloc_prealloc),
+	KTEST_CASE(falloc_punch),	    KTEST_CASE(falloc_zero),
+	KTEST_CASE(falloc_collapse_insert), KTEST_CASE(falloc_enospc),
+	KTEST_CASE(falloc_write_enospc),    KTEST_CASE(falloc_write_page_hole),
+	KTEST_CASE(falloc_shift_enospc),    {},
 };
 KTEST_SUITE(ext2_falloc, falloc_cases);
