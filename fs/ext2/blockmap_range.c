@@ -379,6 +379,13 @@ int ext2_alloc_range(struct inode *inode,
 	for (size_t i = 0; err && i < new.nr; i++)
 		ext2_free_range(
 		    inode, new.v[i].start, new.v[i].start + new.v[i].len);
+	if (err) {
+		/* An indirect block allocated for a data block that then
+		 * failed is empty: free it too. */
+		mutex_lock(&EXT2_I(inode)->i_map_lock);
+		ext2_free_range_locked(inode, first, end, FREE_INDIRECT);
+		mutex_unlock(&EXT2_I(inode)->i_map_lock);
+	}
 	kfree(new.v);
 	kfree(z.zeros);
 	return err;
