@@ -283,6 +283,20 @@ int ext2_free_range(struct inode *inode, uint64_t first, uint64_t end)
 }
 
 /**
+ * ext2_free_empty_indirect - free the indirect blocks of logical blocks
+ * [@first, @end) that map nothing (left by an allocation that failed)
+ * Context: see ext2.h; takes i_map_lock.
+ */
+void ext2_free_empty_indirect(struct inode *inode, uint64_t first, uint64_t end)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	mutex_lock(&ei->i_map_lock);
+	ext2_free_range_locked(inode, first, end, FREE_INDIRECT);
+	mutex_unlock(&ei->i_map_lock);
+}
+
+/**
  * ext2_truncate_blocks - free every block at or past byte @size
  * Context: see ext2.h; takes i_map_lock.
  * Return: 0, or the first error (the rest is still freed).
@@ -379,13 +393,10 @@ int ext2_alloc_range(struct inode *inode,
 	for (size_t i = 0; err && i < new.nr; i++)
 		ext2_free_range(
 		    inode, new.v[i].start, new.v[i].start + new.v[i].len);
-	if (err) {
-		/* An indirect block allocated for a data block that then
-		 * failed is empty: free it too. */
-		mutex_lock(&EXT2_I(inode)->i_map_lock);
-		ext2_free_range_locked(inode, first, end, FREE_INDIRECT);
-		mutex_unlock(&EXT2_I(inode)->i_map_lock);
-	}
+	/* An indirect block allocated for a data block that then failed
+	 * is empty: free it too. */
+	if (err)
+		ext2_free_empty_indirect(inode, first, end);
 	kfree(new.v);
 	kfree(z.zeros);
 	return err;

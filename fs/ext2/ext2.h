@@ -189,6 +189,10 @@ uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
 int ext2_truncate_blocks(struct inode *inode, loff_t size);
 /* Free logical blocks [@first, @end) and the indirect blocks left empty. */
 int ext2_free_range(struct inode *inode, uint64_t first, uint64_t end);
+/* Free only the indirect blocks of [@first, @end) that map nothing. */
+void ext2_free_empty_indirect(struct inode *inode,
+			      uint64_t first,
+			      uint64_t end);
 /* Map every block of [@first, @end), zeroing on disk each new one and
  * each one in [@zero_first, @zero_end). On failure the blocks this call
  * allocated are freed again: the map is as before. */

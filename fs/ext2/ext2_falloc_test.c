@@ -459,10 +459,10 @@ static void falloc_write_page_hole(struct ktest *t)
 }
 
 /* Out of space where the next block needs an indirect block: with one
- * block free, preallocating block 12 takes the single-indirect block and
- * then fails, and must give that back too. An insert whose moved blocks
- * need an indirect block, on a full fs: -ENOSPC, and the file is as it
- * was (the paths are made before any pointer moves). */
+ * block free, preallocating (or writing) block 12 takes the
+ * single-indirect block and then fails, and must give that back too. An insert
+ * whose moved blocks need an indirect block, on a full fs: -ENOSPC, and the
+ * file is as it was (the paths are made before any pointer moves). */
 static void falloc_shift_enospc(struct ktest *t)
 {
 	const char *f = "/shift_nospc";
@@ -473,6 +473,11 @@ static void falloc_shift_enospc(struct ktest *t)
 	blocks = iblocks(f);
 	fill_to(t, 1);
 	EXPECT_FALLOC(t, f, O_RDWR, 0, 12 * bs, bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, free_blocks(t), 1);
+	KTEST_EXPECT_EQ(t, iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 12 * bs);
+	/* The same for a write there. */
+	KTEST_EXPECT_EQ(t, ext2_test_write(f, 9, 12 * bs, bs), -ENOSPC);
 	KTEST_EXPECT_EQ(t, free_blocks(t), 1);
 	KTEST_EXPECT_EQ(t, iblocks(f), blocks);
 	KTEST_EXPECT_EQ(t, ext2_test_size(f), 12 * bs);

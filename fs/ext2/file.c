@@ -378,9 +378,10 @@ int ext2_fill_page(struct inode *inode,
 /*
  * A write failed part way: free the blocks its write_begin allocated that
  * hold none of its data - all of them if nothing was copied (@copied 0),
- * else those past the new EOF (the dirty page covers the rest). Blocks
- * that were mapped before stay: a failed write must not free what an
- * earlier write or fallocate put there.
+ * else those past the new EOF (the dirty page covers the rest) - and the
+ * indirect blocks left mapping nothing. Blocks that were mapped before
+ * stay: a failed write must not free what an earlier write or fallocate
+ * put there.
  */
 static void write_failed(struct inode *inode, unsigned int copied)
 {
@@ -395,6 +396,9 @@ static void write_failed(struct inode *inode, unsigned int copied)
 		if ((ei->i_wnew_mask & (1u << j)) && (!copied || lblk >= eof))
 			ext2_free_range(inode, lblk, lblk + 1);
 	}
+	/* An indirect block taken for a block that then failed is empty. */
+	ext2_free_empty_indirect(
+	    inode, ei->i_wnew_first, ei->i_wnew_first + (PAGE_SIZE >> bits));
 	ei->i_wnew_mask = 0;
 }
 
