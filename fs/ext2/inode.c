@@ -195,10 +195,18 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 	return err;
 }
 
-/* Fast symlinks keep their target in i_data: no blocks to free. */
+/*
+ * Only regular files, directories and slow symlinks have a block map in
+ * i_data. A fast symlink keeps its target there, and device inodes their
+ * device numbers: read as block numbers, those name other files' blocks.
+ * A symlink is fast when it owns no block but its extended-attribute
+ * block (Linux: ext2_inode_is_fast_symlink).
+ */
 static bool has_block_map(struct inode *inode)
 {
-	return !S_ISLNK(inode->i_mode) ||
+	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+		return true;
+	return S_ISLNK(inode->i_mode) &&
 	       inode->i_blocks > (EXT2_I(inode)->i_file_acl
 				      ? inode->i_sb->s_blocksize >> 9
 				      : 0);
