@@ -15,8 +15,8 @@
 #include <kernel/compiler.h>
 
 enum race_id {
-	/* kernel/sched.c: a dead task's last switch is done, its joiners
-	 * are not woken yet. IRQs off, no lock held. */
+	/* kernel/sched.c finish_switch: a dead task's last switch is done,
+	 * its joiners are not woken yet. IRQs off, no lock held. */
 	RACE_TASK_EXIT_WAKE,
 	/* kernel/wait.c complete(): done counted, waiters not woken yet.
 	 * The completion's wait-queue lock is held (irqs off). */

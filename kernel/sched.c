@@ -16,6 +16,7 @@
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <kernel/init.h>
 #include <kernel/irq.h>
 #include <kernel/timer.h>
@@ -154,15 +155,25 @@ static void set_running(struct cpu *c, struct task *next)
 	c->current = next;
 }
 
-/* Runs on the new task right after a switch, rq_lock held, irqs off. */
+static void task_put(struct task *t);
+
+/*
+ * Runs on the new task right after a switch, rq_lock held, irqs off. A
+ * dead @prev has made its last switch: its joiners are woken and the
+ * task's own reference is dropped only now, so a joiner that returns
+ * meanwhile cannot free what is still being used here.
+ */
 static void finish_switch(struct task *prev)
 {
 	bool dead = prev->state == TASK_DEAD;
 
 	prev->on_cpu = false;
 	raw_spin_unlock(&rq_lock);
-	if (dead)
+	if (dead) {
+		race_point(RACE_TASK_EXIT_WAKE, prev);
 		wake_up_all(&prev->exited);
+		task_put(prev);
+	}
 }
 
 /*
@@ -293,6 +304,7 @@ static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
 	t->arg = arg;
 	t->affinity = CPU_ANY;
 	t->state = TASK_RUNNABLE;
+	t->refs = 2; /* its own until its last switch, and its joiner's */
 	t->ctx.ra = (uintptr_t)task_entry;
 	t->ctx.sp = (uintptr_t)t->stack + t->stack_size;
 	list_init(&t->run_node);
@@ -368,20 +380,39 @@ void task_kill_current(const char *why)
 	task_exit(TASK_EXIT_KILLED);
 }
 
-int task_join(struct task *t)
+/*
+ * The last reference frees the task: from task_join, or from finish_switch
+ * on the hart that switched away from it for the last time (irqs off:
+ * freeing takes only irqsave spinlocks).
+ */
+static void task_put(struct task *t)
 {
 	unsigned long flags;
-	int code;
 
-	wait_event(&t->exited,
-		   READ_ONCE(t->state) == TASK_DEAD && !READ_ONCE(t->on_cpu));
-	code = t->exit_code;
+	if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL))
+		return;
 	flags = spin_lock_irqsave(&tasks_lock);
 	list_del(&t->all_node);
 	spin_unlock_irqrestore(&tasks_lock, flags);
-	files_release(t);
 	vm_free_stack(t->stack, t->stack_size);
 	kfree(t);
+}
+
+static bool task_is_dead(struct task *t)
+{
+	return __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_DEAD;
+}
+
+/* The dead task runs no more code of its own: its files can go here,
+ * where sleeping is allowed; the struct goes with the last reference. */
+int task_join(struct task *t)
+{
+	int code;
+
+	wait_event(&t->exited, task_is_dead(t));
+	code = t->exit_code;
+	files_release(t);
+	task_put(t);
 	return code;
 }
 

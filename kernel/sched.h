@@ -7,7 +7,10 @@
  * held). Idle harts wait in wfi and are woken by an IPI when work arrives.
  *
  *   t = task_create("name", fn, arg);   // runnable at once; ERR_PTR on error
- *   code = task_join(t);                // wait for exit, free, get fn's result
+ *   code = task_join(t);                // wait for exit, get fn's result
+ *
+ * task_join drops the joiner's reference; the task's own is dropped after
+ * its last context switch, and the last one frees the task.
  *
  * A task ends by returning from fn or by task_exit(code). A task that traps
  * is killed with a report; its joiner sees TASK_EXIT_KILLED.
@@ -69,6 +72,8 @@ struct task {
 	uint64_t runtime_ns;
 	uint64_t switches;
 
+	int refs; /* atomic: the task's own until its last switch, the
+		   * joiner's; the last task_put frees the task */
 	struct list_head all_node;     /* protected by tasks_lock */
 	struct wait_queue_head exited; /* joiners wait here */
 	bool joined;
