@@ -45,12 +45,12 @@ struct ext2_buf {
 	struct mutex b_io_lock; /* serialises the read-in */
 	/* protected by bcache.lock: */
 	int b_count; /* references */
-	bool b_uptodate;
 	bool b_hashed;
 	struct list_head b_hash;
 	struct list_head b_lru; /* unreferenced buffers, oldest first */
 	/* atomic: */
 	int b_dirty;
+	bool b_uptodate; /* set (release) under b_io_lock, read (acquire) */
 };
 
 struct ext2_bcache {
