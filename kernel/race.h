@@ -21,6 +21,9 @@ enum race_id {
 	/* kernel/wait.c complete(): done counted, waiters not woken yet.
 	 * The completion's wait-queue lock is held (irqs off). */
 	RACE_COMPLETE_WAKE,
+	/* fs/ext2/buffer.c ext2_bwrite: a dirty buffer's flag is cleared,
+	 * its write not started. The buffer's b_io_lock is held. */
+	RACE_BUF_WRITE,
 	NR_RACE_POINTS,
 };
 

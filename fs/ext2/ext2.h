@@ -13,7 +13,8 @@
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
  *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
  *                              inside i_map_lock when a block is allocated)
- *   buffer b_io_lock           one metadata block's read-in (buffer.c)
+ *   buffer b_io_lock           one metadata block's read-in and writes
+ *                              (buffer.c)
  *   sbi->s_bcache.lock         the buffer cache's index and LRU (spinlock)
  */
 #pragma once
@@ -42,7 +43,7 @@ struct block_device;
 struct ext2_buf {
 	uint32_t b_blocknr;
 	void *b_data;		/* blocksize bytes */
-	struct mutex b_io_lock; /* serialises the read-in */
+	struct mutex b_io_lock; /* serialises read-in, writes, forget */
 	/* protected by bcache.lock: */
 	int b_count; /* references */
 	bool b_hashed;
