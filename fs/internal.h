@@ -26,6 +26,10 @@
  * Return: a referenced inode or ERR_PTR (-ENOENT ...). */
 struct inode *lookup_one(struct inode *dir, const char *name, size_t len);
 bool name_is_dots(const char *name, size_t len);
+/* May an entry be added to @dir? Caller holds dir->i_rwsem exclusive.
+ * Return: 0, -ENOENT for a removed directory (Linux's IS_DEADDIR), -EROFS
+ * or -EPERM. */
+int may_create(struct inode *dir);
 
 /* file.c */
 /* A new file on @inode (its reference passes to the file). */

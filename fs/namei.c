@@ -18,6 +18,8 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
+#include <kernel/panic.h>
+#include <kernel/race.h>
 #include <fs/internal.h>
 
 #define MAX_DEPTH 4096 /* ancestry walks give up (-ELOOP) past this */
@@ -141,7 +143,11 @@ struct inode *vfs_lookup(const char *path)
 struct inode *
 vfs_lookup_parent(const char *path, const char **name, size_t *len)
 {
-	return path_walk(path, true, name, len);
+	struct inode *dir = path_walk(path, true, name, len);
+
+	if (!IS_ERR(dir))
+		race_point(RACE_LOOKUP_PARENT, dir);
+	return dir;
 }
 
 /* The last component was followed by '/'. */
@@ -157,6 +163,27 @@ static int may_change(struct inode *dir)
 	if (!dir->i_op)
 		return -EPERM;
 	return 0;
+}
+
+/*
+ * A directory removed (rmdir, or replaced by rename) is marked S_DEAD under
+ * its own i_rwsem, held with its parent's. A creator found the directory
+ * before taking its lock: once it holds the lock it must look again, or it
+ * would add an entry, and an inode, to a directory no path reaches.
+ */
+int may_create(struct inode *dir)
+{
+	lockdep_assert_held_write(&dir->i_rwsem);
+	if (dir->i_flags & S_DEAD)
+		return -ENOENT;
+	return may_change(dir);
+}
+
+/* Caller holds @dir's i_rwsem exclusive; @dir has just been removed. */
+static void mark_dead_dir(struct inode *dir)
+{
+	lockdep_assert_held_write(&dir->i_rwsem);
+	dir->i_flags |= S_DEAD;
 }
 
 int vfs_mkdir(const char *path, mode_t mode)
@@ -179,7 +206,7 @@ int vfs_mkdir(const char *path, mode_t mode)
 		err = -EEXIST;
 	} else if (PTR_ERR(inode) != -ENOENT) {
 		err = PTR_ERR(inode);
-	} else if (!(err = may_change(dir))) {
+	} else if (!(err = may_create(dir))) {
 		err =
 		    dir->i_op->mkdir
 			? dir->i_op->mkdir(
@@ -245,6 +272,8 @@ int vfs_rmdir(const char *path)
 			err = dir->i_op->rmdir
 				  ? dir->i_op->rmdir(dir, name, len, victim)
 				  : -EPERM;
+		if (!err)
+			mark_dead_dir(victim);
 		unlock_victim(dir, victim);
 	}
 	iput(dir);
@@ -304,14 +333,14 @@ int vfs_link(const char *oldpath, const char *newpath)
 	err = -EXDEV;
 	if (old->i_sb != dir->i_sb)
 		goto out_put_dir;
-	if ((err = may_change(dir)))
-		goto out_put_dir;
 	down_write(&dir->i_rwsem);
 	exists = lookup_one(dir, name, len);
 	if (!IS_ERR(exists)) {
 		iput(exists);
 		err = -EEXIST;
-	} else if ((err = PTR_ERR(exists)) == -ENOENT) {
+	} else if (PTR_ERR(exists) != -ENOENT) {
+		err = PTR_ERR(exists);
+	} else if (!(err = may_create(dir))) {
 		down_write_nested(&old->i_rwsem, 1);
 		if (!old->i_nlink)
 			err = -ENOENT;
@@ -454,8 +483,10 @@ static int rename_check(struct rename_ctx *r)
 static int rename_locked(struct rename_ctx *r)
 {
 	struct inode *odir = r->odir, *ndir = r->ndir;
-	int err;
+	int err = may_create(ndir);
 
+	if (err)
+		return err;
 	r->moved = lookup_one(odir, r->oname, r->olen);
 	if (IS_ERR(r->moved))
 		return PTR_ERR(r->moved);
@@ -483,6 +514,8 @@ static int rename_locked(struct rename_ctx *r)
 							      r->moved,
 							      r->victim)
 					 : -EPERM;
+		if (r->victim && !err && S_ISDIR(r->victim->i_mode))
+			mark_dead_dir(r->victim);
 		if (r->victim)
 			up_write(&r->victim->i_rwsem);
 	}

@@ -43,6 +43,9 @@ struct file;
 #define SEEK_HOLE 4
 #endif
 
+/* inode->i_flags bits */
+#define S_DEAD 0x1 /* a removed directory: nothing may be created in it */
+
 /* inode->i_state bits */
 #define I_NEW	  0x1 /* being read in: wait for it */
 #define I_DIRTY	  0x2 /* metadata needs writing (write_inode) */
@@ -182,6 +185,7 @@ struct inode {
 	struct address_space *i_mapping; /* &i_data */
 	struct address_space i_data;
 	struct rw_semaphore i_rwsem;
+	unsigned int i_flags; /* S_*: set and tested under i_rwsem (write) */
 	struct spinlock i_lock;
 	/* protected by i_lock: */
 	unsigned int i_state;
