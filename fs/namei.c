@@ -10,8 +10,9 @@
  * PATH_MAX_LEN).
  *
  * Directory calls lock the parent's i_rwsem exclusive, then the victim's
- * (unlink, rmdir, rename's target). A cross-directory rename takes
- * rename_mutex first, which keeps the tree's shape still while it checks
+ * (unlink, rmdir, rename's target); rename also locks the moved inode
+ * unless it is a directory staying in its parent. A cross-directory rename
+ * takes rename_mutex first, which keeps the tree's shape still while it checks
  * ancestry, then locks the two directories ancestor first (address order
  * if neither contains the other), as Linux's lock_rename does.
  */
@@ -479,6 +480,41 @@ static int rename_check(struct rename_ctx *r)
 	return 0;
 }
 
+/*
+ * The moved inode is locked when it is not a directory or when it changes
+ * parent (the filesystem rewrites its ".."; a create in it must not run
+ * meanwhile), and the victim when there is one: Linux's lock_two_inodes.
+ * Both are of one type (rename_check) and neither contains the other, so
+ * they go in address order, after the parents.
+ */
+static bool rename_locks_moved(const struct rename_ctx *r)
+{
+	return !S_ISDIR(r->moved->i_mode) || r->odir != r->ndir;
+}
+
+static void lock_rename_children(struct rename_ctx *r)
+{
+	struct inode *a = rename_locks_moved(r) ? r->moved : NULL;
+	struct inode *b = r->victim;
+
+	if (a && b && b < a) {
+		b = a;
+		a = r->victim;
+	}
+	if (a)
+		down_write_nested(&a->i_rwsem, 2);
+	if (b)
+		down_write_nested(&b->i_rwsem, 3);
+}
+
+static void unlock_rename_children(struct rename_ctx *r)
+{
+	if (r->victim)
+		up_write(&r->victim->i_rwsem);
+	if (rename_locks_moved(r))
+		up_write(&r->moved->i_rwsem);
+}
+
 /* Both directories locked: find the two inodes and move. */
 static int rename_locked(struct rename_ctx *r)
 {
@@ -503,8 +539,8 @@ static int rename_locked(struct rename_ctx *r)
 	if (!err && r->moved != r->victim)
 		err = rename_check(r);
 	if (!err && r->moved != r->victim) {
-		if (r->victim)
-			down_write_nested(&r->victim->i_rwsem, 2);
+		lock_rename_children(r);
+		race_point(RACE_RENAME_LOCKED, r->moved);
 		err = odir->i_op->rename ? odir->i_op->rename(odir,
 							      r->oname,
 							      r->olen,
@@ -516,8 +552,7 @@ static int rename_locked(struct rename_ctx *r)
 					 : -EPERM;
 		if (r->victim && !err && S_ISDIR(r->victim->i_mode))
 			mark_dead_dir(r->victim);
-		if (r->victim)
-			up_write(&r->victim->i_rwsem);
+		unlock_rename_children(r);
 	}
 	iput(r->victim);
 	iput(r->moved);

@@ -13,7 +13,8 @@
  *                      (exclusive); reads take no i_rwsem; lookup and
  *                      readdir take it shared. Two directories (rename)
  *                      are locked ancestor first, else in address order;
- *                      a directory before the inodes in it.
+ *                      a directory before the inodes in it (rename: the
+ *                      moved inode and the victim, in address order).
  *   inode->i_lock    - i_state, i_size updates vs. readers of i_size
  *   inode_hash_lock  - the inode cache (fs/inode.c)
  *   file->f_pos_lock - f_pos of a shared file

@@ -27,6 +27,9 @@ enum race_id {
 	/* fs/namei.c vfs_lookup_parent: the parent directory is found and
 	 * referenced, not locked. No lock held. */
 	RACE_LOOKUP_PARENT,
+	/* fs/namei.c rename: both parents, the moved inode and the victim
+	 * are locked; the filesystem's rename is not called yet. */
+	RACE_RENAME_LOCKED,
 	NR_RACE_POINTS,
 };
 
