@@ -46,9 +46,9 @@ struct virtblk_req {
 struct virtio_blk {
 	struct virtio_device *vdev;
 	struct virtqueue *vq;
-	struct ktimer watchdog;	  /* finds completions without an interrupt */
-	uint16_t watched_used;	  /* last_used at the previous watchdog run */
-	unsigned long lost_irqs;  /* completions the watchdog had to collect */
+	struct ktimer watchdog;	 /* finds completions without an interrupt */
+	uint16_t watched_used;	 /* last_used at the previous watchdog run */
+	unsigned long lost_irqs; /* completions the watchdog had to collect */
 	struct block_device bdev;
 	char features[128];
 	struct virtblk_req *slots;
@@ -184,10 +184,12 @@ static unsigned int virtblk_complete_used(struct virtio_blk *vblk)
 	struct virtblk_req *req;
 	unsigned int n = 0;
 	uint32_t len;
+	int err;
 
-	while ((req = virtqueue_get_buf(vblk->vq, &len))) {
+	while ((req = virtqueue_get_buf(vblk->vq, &len, &err))) {
 		struct bio *rq = req->rq;
-		int status = status_to_errno(vblk, READ_ONCE(req->status));
+		int status =
+		    err ? err : status_to_errno(vblk, READ_ONCE(req->status));
 
 		slot_put(vblk, req);
 		blk_end_request(rq, status);
