@@ -161,7 +161,7 @@ struct virtqueue *virtqueue_create(struct virtio_device *dev,
 				  (uintptr_t)vq->vr.avail,
 				  (uintptr_t)vq->vr.used);
 	if (err) {
-		kfree(vq);
+		virtqueue_free(vq);
 		return ERR_PTR(err);
 	}
 	return vq;
