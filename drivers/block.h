@@ -17,6 +17,8 @@
  *   blk_read_sync(dev, sector, buf, nsect), blk_write_sync(...),
  *   blk_flush(dev), blk_discard(dev, sector, nsect),
  *   blk_write_zeroes(dev, sector, nsect).
+ * After -ETIMEDOUT from blk_read_sync/blk_write_sync the caller's buffer is
+ * free to reuse: the device only ever had a bounce copy of it.
  *
  * Queued bios wait on the disk's queue while the driver is busy; a bio
  * that continues the last queued one (same op, next sector) is merged with
@@ -116,7 +118,8 @@ struct block_device {
 	const char *features;  /* for `disks` */
 	const struct block_ops *ops;
 	void *driver;
-	struct list_head node; /* in the disk list, disks_lock */
+	uint64_t sync_timeout_ns; /* synchronous calls; 0: the default */
+	struct list_head node;	  /* in the disk list, disks_lock */
 
 	struct spinlock lock;
 	/* protected by lock: */
@@ -125,7 +128,11 @@ struct block_device {
 	struct blk_stats stats;
 };
 
+/* The queue of a disk (blk_register does it; tests' fake disks too). */
+void blk_init_queue(struct block_device *dev);
 int blk_register(struct block_device *dev);
+/* Is [@addr, @addr + @len) RAM a device can reach? */
+bool blk_buf_ok(const void *addr, size_t len);
 struct block_device *blkdev_get(const char *name);
 /* The @n-th registered disk (probe order), or NULL. */
 struct block_device *blkdev_nth(unsigned int n);
