@@ -81,6 +81,7 @@ struct task {
 	struct _reent reent;	     /* newlib state: errno, strtok ... */
 	void *files;		     /* descriptor table, owned by the vfs */
 	struct blk_plug *plug;	     /* held block I/O (drivers/block.h) */
+	unsigned int fail_nth;	     /* tests: the nth kmalloc from now fails */
 };
 
 struct task *task_create(const char *name, int (*fn)(void *), void *arg);
