@@ -204,7 +204,8 @@ BOOTS = [
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 1024)],
-    *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write,ext2_buffer",
+    *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write,ext2_buffer,"
+                                            "ext2_readpage",
            timeout=600, qemu_args=ext2_args(name),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
