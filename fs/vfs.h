@@ -239,6 +239,8 @@ void mark_inode_dirty(struct inode *inode);
 void inode_set_size(struct inode *inode, loff_t size);
 /* Drop unreferenced cached inodes (memory pressure, unmount). */
 unsigned long prune_icache(struct super_block *sb, unsigned long nr);
+/* Unreferenced inodes cached (on the LRU). */
+unsigned long icache_unused(void);
 /* Write back everything (data, then metadata, then sync_fs). */
 int sync_filesystem(struct super_block *sb, bool wait);
 int vfs_sync(void);
