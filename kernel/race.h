@@ -16,7 +16,8 @@
 
 enum race_id {
 	/* kernel/sched.c finish_switch: a dead task's last switch is done,
-	 * its joiners are not woken yet. IRQs off, no lock held. */
+	 * its own reference dropped, its joiners not woken yet. IRQs off,
+	 * the task's exited wait-queue lock held. */
 	RACE_TASK_EXIT_WAKE,
 	/* kernel/wait.c complete(): done counted, waiters not woken yet.
 	 * The completion's wait-queue lock is held (irqs off). */

@@ -155,25 +155,32 @@ static void set_running(struct cpu *c, struct task *next)
 	c->current = next;
 }
 
-static void task_put(struct task *t);
-
 /*
- * Runs on the new task right after a switch, rq_lock held, irqs off. A
- * dead @prev has made its last switch: its joiners are woken and the
- * task's own reference is dropped only now, so a joiner that returns
- * meanwhile cannot free what is still being used here.
+ * The task's own reference, dropped on the hart that switched away from it
+ * for the last time. The drop and the wake-up of its joiners are one
+ * critical section of t->exited's lock, and the unlock is the last access:
+ * a joiner that sees the count drop takes that lock (finish_wait) before it
+ * can free the task.
  */
+static void task_put_own(struct task *t)
+{
+	unsigned long flags = spin_lock_irqsave(&t->exited.lock);
+
+	__atomic_sub_fetch(&t->refs, 1, __ATOMIC_RELEASE);
+	race_point(RACE_TASK_EXIT_WAKE, t);
+	wake_up_all_locked(&t->exited);
+	spin_unlock_irqrestore(&t->exited.lock, flags);
+}
+
+/* Runs on the new task right after a switch, rq_lock held, irqs off. */
 static void finish_switch(struct task *prev)
 {
 	bool dead = prev->state == TASK_DEAD;
 
 	prev->on_cpu = false;
 	raw_spin_unlock(&rq_lock);
-	if (dead) {
-		race_point(RACE_TASK_EXIT_WAKE, prev);
-		wake_up_all(&prev->exited);
-		task_put(prev);
-	}
+	if (dead)
+		task_put_own(prev);
 }
 
 /*
@@ -380,11 +387,7 @@ void task_kill_current(const char *why)
 	task_exit(TASK_EXIT_KILLED);
 }
 
-/*
- * The last reference frees the task: from task_join, or from finish_switch
- * on the hart that switched away from it for the last time (irqs off:
- * freeing takes only irqsave spinlocks).
- */
+/* The last reference frees the task. Context: task, may sleep. */
 static void task_put(struct task *t)
 {
 	unsigned long flags;
@@ -394,24 +397,24 @@ static void task_put(struct task *t)
 	flags = spin_lock_irqsave(&tasks_lock);
 	list_del(&t->all_node);
 	spin_unlock_irqrestore(&tasks_lock, flags);
+	files_release(t);
 	vm_free_stack(t->stack, t->stack_size);
 	kfree(t);
 }
 
-static bool task_is_dead(struct task *t)
+/* Only the joiner's reference is left: the task has made its last switch
+ * and no hart uses it any more. */
+static bool task_gone(struct task *t)
 {
-	return __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_DEAD;
+	return __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
 }
 
-/* The dead task runs no more code of its own: its files can go here,
- * where sleeping is allowed; the struct goes with the last reference. */
 int task_join(struct task *t)
 {
 	int code;
 
-	wait_event(&t->exited, task_is_dead(t));
+	wait_event(&t->exited, task_gone(t));
 	code = t->exit_code;
-	files_release(t);
 	task_put(t);
 	return code;
 }

@@ -9,8 +9,10 @@
  *   t = task_create("name", fn, arg);   // runnable at once; ERR_PTR on error
  *   code = task_join(t);                // wait for exit, get fn's result
  *
- * task_join drops the joiner's reference; the task's own is dropped after
- * its last context switch, and the last one frees the task.
+ * A task holds two references: its own, dropped after its last context
+ * switch, and its joiner's; task_join waits for the first and drops the
+ * second, which frees the task (stack, descriptors, struct) before it
+ * returns.
  *
  * A task ends by returning from fn or by task_exit(code). A task that traps
  * is killed with a report; its joiner sees TASK_EXIT_KILLED.

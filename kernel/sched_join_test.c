@@ -1,14 +1,15 @@
 /*
  * kernel/sched_join_test.c: suite sched_join - a joined task is not freed
- * while the hart that switched away from it still uses it.
+ * while the hart that switched away from it still uses it, and is freed
+ * by the time task_join returns.
  *
  * The interleaving is forced: the victim's last switch stops at
- * RACE_TASK_EXIT_WAKE (on_cpu cleared and rq_lock dropped, joiners not
- * yet woken) and only then lets the joiner, on another hart, call
- * task_join; it waits up to HOLD_NS for the join to return and then looks
- * whether the task is still registered (a freed task leaves the task
- * list first). Before tasks were reference counted, task_join freed the
- * task there and finish_switch went on to wake a freed wait queue.
+ * RACE_TASK_EXIT_WAKE (off the cpu, rq_lock dropped, joiners not yet
+ * woken) and only then lets the joiner, on another hart, call task_join;
+ * it waits up to HOLD_NS for the join to return and looks whether the
+ * task is still registered (a freed task leaves the task list first).
+ * Before tasks were reference counted, task_join returned there, having
+ * freed the task, and finish_switch went on to wake a freed wait queue.
  */
 #include <kernel/cpu.h>
 #include <kernel/err.h>
@@ -24,10 +25,11 @@ struct join_race {
 	struct task *victim;
 	bool go;	/* r.victim is set: the victim may exit */
 	bool in_window; /* the victim's last switch is at the race point */
+	bool joining;	/* the joiner is calling task_join */
 	bool joined;	/* task_join(victim) returned */
 	bool hook_ran;
-	bool joined_in_window;
-	bool alive_after_join;
+	bool joining_in_window, joined_in_window;
+	bool registered; /* set by find_task */
 };
 
 static struct join_race *race;
@@ -37,7 +39,14 @@ static void find_task(struct task *t, void *arg)
 	struct join_race *r = arg;
 
 	if (t == r->victim)
-		r->alive_after_join = true;
+		r->registered = true;
+}
+
+static bool victim_registered(struct join_race *r)
+{
+	r->registered = false;
+	task_for_each(find_task, r);
+	return r->registered;
 }
 
 static void hold_exit_wake(void *obj)
@@ -53,7 +62,7 @@ static void hold_exit_wake(void *obj)
 	       time_ns() < end)
 		arch_cpu_relax();
 	r->joined_in_window = __atomic_load_n(&r->joined, __ATOMIC_ACQUIRE);
-	task_for_each(find_task, r);
+	r->joining_in_window = __atomic_load_n(&r->joining, __ATOMIC_ACQUIRE);
 }
 
 static int victim(void *arg)
@@ -72,6 +81,7 @@ static int joiner(void *arg)
 
 	while (!__atomic_load_n(&r->in_window, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
+	__atomic_store_n(&r->joining, true, __ATOMIC_RELEASE);
 	code = task_join(r->victim);
 	__atomic_store_n(&r->joined, true, __ATOMIC_RELEASE);
 	return code;
@@ -94,8 +104,12 @@ static void join_during_last_switch(struct ktest *t)
 	race_hook_set(RACE_TASK_EXIT_WAKE, NULL);
 	race = NULL;
 	KTEST_EXPECT_TRUE(t, r.hook_ran);
-	KTEST_EXPECT_TRUE(t, r.joined_in_window);
-	KTEST_EXPECT_TRUE(t, r.alive_after_join);
+	/* The joiner was in task_join during the hold, and did not return
+	 * (and free the task) before the last switch was done with it. */
+	KTEST_EXPECT_TRUE(t, r.joining_in_window);
+	KTEST_EXPECT_FALSE(t, r.joined_in_window);
+	/* Once task_join returned, the task is freed. */
+	KTEST_EXPECT_FALSE(t, victim_registered(&r));
 }
 
 static struct ktest_case join_cases[] = {

@@ -60,7 +60,7 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 }
 
 /* Caller holds wq->lock. */
-static void wake_up_locked(struct wait_queue_head *wq, bool all)
+static void __wake_up_locked(struct wait_queue_head *wq, bool all)
 {
 	struct wait_queue_entry *w;
 
@@ -76,8 +76,13 @@ static void __wake_up(struct wait_queue_head *wq, bool all)
 {
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
 
-	wake_up_locked(wq, all);
+	__wake_up_locked(wq, all);
 	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void wake_up_all_locked(struct wait_queue_head *wq)
+{
+	__wake_up_locked(wq, true);
 }
 
 void wake_up(struct wait_queue_head *wq)
@@ -110,7 +115,7 @@ void complete(struct completion *c)
 	if (c->done != UINT32_MAX)
 		c->done++;
 	race_point(RACE_COMPLETE_WAKE, c);
-	wake_up_locked(&c->wq, false);
+	__wake_up_locked(&c->wq, false);
 	spin_unlock_irqrestore(&c->wq.lock, flags);
 }
 
@@ -119,7 +124,7 @@ void complete_all(struct completion *c)
 	unsigned long flags = spin_lock_irqsave(&c->wq.lock);
 
 	c->done = UINT32_MAX;
-	wake_up_locked(&c->wq, true);
+	__wake_up_locked(&c->wq, true);
 	spin_unlock_irqrestore(&c->wq.lock, flags);
 }
 
