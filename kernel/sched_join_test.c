@@ -58,6 +58,12 @@ static void hold_exit_wake(void *obj)
 		return;
 	r->hook_ran = true;
 	__atomic_store_n(&r->in_window, true, __ATOMIC_RELEASE);
+	/* The joiner starts its join (a starved hart gets a second), then
+	 * has HOLD_NS to return from it. */
+	while (!__atomic_load_n(&r->joining, __ATOMIC_ACQUIRE) &&
+	       time_ns() < end + NSEC_PER_SEC)
+		arch_cpu_relax();
+	end = time_ns() + HOLD_NS;
 	while (!__atomic_load_n(&r->joined, __ATOMIC_ACQUIRE) &&
 	       time_ns() < end)
 		arch_cpu_relax();
