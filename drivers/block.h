@@ -17,8 +17,9 @@
  *   blk_read_sync(dev, sector, buf, nsect), blk_write_sync(...),
  *   blk_flush(dev), blk_discard(dev, sector, nsect),
  *   blk_write_zeroes(dev, sector, nsect).
- * After -ETIMEDOUT from blk_read_sync/blk_write_sync the caller's buffer is
- * free to reuse: the device only ever had a bounce copy of it.
+ * After -ETIMEDOUT the caller's buffer is free to reuse: the device only
+ * ever had a bounce copy of it (blk_drv_in_sync, a driver's own command,
+ * the same).
  *
  * Queued bios wait on the disk's queue while the driver is busy; a bio
  * that continues the last queued one (same op, next sector) is merged with
@@ -159,7 +160,6 @@ void blk_finish_plug(struct blk_plug *plug);
  * Called by the scheduler before @t sleeps. */
 void blk_flush_plug(struct task *t);
 
-int blk_submit_sync(struct bio *bio);
 int blk_read_sync(struct block_device *dev,
 		  uint64_t sector,
 		  void *buf,
@@ -169,5 +169,10 @@ int blk_write_sync(struct block_device *dev,
 		   const void *buf,
 		   uint32_t nsect);
 int blk_flush(struct block_device *dev);
+/* Driver command @cmd (BLK_OP_DRV_IN) reading @len bytes into @buf. */
+int blk_drv_in_sync(struct block_device *dev,
+		    uint32_t cmd,
+		    void *buf,
+		    uint32_t len);
 int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect);
 int blk_write_zeroes(struct block_device *dev, uint64_t sector, uint64_t nsect);

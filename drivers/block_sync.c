@@ -214,37 +214,49 @@ static int rw_sync(struct block_device *dev,
 	return 0;
 }
 
-/**
- * blk_submit_sync - submit @bio and wait for it.
- *
- * Sets bio->end_io and bio->private. The caller keeps the bio, except
- * after -ETIMEDOUT: then it is still in flight and must not be freed.
- * Context: task context, sleeps.
- * Return: bio->status, -ETIMEDOUT or -ENOMEM.
+/*
+ * One request that is not a sector range (a flush, a driver command) in a
+ * bio of this file's, freed at completion; @len bytes the device writes go
+ * through the bounce and reach @out if it answers in time.
  */
-int blk_submit_sync(struct bio *bio)
+static int submit_one(struct block_device *dev,
+		      enum blk_op op,
+		      uint32_t drv_cmd,
+		      void *out,
+		      uint32_t len)
 {
-	struct sync_io *s = sync_alloc(1, 0);
+	struct sync_io *s = sync_alloc(1, len);
+	struct bio *bio = s ? bio_alloc(dev, op, 0, len ? 1 : 0) : NULL;
 
-	if (!s)
+	if (!bio) {
+		if (s) {
+			kfree(s->bounce);
+			kfree(s);
+		}
 		return -ENOMEM;
-	bio->end_io = sync_end_io;
+	}
+	bio->drv_cmd = drv_cmd;
+	if (len)
+		bio_add_buf(bio, s->bounce, len);
+	bio->end_io = sync_end_io_free;
 	bio->private = s;
 	blk_submit(bio);
-	return sync_wait(bio->bdev, s, NULL, 0);
+	return sync_wait(dev, s, out, len);
 }
 
 int blk_flush(struct block_device *dev)
 {
-	struct bio *bio = bio_alloc(dev, BLK_OP_FLUSH, 0, 0);
-	int err;
+	return submit_one(dev, BLK_OP_FLUSH, 0, NULL, 0);
+}
 
-	if (!bio)
-		return -ENOMEM;
-	err = blk_submit_sync(bio);
-	if (err != -ETIMEDOUT)
-		bio_free(bio);
-	return err;
+int blk_drv_in_sync(struct block_device *dev,
+		    uint32_t cmd,
+		    void *buf,
+		    uint32_t len)
+{
+	if (!len || !blk_buf_ok(buf, len))
+		return -EINVAL;
+	return submit_one(dev, BLK_OP_DRV_IN, cmd, buf, len);
 }
 
 int blk_read_sync(struct block_device *dev,

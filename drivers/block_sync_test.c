@@ -8,7 +8,8 @@
  * write into it. The test times a read out, reuses the buffer, then lets
  * the device write and complete the request: the buffer must keep what
  * the caller put there. Before sync I/O bounced its data, the late write
- * landed in the caller's buffer.
+ * landed in the caller's buffer. The same for a driver command and a
+ * flush, whose bios are freed by their late completion.
  */
 #include <errno.h>
 #include <string.h>
@@ -71,7 +72,8 @@ static unsigned int fake_complete(struct fake_disk *d, uint8_t byte)
 	for (unsigned int i = 0; i < n; i++) {
 		for (struct bio *b = rq[i]; b; b = b->rq_next)
 			for (unsigned int v = 0; v < b->vcnt; v++)
-				if (b->op == BLK_OP_READ)
+				if (b->op == BLK_OP_READ ||
+				    b->op == BLK_OP_DRV_IN)
 					memset(b->vecs[v].addr,
 					       byte,
 					       b->vecs[v].len);
@@ -100,6 +102,25 @@ static void late_dma_after_timeout(struct ktest *t)
 	memset(buf, 0x22, BYTES); /* the caller reuses its buffer */
 	KTEST_EXPECT_GE(t, fake_complete(&d, 0xee), 1);
 	KTEST_EXPECT_TRUE(t, all_bytes(buf, BYTES, 0x22));
+	kfree(buf);
+}
+
+/* The same for a driver command and a flush, which are not sector
+ * ranges: the late answer must not reach the caller's buffer either. */
+static void late_command_after_timeout(struct ktest *t)
+{
+	struct fake_disk d;
+	uint8_t *buf = kmalloc(SECTOR_SIZE, GFP_KERNEL);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	fake_init(&d);
+	d.bdev.flush = true;
+	KTEST_EXPECT_EQ(
+	    t, blk_drv_in_sync(&d.bdev, 8, buf, SECTOR_SIZE), -ETIMEDOUT);
+	KTEST_EXPECT_EQ(t, blk_flush(&d.bdev), -ETIMEDOUT);
+	memset(buf, 0x22, SECTOR_SIZE);
+	KTEST_EXPECT_EQ(t, fake_complete(&d, 0xee), 2);
+	KTEST_EXPECT_TRUE(t, all_bytes(buf, SECTOR_SIZE, 0x22));
 	kfree(buf);
 }
 
@@ -143,6 +164,7 @@ static void answer_in_time(struct ktest *t)
 
 static struct ktest_case sync_cases[] = {
 	KTEST_CASE(late_dma_after_timeout),
+	KTEST_CASE(late_command_after_timeout),
 	KTEST_CASE(answer_in_time),
 	{},
 };
