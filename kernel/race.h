@@ -25,8 +25,8 @@ enum race_id {
 	/* fs/ext2/buffer.c ext2_bwrite: a dirty buffer's flag is cleared,
 	 * its write not started. The buffer's b_io_lock is held. */
 	RACE_BUF_WRITE,
-	/* fs/namei.c vfs_lookup_parent: the parent directory is found and
-	 * referenced, not locked. No lock held. */
+	/* fs/path.c path_lookup_at(LOOKUP_PARENT): the parent directory is
+	 * found and referenced, not locked. No lock held. */
 	RACE_LOOKUP_PARENT,
 	/* fs/namei.c rename: both parents, the moved inode and the victim
 	 * are locked; the filesystem's rename is not called yet. */
