@@ -1,7 +1,7 @@
 /*
  * fs/vfs_deaddir_test.c: suite vfs_deaddir - nothing is created in a
  * directory removed while the creator was on its way (Linux's IS_DEADDIR):
- * open(O_CREAT), mkdir, link and rename into it fail with ENOENT.
+ * open(O_CREAT), mkdir, link, symlink and rename into it fail with ENOENT.
  *
  * The interleaving is forced: the creator stops at RACE_LOOKUP_PARENT
  * (parent found and referenced, not yet locked) and the hook removes that
@@ -99,6 +99,15 @@ static void link_into_removed_dir(struct ktest *t)
 	disarm(t, &r);
 }
 
+static void symlink_in_removed_dir(struct ktest *t)
+{
+	struct deaddir_race r;
+
+	arm(t, &r);
+	EXPECT_ENOENT(t, symlink("/hello.txt", DEAD "/s"));
+	disarm(t, &r);
+}
+
 static void rename_into_removed_dir(struct ktest *t)
 {
 	struct deaddir_race r;
@@ -113,10 +122,8 @@ static void rename_into_removed_dir(struct ktest *t)
 }
 
 static struct ktest_case deaddir_cases[] = {
-	KTEST_CASE(create_in_removed_dir),
-	KTEST_CASE(mkdir_in_removed_dir),
-	KTEST_CASE(link_into_removed_dir),
-	KTEST_CASE(rename_into_removed_dir),
-	{},
+	KTEST_CASE(create_in_removed_dir),   KTEST_CASE(mkdir_in_removed_dir),
+	KTEST_CASE(link_into_removed_dir),   KTEST_CASE(symlink_in_removed_dir),
+	KTEST_CASE(rename_into_removed_dir), {},
 };
 KTEST_SUITE(vfs_deaddir, deaddir_cases);
