@@ -182,10 +182,9 @@ int ext2_get_block_new(struct inode *inode,
 		       bool *new);
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
 /* blockmap_range.c, blockmap_shift.c: ranges of the block map (their
- * shared helpers: blockmap.h). Caller holds i_rwsem
- * exclusive and, for a file's data, invalidate_lock exclusive with the
- * page cache of the range already dropped (or owns the inode: eviction).
- * They take i_map_lock. */
+ * shared helpers: blockmap.h). Caller holds i_rwsem exclusive and, for a
+ * file's data, invalidate_lock exclusive with the page cache of the range
+ * already dropped (or owns the inode: eviction). They take i_map_lock. */
 /* Free every block at or past byte @size. */
 int ext2_truncate_blocks(struct inode *inode, loff_t size);
 /* Free logical blocks [@first, @end) and the indirect blocks left empty. */
@@ -219,10 +218,6 @@ void ext2_set_ops(struct inode *inode);
 void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode);
 
 /* file.c */
-int ext2_fill_page(struct inode *inode,
-		   struct page *page,
-		   unsigned int from,
-		   unsigned int to);
 /* falloc.c */
 long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 extern const struct address_space_operations ext2_aops;

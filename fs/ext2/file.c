@@ -344,18 +344,11 @@ static int ext2_write_page(struct address_space *m,
 	return err;
 }
 
-/**
- * ext2_fill_page - read the blocks of @page (locked) that bytes [@from,
- * @to) of it do not cover, synchronously; holes and blocks past EOF are
- * zeroed. [0, 0) reads the whole page.
- * Context: task, may sleep; caller holds the page lock and i_rwsem or
- * invalidate_lock; takes i_map_lock.
- * Return: 0 or -EIO/-EUCLEAN.
- */
-int ext2_fill_page(struct inode *inode,
-		   struct page *page,
-		   unsigned int from,
-		   unsigned int to)
+/* Make the blocks of @page that [@from, @to) does not cover fully valid. */
+static int fill_page_sync(struct inode *inode,
+			  struct page *page,
+			  unsigned int from,
+			  unsigned int to)
 {
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
 	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
@@ -430,7 +423,7 @@ static int ext2_write_begin(struct address_space *m,
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	if (!page_test(page, PG_uptodate) && (off || len != PAGE_SIZE))
-		err = ext2_fill_page(inode, page, off, off + len);
+		err = fill_page_sync(inode, page, off, off + len);
 	ei->i_wnew_first = first;
 	ei->i_wnew_mask = 0;
 	for (uint64_t lblk = first; !err && lblk < first + nr; lblk++) {
