@@ -418,7 +418,7 @@ static int ext2_write_begin(struct address_space *m,
 
 	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb)))
 		return -EFBIG;
-	DEBUG_ASSERT(rwsem_is_locked(&inode->i_rwsem));
+	lockdep_assert_held_write(&inode->i_rwsem);
 	page = filemap_grab_page(m, pos >> PAGE_SHIFT);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
