@@ -221,6 +221,7 @@ static void falloc_punch(struct ktest *t)
 {
 	const char *f = "/falloc_punch";
 	uint64_t bs = bsize(t), n = 12 + bs / 4 + 40; /* 40 double-indirect */
+	int fd;
 
 	KTEST_ASSERT_EQ(t, ext2_test_write(f, 3, 0, n * bs), 0);
 	/* Bytes [bs/2, 20 bs + 7) read zero; the whole blocks 1..19 are
@@ -231,6 +232,15 @@ static void falloc_punch(struct ktest *t)
 	ext2_test_check(t, f, -1, bs / 2, 20 * bs + 7 - bs / 2);
 	ext2_test_check(t, f, 3, 20 * bs + 7, (n - 20) * bs - 7);
 	KTEST_EXPECT_EQ(t, iblocks(f), RULE_BLOCKS(t, { 0, 1 }, { 20, n }));
+	/* lseek sees the hole: blocks 1..19, from the block map. */
+	fd = open(f, O_RDONLY);
+	KTEST_EXPECT_EQ(t, lseek(fd, 0, SEEK_HOLE), (off_t)bs);
+	KTEST_EXPECT_EQ(t, lseek(fd, bs, SEEK_DATA), (off_t)(20 * bs));
+	KTEST_EXPECT_EQ(t, lseek(fd, 20 * bs, SEEK_HOLE), (off_t)(n * bs));
+	errno = 0;
+	KTEST_EXPECT_EQ(t, lseek(fd, n * bs, SEEK_DATA), -1);
+	KTEST_EXPECT_EQ(t, errno, ENXIO);
+	close(fd);
 	/* Everything from block 12 on: the single, double and child
 	 * indirect blocks are left empty and freed too. */
 	EXPECT_FALLOC(t, f, O_RDWR, PUNCH, 12 * bs, (n - 12) * bs, 0);
