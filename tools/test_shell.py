@@ -138,6 +138,15 @@ class ShellTest(unittest.TestCase):
         res = run_c("poweroff now; echo still-here")
         self.assertEqual(console(res), ["usage: poweroff", "still-here"])
 
+    def test_harts_past_the_table_are_reported(self):
+        res = subprocess.run([str(ROOT / "tools" / "run"), "--smp", "10", "--mem", "128M",
+                              "-c", "uptime"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=240, stdin=subprocess.DEVNULL)
+        self.assertEqual(res.returncode, 0, res.stdout[-800:])
+        self.assertIn("platform: the device tree has 10 harts; whole runs on the "
+                      "first 8 (MAX_CPUS), the other 2 stay stopped", res.stdout)
+        self.assertIn("whole: 8 harts", res.stdout)
+
     def test_disks_lists_the_attached_disk(self):
         res = run_c("disks")
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
