@@ -19,7 +19,7 @@
  * Lookup of a cached, uptodate page takes only i_pages_lock: no sleeping
  * lock (filemap_read's fast path).
  *
- * Lock order (DESIGN.md): inode->i_rwsem > mapping->invalidate_lock >
+ * Lock order (docs/design.md): inode->i_rwsem > mapping->invalidate_lock >
  * page lock > fs block-map locks > i_pages_lock, lru_lock.
  */
 #pragma once
@@ -146,7 +146,7 @@ struct address_space_operations {
 struct address_space {
 	struct inode *host;
 	const struct address_space_operations *a_ops;
-	struct rw_semaphore invalidate_lock; /* see DESIGN.md */
+	struct rw_semaphore invalidate_lock; /* see docs/design.md */
 	struct spinlock i_pages_lock;
 	/* protected by i_pages_lock: */
 	struct radix_tree i_pages;

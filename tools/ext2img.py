@@ -8,9 +8,9 @@
 From Python (boot hooks in tools/boots.py): make_image(...), check_image(img),
 which raises CheckFailed with e2fsck's output.
 
-check_image is DESIGN.md's oracle: `e2fsck -fn` must exit 0 AND print neither
-"Fix? no" nor "counted=", because e2fsck exits 0 on wrong free counts in the
-superblock.
+check_image is the oracle of docs/design.md: `e2fsck -fn` must exit 0 AND
+print neither "Fix? no" nor "counted=", because e2fsck exits 0 on wrong free
+counts in the superblock.
 """
 
 import argparse

@@ -3,7 +3,7 @@
 
 Each test boots the real kernel (tools/run -c) once on a fresh small ext2
 image and checks what it printed and what it left on the image with tools
-that are not ours (DESIGN.md, "Correctness oracles"):
+that are not ours (docs/design.md, "Correctness oracles"):
 
 - io: the same xfs_io commands run on a Linux file print the same lines
   (timings aside) and leave the same bytes (debugfs dump); the blocks the
