@@ -206,6 +206,16 @@ static int cmd_poweroff(int argc, char **argv)
 	powering_off = true;
 	return 0;
 }
+int shell_bench_usage(const char *name)
+{
+	for (const struct shell_bench *b = __shell_benches_start;
+	     b < __shell_benches_end;
+	     b++)
+		if (!strcmp(b->name, name))
+			console_printf("usage: bench %s\n", b->usage);
+	return 2;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	const struct shell_bench *b;

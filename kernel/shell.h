@@ -48,3 +48,5 @@ int shell_main(const char *cmdline);
 int shell_run_line(const char *line);
 /* Print "usage: " and command @name's usage line. Return: 2. */
 int shell_usage(const char *name);
+/* The same for benchmark @name ("usage: bench ..."). Return: 2. */
+int shell_bench_usage(const char *name);
