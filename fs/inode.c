@@ -166,7 +166,9 @@ static void wait_inode_freed(struct super_block *sb, unsigned long ino)
 static void inode_evict(struct inode *inode)
 {
 	if (!inode_unhashed(inode)) {
+		filemap_invalidate_lock(inode->i_mapping);
 		truncate_inode_pages(inode->i_mapping, 0);
+		filemap_invalidate_unlock(inode->i_mapping);
 		if (inode->i_nlink == 0 && inode->i_sb->s_op->evict_inode)
 			inode->i_sb->s_op->evict_inode(inode);
 	}

@@ -41,9 +41,17 @@ enum lock_mode {
 	LOCK_MODE_ANY = 3,
 };
 
+/* Acquisitions of a lock or of every lock of a class (rwsems count them;
+ * `lockstat` prints them). Atomic counters. */
+struct lock_stats {
+	unsigned long shared, exclusive;
+	unsigned long contended; /* had to wait, or a trylock failed */
+};
+
 struct lock_class {
 	const char *name;
 	int rank;
+	struct lock_stats stats;
 };
 
 #define DEFINE_LOCK_CLASS(var, rank_) \

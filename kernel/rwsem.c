@@ -62,6 +62,32 @@ static void wait_granted(struct rw_semaphore *s, struct rwsem_waiter *w)
 	set_current_state(TASK_RUNNABLE);
 }
 
+static void
+count_acquire(struct rw_semaphore *s, enum lock_mode mode, bool contended)
+{
+	struct lock_stats *c[2] = { &s->stats,
+				    s->dep.class ? &s->dep.class->stats
+						 : NULL };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(c) && c[i]; i++) {
+		__atomic_fetch_add(mode == LOCK_MODE_SHARED ? &c[i]->shared
+							    : &c[i]->exclusive,
+				   1,
+				   __ATOMIC_RELAXED);
+		if (contended)
+			__atomic_fetch_add(
+			    &c[i]->contended, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void count_trylock_failed(struct rw_semaphore *s)
+{
+	__atomic_fetch_add(&s->stats.contended, 1, __ATOMIC_RELAXED);
+	if (s->dep.class)
+		__atomic_fetch_add(
+		    &s->dep.class->stats.contended, 1, __ATOMIC_RELAXED);
+}
+
 static bool read_can_enter(struct rw_semaphore *s)
 {
 	return !s->writer && list_empty(&s->waiters);
@@ -75,30 +101,36 @@ static bool write_can_enter(struct rw_semaphore *s)
 void down_read(struct rw_semaphore *s)
 {
 	struct rwsem_waiter w = { .task = current_task() };
+	bool contended;
 
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
-	if (read_can_enter(s))
+	contended = !read_can_enter(s);
+	if (!contended)
 		s->readers++;
 	else
 		wait_granted(s, &w);
 	spin_unlock(&s->wait_lock);
+	count_acquire(s, LOCK_MODE_SHARED, contended);
 }
 
 static void
 __down_write(struct rw_semaphore *s, unsigned int subclass, uintptr_t site)
 {
 	struct rwsem_waiter w = { .task = current_task(), .writer = true };
+	bool contended;
 
 	DEBUG_ASSERT(s->writer != current_task());
 	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, subclass, site);
 	spin_lock(&s->wait_lock);
-	if (write_can_enter(s))
+	contended = !write_can_enter(s);
+	if (!contended)
 		s->writer = w.task;
 	else
 		wait_granted(s, &w);
 	s->writer_site = site;
 	spin_unlock(&s->wait_lock);
+	count_acquire(s, LOCK_MODE_EXCLUSIVE, contended);
 }
 
 void down_write(struct rw_semaphore *s)
@@ -120,9 +152,13 @@ bool down_read_trylock(struct rw_semaphore *s)
 	if (ok)
 		s->readers++;
 	spin_unlock(&s->wait_lock);
-	if (ok)
-		lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
-	return ok;
+	if (!ok) {
+		count_trylock_failed(s);
+		return false;
+	}
+	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
+	count_acquire(s, LOCK_MODE_SHARED, false);
+	return true;
 }
 
 bool down_write_trylock(struct rw_semaphore *s)
@@ -136,9 +172,13 @@ bool down_write_trylock(struct rw_semaphore *s)
 		s->writer_site = _THIS_IP_;
 	}
 	spin_unlock(&s->wait_lock);
-	if (ok)
-		lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
-	return ok;
+	if (!ok) {
+		count_trylock_failed(s);
+		return false;
+	}
+	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	count_acquire(s, LOCK_MODE_EXCLUSIVE, false);
+	return true;
 }
 
 void up_read(struct rw_semaphore *s)
@@ -174,4 +214,21 @@ void downgrade_write(struct rw_semaphore *s)
 bool rwsem_is_locked(struct rw_semaphore *s)
 {
 	return READ_ONCE(s->readers) || READ_ONCE(s->writer);
+}
+
+bool rwsem_is_write_owner(struct rw_semaphore *s)
+{
+	return READ_ONCE(s->writer) == current_task();
+}
+
+unsigned int rwsem_nr_waiters(struct rw_semaphore *s)
+{
+	struct rwsem_waiter *w;
+	unsigned int n = 0;
+
+	spin_lock(&s->wait_lock);
+	list_for_each_entry (w, &s->waiters, node)
+		n++;
+	spin_unlock(&s->wait_lock);
+	return n;
 }

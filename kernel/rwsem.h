@@ -5,6 +5,11 @@
  * waiting writer stops new readers from entering, so a stream of readers
  * cannot starve a writer. downgrade_write turns the writer into a reader
  * and lets the readers queued behind it in. Not for interrupt context.
+ *
+ * s->writer names the owning task while the semaphore is held exclusive
+ * (rwsem_is_write_owner), so assertions check the owner, not only the
+ * mode. Every acquisition is counted in s->stats and in the class's stats
+ * (kernel/lockdep.h), waits and failed trylocks as contended.
  */
 #pragma once
 
@@ -23,6 +28,7 @@ struct rw_semaphore {
 	uintptr_t writer_site;
 	struct list_head waiters;
 	struct lockdep_map dep;
+	struct lock_stats stats; /* atomic counters */
 };
 
 #define RWSEM_INIT(lname)                                    \
@@ -46,3 +52,7 @@ void up_read(struct rw_semaphore *s);
 void up_write(struct rw_semaphore *s);
 void downgrade_write(struct rw_semaphore *s);
 bool rwsem_is_locked(struct rw_semaphore *s);
+/* Held exclusive by the running task. */
+bool rwsem_is_write_owner(struct rw_semaphore *s);
+/* Tasks queued for @s now (a test sees a task blocked on it). */
+unsigned int rwsem_nr_waiters(struct rw_semaphore *s);

@@ -6,9 +6,12 @@
  * mapping->i_pages_lock (a spinlock). A page-cache page has a reference for
  * being in the index, plus one per user (get_page/put_page).
  *
- * Two doors, kept single on purpose (the invalidate_lock will stand at them):
- *   - every page enters the cache through filemap_add_page();
- *   - every range leaves it through truncate_inode_pages_range().
+ * Two doors, kept single on purpose; the invalidate_lock rules are asserted
+ * there (mm/invalidate.c), the lock itself is taken by their callers:
+ *   - every page enters the cache through filemap_add_page(): caller holds
+ *     invalidate_lock (either mode) or i_rwsem exclusive;
+ *   - every range leaves it through truncate_inode_pages_range(): caller
+ *     holds invalidate_lock exclusive.
  *
  * Page state bits (page->flags, atomic): PG_locked (I/O or truncation in
  * progress; lock_page sleeps), PG_uptodate (contents valid), PG_dirty,
@@ -19,8 +22,9 @@
  * Lookup of a cached, uptodate page takes only i_pages_lock: no sleeping
  * lock (filemap_read's fast path).
  *
- * Lock order (docs/design.md): inode->i_rwsem > mapping->invalidate_lock >
- * page lock > fs block-map locks > i_pages_lock, lru_lock.
+ * Lock order (the table is at the top of mm/filemap.c; docs/locking.md):
+ * inode->i_rwsem > mapping->invalidate_lock > page lock > fs block-map
+ * locks > i_pages_lock, lru_lock.
  */
 #pragma once
 
@@ -146,7 +150,10 @@ struct address_space_operations {
 struct address_space {
 	struct inode *host;
 	const struct address_space_operations *a_ops;
-	struct rw_semaphore invalidate_lock; /* see docs/design.md */
+	struct rw_semaphore invalidate_lock; /* mm/invalidate.c */
+	/* protected by invalidate_lock held exclusive: the bytes its holder
+	 * invalidated (inval_end < inval_start: none), checked at unlock */
+	loff_t inval_start, inval_end;
 	struct spinlock i_pages_lock;
 	/* protected by i_pages_lock: */
 	struct radix_tree i_pages;
@@ -160,6 +167,41 @@ struct address_space {
 void mapping_init(struct address_space *m,
 		  struct inode *host,
 		  const struct address_space_operations *a_ops);
+
+/*
+ * invalidate_lock (mm/invalidate.c). Exclusive: dropping cached pages and
+ * changing the block map, one critical section (truncate, fallocate). The
+ * unlock checks that no page came back into the range the holder
+ * invalidated. Shared: the fill paths, through filemap_fill_begin/_end,
+ * which take nothing in legacy mode (boot argument invalidate_lock=off).
+ * Context: task, may sleep; after i_rwsem, before any page lock.
+ */
+void filemap_invalidate_lock(struct address_space *m);
+void filemap_invalidate_unlock(struct address_space *m);
+void filemap_invalidate_lock_shared(struct address_space *m);
+void filemap_invalidate_unlock_shared(struct address_space *m);
+bool filemap_invalidate_trylock_shared(struct address_space *m);
+/* Both exclusive, the lower address first; the same mapping once; NULL
+ * allowed. */
+void filemap_invalidate_lock_two(struct address_space *m1,
+				 struct address_space *m2);
+void filemap_invalidate_unlock_two(struct address_space *m1,
+				   struct address_space *m2);
+void filemap_fill_begin(struct address_space *m);
+/* Return: false if the lock is taken exclusive (RWF_NOWAIT: -EAGAIN). */
+bool filemap_fill_trybegin(struct address_space *m);
+void filemap_fill_end(struct address_space *m);
+/* invalidate_lock=off was given: the fill paths take no lock. */
+bool filemap_legacy_mode(void);
+/* The door checks: truncation of [@start, @end] (caller holds it
+ * exclusive; the range is recorded for the unlock's check) and insertion
+ * (it in any mode, or i_rwsem exclusive). */
+void filemap_assert_invalidating(struct address_space *m,
+				 loff_t start,
+				 loff_t end);
+void filemap_assert_may_insert(struct address_space *m);
+/* Pages the unlock check found back in an invalidated range, since boot. */
+unsigned long filemap_invalidate_leftovers(void);
 
 /* References. put_page frees the page when the last reference goes. */
 void get_page(struct page *page);
@@ -202,6 +244,11 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* Zero bytes [@start, @end) in the cache, reading pages in as needed, and
+ * mark them dirty so the zeroes reach the disk: the partial blocks of
+ * truncate, size extension, punch and zero range (mm/truncate.c). Caller
+ * holds i_rwsem and invalidate_lock exclusive. Return: 0 or -errno. */
+int filemap_zero_range(struct address_space *m, loff_t start, loff_t end);
 /* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
  * under writeback stay). Context: may sleep. Return: pages dropped. */
 unsigned long invalidate_mapping_pages(struct address_space *m);

@@ -81,7 +81,9 @@ static void filemap_lock_page_excludes(struct ktest *t)
 	struct locker l = { 0 };
 	struct task *task;
 
+	down_write(&d->inode.i_rwsem); /* inserting: as a write(2) would */
 	l.page = filemap_grab_page(d->inode.i_mapping, 0);
+	up_write(&d->inode.i_rwsem);
 	KTEST_ASSERT_FALSE(t, IS_ERR(l.page));
 	KTEST_EXPECT_TRUE(t, page_test(l.page, PG_locked));
 	task = task_create("locker", locker_fn, &l);
@@ -217,7 +219,9 @@ static void filemap_truncate_range_exact(struct ktest *t)
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	KTEST_ASSERT_EQ(
 	    t, tdisk_read(d, buf, 32 * PAGE_SIZE, 0), 32 * PAGE_SIZE);
+	filemap_invalidate_lock(m);
 	truncate_inode_pages_range(m, start, end);
+	filemap_invalidate_unlock(m);
 	KTEST_EXPECT_EQ(t, m->nrpages, 29);
 	for (unsigned int i = 0; i < 32; i++)
 		KTEST_EXPECT_EQ(t, tdisk_cached(d, i), i < 6 || i > 8);
@@ -236,11 +240,13 @@ static void filemap_truncate_range_exact(struct ktest *t)
 	put_page(p5);
 	put_page(p9);
 	/* Whole pages only: nothing is zeroed in the neighbours. */
+	filemap_invalidate_lock(m);
 	truncate_inode_pages_range(m, 12 * PAGE_SIZE, 14 * PAGE_SIZE - 1);
 	KTEST_EXPECT_EQ(t, m->nrpages, 27);
 	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 13));
 	KTEST_EXPECT_TRUE(t, tdisk_cached(d, 14));
 	truncate_inode_pages(m, 0);
+	filemap_invalidate_unlock(m);
 	KTEST_EXPECT_EQ(t, m->nrpages, 0);
 	KTEST_EXPECT_NULL(t, m->i_pages.root);
 	kfree(buf);

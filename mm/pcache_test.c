@@ -285,7 +285,9 @@ void tdisk_destroy(struct ktest *t, struct tdisk *d)
 		wake_up(&d->queue_wq);
 		task_join(d->completer);
 	}
+	filemap_invalidate_lock(m);
 	truncate_inode_pages(m, 0);
+	filemap_invalidate_unlock(m);
 	KTEST_EXPECT_EQ(t, m->nrpages, 0);
 	KTEST_EXPECT_EQ(t, m->nrdirty, 0);
 	KTEST_EXPECT_NULL(t, m->i_pages.root);

@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include <sys/statfs.h>
 #include <ext2fs/ext2_fs.h>
 #include <kernel/compiler.h>
 #include <kernel/list.h>
@@ -172,6 +173,10 @@ uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
  * @size is already gone. */
 int ext2_truncate_blocks(struct inode *inode, loff_t size);
 int ext2_setattr(struct inode *inode, const struct iattr *attr);
+/* The file is about to grow past @old: zero the rest of @old's block in
+ * the cache and on disk. Caller holds i_rwsem and invalidate_lock
+ * exclusive. */
+int ext2_zero_past_eof(struct inode *inode, loff_t old);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
 void ext2_set_ops(struct inode *inode);
@@ -207,3 +212,11 @@ int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino);
 extern const struct file_operations ext2_dir_fops;
 /* namei.c */
 extern const struct inode_operations ext2_dir_iops;
+/* statfs.c */
+int ext2_statfs(struct super_block *sb, struct statfs *buf);
+/* symlink.c */
+extern const struct inode_operations ext2_symlink_iops;
+extern const struct inode_operations ext2_special_iops;
+/* No data block: the target is in i_block[] (and nothing to free). */
+bool ext2_inode_is_fast_symlink(struct inode *inode);
+int ext2_write_link(struct inode *inode, const char *target, size_t len);

@@ -65,6 +65,10 @@ void ext2_set_ops(struct inode *inode)
 	} else if (S_ISREG(inode->i_mode)) {
 		inode->i_op = &ext2_file_iops;
 		inode->i_fop = &ext2_file_fops;
+	} else if (S_ISLNK(inode->i_mode)) {
+		inode->i_op = &ext2_symlink_iops;
+	} else {
+		inode->i_op = &ext2_special_iops;
 	}
 	if (!inode->i_mapping) {
 		mapping_init(&inode->i_data, inode, &ext2_aops);
@@ -198,10 +202,7 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 /* Fast symlinks keep their target in i_data: no blocks to free. */
 static bool has_block_map(struct inode *inode)
 {
-	return !S_ISLNK(inode->i_mode) ||
-	       inode->i_blocks > (EXT2_I(inode)->i_file_acl
-				      ? inode->i_sb->s_blocksize >> 9
-				      : 0);
+	return !ext2_inode_is_fast_symlink(inode);
 }
 
 static void ext2_evict_inode(struct inode *inode)
@@ -265,6 +266,54 @@ struct inode *ext2_new_inode(struct inode *dir, mode_t mode)
 	return inode;
 }
 
+/**
+ * ext2_zero_past_eof - the file grows from @old to a size past it: zero
+ * what lay past @old in its page
+ *
+ * The bytes between @old and the end of its block become file data; they
+ * must read as zeroes, whatever the block on disk or a page read while the
+ * size was @old holds there (Linux: pagecache_isize_extended). When @old is
+ * inside a block, the page is read in, zeroed from @old to its end and
+ * dirtied. A block-aligned @old leaves nothing stale: blocks past EOF are
+ * read as zeroes, and truncation zeroes the cache past the new EOF.
+ * Context: caller holds i_rwsem and invalidate_lock exclusive.
+ * Return: 0 or -errno (the size must not change then).
+ */
+int ext2_zero_past_eof(struct inode *inode, loff_t old)
+{
+	if (IS_ALIGNED(old, inode->i_sb->s_blocksize))
+		return 0;
+	return filemap_zero_range(
+	    inode->i_mapping, old, ALIGN_UP(old, (loff_t)PAGE_SIZE));
+}
+
+/*
+ * Shrink to @size: zero the tail of the block that holds the new EOF and
+ * write it before the blocks past it are freed (Linux: block_truncate_page),
+ * since that block stays in the file and a later extension would expose
+ * its old bytes; then drop the cache past @size and free the blocks.
+ */
+static int shrink(struct inode *inode, loff_t size)
+{
+	struct address_space *m = inode->i_mapping;
+	loff_t tail = ALIGN_UP(size, (loff_t)inode->i_sb->s_blocksize);
+	int err;
+
+	err = filemap_zero_range(m, size, tail);
+	if (err)
+		return err;
+	inode_set_size(inode, size);
+	truncate_inode_pages(m, size);
+	/* A write error stays in wb_err for fsync: truncate does not report
+	 * it (nor does Linux's). */
+	if (tail != size) {
+		err = filemap_write_and_wait_range(m, size, tail - 1);
+		if (err)
+			mapping_set_error(m, err);
+	}
+	return ext2_truncate_blocks(inode, size);
+}
+
 static int setsize(struct inode *inode, loff_t size)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
@@ -277,24 +326,22 @@ static int setsize(struct inode *inode, loff_t size)
 	if (size < 0 || (uint64_t)size > ext2_max_blocks(sbi)
 					     << inode->i_sb->s_blocksize_bits)
 		return -EFBIG;
-	down_write(&m->invalidate_lock);
+	filemap_invalidate_lock(m);
 	if (size < old) {
-		inode_set_size(inode, size);
-		truncate_inode_pages(m, size);
-		err = ext2_truncate_blocks(inode, size);
+		err = shrink(inode, size);
 	} else if (size > old) {
-		/* Zero the old last page past the old end: the new range must
-		 * read as zeroes. */
-		truncate_inode_pages(m, old);
-		inode_set_size(inode, size);
+		err = ext2_zero_past_eof(inode, old);
+		if (!err)
+			inode_set_size(inode, size);
 	}
-	up_write(&m->invalidate_lock);
-	inode->i_mtime = inode->i_ctime = current_time();
+	filemap_invalidate_unlock(m);
+	if (!err || READ_ONCE(inode->i_size) != old)
+		inode->i_mtime = inode->i_ctime = current_time();
 	return err;
 }
 
 /**
- * ext2_setattr - change size, mode or times
+ * ext2_setattr - change size, mode or times (whole seconds kept)
  * Caller holds i_rwsem exclusive. A size change takes invalidate_lock
  * exclusive across dropping the page cache and freeing the blocks.
  */
@@ -308,12 +355,13 @@ int ext2_setattr(struct inode *inode, const struct iattr *attr)
 		err = setsize(inode, attr->size);
 	if (attr->valid & ATTR_MODE)
 		inode->i_mode = (inode->i_mode & S_IFMT) | (attr->mode & 07777);
+	/* The disk keeps whole seconds: so does the inode, as on Linux. */
 	if (attr->valid & ATTR_ATIME)
-		inode->i_atime = attr->atime;
+		inode->i_atime = ts(attr->atime.tv_sec);
 	if (attr->valid & ATTR_MTIME)
-		inode->i_mtime = attr->mtime;
+		inode->i_mtime = ts(attr->mtime.tv_sec);
 	if (attr->valid & ATTR_CTIME)
-		inode->i_ctime = attr->ctime;
+		inode->i_ctime = ts(attr->ctime.tv_sec);
 	mark_inode_dirty(inode);
 	return err;
 }
@@ -325,5 +373,6 @@ const struct super_operations ext2_sops = {
 	.write_inode = ext2_write_inode,
 	.evict_inode = ext2_evict_inode,
 	.sync_fs = ext2_sync_fs,
+	.statfs = ext2_statfs,
 	.put_super = ext2_put_super,
 };

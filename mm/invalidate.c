@@ -1,0 +1,192 @@
+/*
+ * mm/invalidate.c: mapping->invalidate_lock - its API, its two modes and
+ * the checks Linux does not make.
+ *
+ * The rule (docs/design.md, docs/locking.md):
+ *   - exclusive (filemap_invalidate_lock) around dropping cached pages AND
+ *     changing the block map: truncate, hole punch, zero/collapse/insert
+ *     range, eviction. truncate_inode_pages_range() asserts it (owner and
+ *     mode) and records the range it dropped; the unlock checks that no
+ *     page came back into that range meanwhile.
+ *   - shared (filemap_fill_begin) from inserting a page or finding one
+ *     !uptodate through the block-map look-up and the I/O submission: read
+ *     miss, read of a !uptodate page, every readahead batch. Never across
+ *     a copy to or from task memory (might_fault() checks).
+ *   - not at all on a cached, uptodate page.
+ * filemap_add_page() asserts the lock is held in either mode, or i_rwsem
+ * exclusive (a buffered write, which truncate excludes by i_rwsem).
+ *
+ * Legacy mode (boot argument invalidate_lock=off): the fill paths take no
+ * invalidate_lock, as before Linux 5.15; invalidation still does. It exists
+ * to show the race the lock closes (tests/race_*.c); the mode is fixed at
+ * boot, so a fill_begin and its fill_end always agree.
+ */
+#include <limits.h>
+#include <string.h>
+#include <kernel/bootargs.h>
+#include <kernel/init.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <fs/vfs.h>
+#include <mm/filemap.h>
+
+static bool fill_lock_off; /* read-only after boot */
+static unsigned long leftover_reports;
+
+bool filemap_legacy_mode(void)
+{
+	return READ_ONCE(fill_lock_off);
+}
+
+static int invalidate_mode_init(void)
+{
+	char v[8];
+
+	if (bootarg_get("invalidate_lock", v, sizeof(v)) && !strcmp(v, "off"))
+		fill_lock_off = true;
+	pr_info("invalidate_lock: %s\n",
+		fill_lock_off ? "legacy mode: fill paths take none (before "
+				"Linux 5.15)"
+			      : "fill paths take it shared (Linux 5.15 on)");
+	return 0;
+}
+INIT_HOOK(invalidate_mode, invalidate_mode_init, INIT_LEVEL_MM);
+
+/**
+ * filemap_invalidate_lock - take @m's invalidate_lock exclusive
+ * For dropping cached pages and changing the block map in one critical
+ * section. Context: task, may sleep; after i_rwsem, before page locks.
+ */
+void filemap_invalidate_lock(struct address_space *m)
+{
+	down_write(&m->invalidate_lock);
+	m->inval_start = LLONG_MAX;
+	m->inval_end = -1;
+}
+
+/* A page fully inside what this holder invalidated came back: someone
+ * filled the cache without the lock (legacy mode's race). Reported and
+ * counted; tests of the fixed kernel require the count to stay put. */
+static void check_no_leftover(struct address_space *m)
+{
+	loff_t start = m->inval_start, end = m->inval_end;
+	unsigned long first, last;
+	struct page *page;
+
+	if (end < start)
+		return;
+	first = DIV_ROUND_UP((unsigned long long)start, PAGE_SIZE);
+	last = (((unsigned long long)end + 1) >> PAGE_SHIFT);
+	if (last-- <= first || !filemap_get_pages(m, first, 1, &page))
+		return;
+	if (page->index <= last) {
+		__atomic_fetch_add(&leftover_reports, 1, __ATOMIC_RELAXED);
+		pr_warn("invalidate_lock: page %lu of inode %lu back in the "
+			"range [%lld, %lld] its holder invalidated\n",
+			page->index,
+			m->host ? m->host->i_ino : 0,
+			(long long)start,
+			(long long)end);
+	}
+	put_page(page);
+}
+
+void filemap_invalidate_unlock(struct address_space *m)
+{
+	if (!WARN_ON_ONCE(!rwsem_is_write_owner(&m->invalidate_lock)))
+		check_no_leftover(m);
+	up_write(&m->invalidate_lock);
+}
+
+unsigned long filemap_invalidate_leftovers(void)
+{
+	return __atomic_load_n(&leftover_reports, __ATOMIC_RELAXED);
+}
+
+void filemap_invalidate_lock_shared(struct address_space *m)
+{
+	down_read(&m->invalidate_lock);
+}
+
+bool filemap_invalidate_trylock_shared(struct address_space *m)
+{
+	return down_read_trylock(&m->invalidate_lock);
+}
+
+void filemap_invalidate_unlock_shared(struct address_space *m)
+{
+	up_read(&m->invalidate_lock);
+}
+
+/**
+ * filemap_invalidate_lock_two - take two mappings' invalidate_lock
+ * exclusive, the lower address first, so that A-with-B and B-with-A never
+ * deadlock. The same mapping twice is locked once; either may be NULL.
+ * Context: task, may sleep; the callers' i_rwsems are already held.
+ */
+void filemap_invalidate_lock_two(struct address_space *m1,
+				 struct address_space *m2)
+{
+	if (m1 > m2) {
+		struct address_space *tmp = m1;
+
+		m1 = m2;
+		m2 = tmp;
+	}
+	if (m1)
+		filemap_invalidate_lock(m1);
+	if (m2 && m2 != m1) {
+		down_write_nested(&m2->invalidate_lock, 1);
+		m2->inval_start = LLONG_MAX;
+		m2->inval_end = -1;
+	}
+}
+
+void filemap_invalidate_unlock_two(struct address_space *m1,
+				   struct address_space *m2)
+{
+	if (m1)
+		filemap_invalidate_unlock(m1);
+	if (m2 && m2 != m1)
+		filemap_invalidate_unlock(m2);
+}
+
+/* The fill paths' side: shared, or nothing in legacy mode. */
+void filemap_fill_begin(struct address_space *m)
+{
+	if (!filemap_legacy_mode())
+		filemap_invalidate_lock_shared(m);
+}
+
+bool filemap_fill_trybegin(struct address_space *m)
+{
+	return filemap_legacy_mode() || filemap_invalidate_trylock_shared(m);
+}
+
+void filemap_fill_end(struct address_space *m)
+{
+	if (!filemap_legacy_mode())
+		filemap_invalidate_unlock_shared(m);
+}
+
+void filemap_assert_invalidating(struct address_space *m,
+				 loff_t start,
+				 loff_t end)
+{
+	WARN_ON_ONCE(
+	    !rwsem_is_write_owner(&m->invalidate_lock) ||
+	    !lockdep_is_held(&m->invalidate_lock.dep, LOCK_MODE_EXCLUSIVE));
+	m->inval_start = MIN(m->inval_start, start);
+	m->inval_end = MAX(m->inval_end, end);
+}
+
+void filemap_assert_may_insert(struct address_space *m)
+{
+	struct inode *host = m->host;
+
+	if (filemap_legacy_mode() ||
+	    lockdep_is_held(&m->invalidate_lock.dep, LOCK_MODE_ANY))
+		return;
+	WARN_ON_ONCE(!host ||
+		     !lockdep_is_held(&host->i_rwsem.dep, LOCK_MODE_EXCLUSIVE));
+}
