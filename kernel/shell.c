@@ -45,13 +45,11 @@ int shell_usage(const char *name)
 	return 2;
 }
 
+/* Run one command; @argc > 0. */
 static int run_command(int argc, char **argv)
 {
-	const struct shell_command *c;
+	const struct shell_command *c = find_command(argv[0]);
 
-	if (argc == 0)
-		return 0;
-	c = find_command(argv[0]);
 	if (!c) {
 		console_printf("%s: command not found (try 'help')\n", argv[0]);
 		return 127;
@@ -70,6 +68,7 @@ int shell_run_line(const char *line)
 		console_printf("shell: %s; nothing was run\n", why);
 		return 2;
 	}
+	/* The empty command after a final ';' keeps the status, as in sh. */
 	while (!powering_off && (argv = shell_words_next(&w, &pos, &argc)))
 		if (argc)
 			status = run_command(argc, argv);

@@ -30,6 +30,17 @@ static bool ends_command(const struct parser *p, char c)
 	return c == ';' && (p->flags & SHELL_PARSE_COMMANDS);
 }
 
+/* sh refuses a ';' with no command before it (";;", a leading ';'). */
+static bool command_has_words(struct parser *p)
+{
+	struct shell_words *w = p->w;
+
+	if (w->len && w->argv[w->len - 1])
+		return true;
+	p->why = "';' with no command before it";
+	return false;
+}
+
 static int push(struct parser *p, char *word)
 {
 	struct shell_words *w = p->w;
@@ -103,7 +114,7 @@ static int parse(struct parser *p)
 			return push(p, NULL);
 		if (ends_command(p, *p->s)) {
 			p->s++;
-			ret = push(p, NULL);
+			ret = command_has_words(p) ? push(p, NULL) : -EINVAL;
 		} else {
 			char *word = p->out;
 

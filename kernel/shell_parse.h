@@ -15,9 +15,10 @@
  * words end at blanks; ';' outside quotes ends a command; '...' keeps
  * everything literally; "..." keeps everything but \" and \\; outside
  * quotes a backslash keeps the next character. Quotes may sit anywhere in
- * a word ("a"'b'c is abc) and "" is an empty word. An unterminated quote
- * or a backslash at the end of the line is an error. With flags 0 the line
- * is split at blanks only (xfs_io's rule for a -c string).
+ * a word ("a"'b'c is abc) and "" is an empty word. An unterminated quote,
+ * a backslash at the end of the line or a ';' with no command before it
+ * (";;", a leading ';') is an error; a line may end in ';'. With flags 0 the
+ * line is split at blanks only (xfs_io's rule for a -c string).
  *
  * There is no limit on words or length beyond memory.
  */
@@ -53,7 +54,7 @@ void shell_words_free(struct shell_words *w);
 
 /*
  * shell_words_next - step to the next command: *@pos starts at 0.
- * Return: that command's argv (its argc in *@argc, possibly 0 for an
- * empty command such as the one between ";;"), or NULL after the last.
+ * Return: that command's argv (its argc in *@argc, 0 for the empty command
+ * of an empty line or after a final ';'), or NULL after the last.
  */
 char **shell_words_next(const struct shell_words *w, int *pos, int *argc);

@@ -46,9 +46,9 @@ static void commands_and_words(struct ktest *t)
 	    t, render("a b; c", SHELL_PARSE_SH, buf, 128), "[a|b][c]");
 	KTEST_EXPECT_STREQ(
 	    t, render("  a\tb  ", SHELL_PARSE_SH, buf, 128), "[a|b]");
-	/* Empty commands stay empty: the caller skips them. */
+	/* After a final ';' comes an empty command: the caller skips it. */
 	KTEST_EXPECT_STREQ(
-	    t, render(";a;;b;", SHELL_PARSE_SH, buf, 128), "[][a][][b][]");
+	    t, render("a;b ; ", SHELL_PARSE_SH, buf, 128), "[a][b][]");
 	KTEST_EXPECT_STREQ(t, render("", SHELL_PARSE_SH, buf, 128), "[]");
 	KTEST_EXPECT_STREQ(
 	    t, render("a;b", SHELL_PARSE_SH, buf, 128), "[a][b]");
@@ -97,6 +97,13 @@ static void bad_quoting_is_refused(struct ktest *t)
 	KTEST_EXPECT_STREQ(t,
 			   render("echo a\\", SHELL_PARSE_SH, buf, 128),
 			   "error: backslash at the end of the line");
+	/* As in sh, a ';' needs a command before it. */
+	KTEST_EXPECT_STREQ(t,
+			   render("echo a;; b", SHELL_PARSE_SH, buf, 128),
+			   "error: ';' with no command before it");
+	KTEST_EXPECT_STREQ(t,
+			   render(" ; b", SHELL_PARSE_SH, buf, 128),
+			   "error: ';' with no command before it");
 }
 
 /* xfs_io splits a -c string at blanks and nothing else. */

@@ -106,11 +106,21 @@ class ShellTest(unittest.TestCase):
         self.assertEqual(console(res), want)
         self.assertEqual(res.returncode, want_status)
 
+    def test_final_semicolon_keeps_the_status(self):
+        # After a final ';' the status is the last command's, as sh's
+        # (127: command not found).
+        line = "echo a; no-such-command ;"
+        want_status, _ = posix_sh(line)
+        self.assertEqual(want_status, 127)
+        self.assertEqual(run_c(line).returncode, want_status)
+
     def test_bad_quoting_runs_nothing(self):
         # sh refuses the whole line (status 2) before running its first
         # command; so does whole, and it says why.
         for line, why in (("echo first; echo \"abc", "unterminated \" quote"),
-                          ("echo first; echo 'abc", "unterminated ' quote")):
+                          ("echo first; echo 'abc", "unterminated ' quote"),
+                          ("echo first;; echo b", "';' with no command before it"),
+                          ("; echo first", "';' with no command before it")):
             with self.subTest(line=line):
                 want_status, want = posix_sh(line)
                 self.assertEqual((want_status, want), (2, []))
