@@ -241,8 +241,9 @@ VFS_SUITES = ("vfs_attr", "vfs_cksum", "vfs_cwd", "vfs_dir", "vfs_fd", "vfs_file
 BOOTS = [
     Boot("core", smp=4, mem="256M",
          suites=("bootargs", "locks_lockdep", "locks_mutex", "locks_rwsem",
-                 "locks_spinlock", *MM_SUITES, *PCACHE_SUITES, "sched_basic",
-                 "shell_readline", "timers", "traps")),
+                 "locks_spinlock", *MM_SUITES, *PCACHE_SUITES, "printk_cut",
+                 "sched_basic", "shell_parse", "shell_readline", "timers",
+                 "traps")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check),
     Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),
