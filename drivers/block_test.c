@@ -143,6 +143,8 @@ struct stress_arg {
 	unsigned int id;
 	int failures;
 	struct ktest_overlap *busy; /* tasks doing I/O at once */
+	unsigned int *arrived;	    /* start barrier */
+	unsigned int ntasks;
 };
 
 /* Write a random extent of our region with a tagged stamp, read a random
@@ -183,6 +185,7 @@ static int stress_task(void *p)
 
 	if (!buf || !written)
 		return -ENOMEM;
+	ktest_barrier_wait(a->arrived, a->ntasks);
 	ktest_overlap_enter(a->busy);
 	for (int i = 0; i < STRESS_OPS; i++)
 		if (stress_one(a, buf, written, &seed))
@@ -200,6 +203,7 @@ static void all_harts_random_io(struct ktest *t)
 	struct stress_arg args[2 * MAX_CPUS];
 	struct task *tasks[2 * MAX_CPUS];
 	struct ktest_overlap busy = { 0, 0 };
+	unsigned int arrived = 0;
 
 	if (!dev)
 		return;
@@ -207,8 +211,11 @@ static void all_harts_random_io(struct ktest *t)
 	    t, STRESS_BASE + ntasks * STRESS_REGION, dev->nr_sectors);
 	for (unsigned int i = 0; i < ntasks; i++) {
 		char name[16];
-		args[i] =
-		    (struct stress_arg){ .dev = dev, .id = i, .busy = &busy };
+		args[i] = (struct stress_arg){ .dev = dev,
+					       .id = i,
+					       .busy = &busy,
+					       .arrived = &arrived,
+					       .ntasks = ntasks };
 		snprintf(name, sizeof(name), "blkstress%u", i);
 		tasks[i] = task_create_on(
 		    name, stress_task, &args[i], (int)(i % ncpus));

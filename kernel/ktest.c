@@ -19,6 +19,7 @@
 #include <kernel/ktest.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
+#include <kernel/time.h>
 #include <kernel/wait.h>
 #include <kernel/err.h>
 
@@ -159,4 +160,15 @@ int ktest_run(const char *filter)
 		if (ktest_filter_match(filter, s->name))
 			failed += run_suite(s, ++n);
 	return failed;
+}
+
+bool ktest_barrier_wait(unsigned int *arrived, unsigned int n)
+{
+	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC;
+
+	__atomic_add_fetch(arrived, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(arrived, __ATOMIC_SEQ_CST) < n &&
+	       time_ns() < give_up)
+		task_yield();
+	return __atomic_load_n(arrived, __ATOMIC_SEQ_CST) >= n;
 }

@@ -160,6 +160,10 @@ static inline void ktest_overlap_enter(struct ktest_overlap *o)
 		;
 }
 
+/* Start barrier: count this worker in @arrived (atomic, shared) and yield
+ * until @n have arrived or 5 s have passed. Return: whether all did. */
+bool ktest_barrier_wait(unsigned int *arrived, unsigned int n);
+
 static inline void ktest_overlap_exit(struct ktest_overlap *o)
 {
 	__atomic_sub_fetch(&o->inside, 1, __ATOMIC_SEQ_CST);

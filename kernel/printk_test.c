@@ -19,11 +19,13 @@
 #define PAYLOAD	       "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 static struct ktest_overlap chatting; /* tasks printing at once */
+static unsigned int chatters;	      /* start barrier */
 
 static int chatter(void *arg)
 {
 	int id = (int)(uintptr_t)arg;
 
+	ktest_barrier_wait(&chatters, ncpus);
 	ktest_overlap_enter(&chatting);
 	for (int i = 0; i < LINES_PER_TASK; i++)
 		pr_info("printk-test task=%d seq=%d %s end\n", id, i, PAYLOAD);

@@ -12,12 +12,10 @@
  */
 #pragma once
 
-#include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
-#include <kernel/time.h>
 
 struct mm_hart_run {
 	int (*fn)(void *);
@@ -29,13 +27,9 @@ struct mm_hart_run {
 static inline int mm_test_hart_main(void *p)
 {
 	struct mm_hart_run *r = p;
-	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC;
 	int ret;
 
-	__atomic_add_fetch(r->arrived, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(r->arrived, __ATOMIC_SEQ_CST) < ncpus &&
-	       time_ns() < give_up)
-		arch_cpu_relax();
+	ktest_barrier_wait(r->arrived, ncpus);
 	ktest_overlap_enter(r->overlap);
 	ret = r->fn(r->arg);
 	ktest_overlap_exit(r->overlap);

@@ -157,11 +157,13 @@ static int par_work(int n)
 }
 
 static struct ktest_overlap par_busy; /* workers inside at once */
+static unsigned int par_arrived;      /* start barrier */
 
 static int par_worker(void *arg)
 {
 	int err;
 
+	ktest_barrier_wait(&par_arrived, NPAR);
 	ktest_overlap_enter(&par_busy);
 	err = par_work((int)(uintptr_t)arg);
 	ktest_overlap_exit(&par_busy);
