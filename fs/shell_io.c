@@ -6,6 +6,7 @@
  *   pwrite [-S 0xNN] [-b BSIZE] [-q] OFF LEN   (pattern 0xcd by default)
  *   pread [-v] [-b BSIZE] [-q] OFF LEN
  *   truncate SIZE     fsync     fdatasync     stat
+ *   mmap, munmap, mread, mwrite, msync, madvise (fs/shell_mmap.c)
  *
  * Sizes take xfs_io's suffixes (k, m, g, t, p, e; b = block, s = 512).
  * The output lines are xfs_io's, so a run can be compared with xfs_io's on
@@ -23,26 +24,12 @@
 #include <kernel/shell.h>
 #include <kernel/time.h>
 #include <fs/internal.h>
+#include <fs/shell_io.h>
 
 #define IO_MAX_ARGS	 16
 #define IO_DEFAULT_BSIZE 4096
 
-struct io_file {
-	int fd;
-	const char *path;
-	int flags;
-	long blocksize;
-};
-
-struct io_cmd {
-	const char *name;
-	int (*fn)(struct io_file *io, int argc, char **argv);
-	int min_args, max_args; /* after options */
-	const char *usage;
-};
-
-/* xfs_io's cvtnum. Return: the value, or -1 if @s is not a size. */
-static long long io_cvtnum(const struct io_file *io, const char *s)
+long long io_cvtnum(const struct io_file *io, const char *s)
 {
 	char *end;
 	long long v = strtoll(s, &end, 0);
@@ -104,13 +91,13 @@ static void io_report(long long total, int ops, uint64_t ns)
 	       ops / secs);
 }
 
-static void io_perror(const char *what)
+void io_perror(const char *what)
 {
 	printf("%s: %s\n", what, vfs_strerror(errno));
 }
 
-/* xfs_io's dump_buffer: 16 bytes a line, alphanumerics shown. */
-static void io_dump(long long off, const uint8_t *buf, long n)
+/* 16 bytes a line, alphanumerics shown. */
+void io_dump(long long off, const uint8_t *buf, long n)
 {
 	for (long i = 0; i < n; i += 16) {
 		long j, end = MIN(n, i + 16);
@@ -317,6 +304,12 @@ static const struct io_cmd io_cmds[] = {
 	{ "fsync", io_fsync, 0, 0, "fsync" },
 	{ "fdatasync", io_fsync, 0, 0, "fdatasync" },
 	{ "stat", io_stat, 0, 0, "stat" },
+	{ "mmap", io_mmap, 0, 8, "mmap [N] | [-rwx] [-s size] [off len]" },
+	{ "munmap", io_munmap, 0, 0, "munmap" },
+	{ "mread", io_mread, 0, 4, "mread [-f|-v] [-r] [off len]" },
+	{ "mwrite", io_mwrite, 0, 5, "mwrite [-r] [-S seed] [off len]" },
+	{ "msync", io_msync, 0, 4, "msync [-ais] [off len]" },
+	{ "madvise", io_madvise, 0, 3, "madvise [-drsw] [off len]" },
 };
 
 static const struct io_cmd *io_find(const char *name)
@@ -397,6 +390,7 @@ static int cmd_io(int argc, char **argv)
 		io.blocksize = st.st_blksize;
 	for (i = 0; i < ncmds; i++)
 		status |= io_run(&io, cmds[i]);
+	io_unmap_all(&io);
 	close(io.fd);
 	return status;
 }
@@ -404,4 +398,5 @@ SHELL_COMMAND(
     io,
     cmd_io,
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
-    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat");
+    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
+    "mmap, mread, mwrite, msync, munmap, madvise");
