@@ -89,6 +89,10 @@ void unmap_mapping_range(struct address_space *m,
 			 loff_t start,
 			 loff_t len,
 			 bool even_cows);
+/* Remove every entry mapping @page (locked, in the page cache; private
+ * copies stay), every hart's TLB flushed: the removal door calls it for
+ * each page it deletes. */
+void unmap_mapping_page(struct page *page);
 /* Take the write right from every shared entry mapping @page (locked),
  * so the next store faults into page_mkwrite: writeback calls it before
  * it writes the page. */

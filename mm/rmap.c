@@ -12,6 +12,9 @@
  *     (which takes no invalidate_lock) rechecks page->mapping under the
  *     page lock, which truncation takes before it deletes the page, and
  *     truncate_pagecache() unmaps once more after the deletion.
+ *   - unmap_mapping_page(): the same for one page, from the removal door
+ *     (truncate_inode_pages_range), under the page lock: so every caller
+ *     of the door - truncate, punch, collapse - unmaps what it drops.
  *   - page_mkclean(): writeback takes the write right from a page's shared
  *     entries before writing it, so a later store faults into
  *     page_mkwrite and dirties the page again. Caller holds the page lock,
@@ -94,6 +97,25 @@ void unmap_mapping_range(struct address_space *m,
 
 		if (area_pages(a, first, last, &s, &e))
 			area_zap(s, e, cows ? NULL : m);
+	}
+	mutex_unlock(&m->i_mmap_lock);
+}
+
+void unmap_mapping_page(struct page *page)
+{
+	struct address_space *m = page->mapping;
+	struct vm_area *a;
+
+	DEBUG_ASSERT(page_test(page, PG_locked));
+	/* An area added meanwhile cannot map @page without its lock. */
+	if (!m || list_empty(&m->i_mmap))
+		return;
+	mutex_lock(&m->i_mmap_lock);
+	list_for_each_entry (a, &m->i_mmap, shared) {
+		uintptr_t s, e;
+
+		if (area_pages(a, page->index, page->index, &s, &e))
+			area_zap(s, e, m);
 	}
 	mutex_unlock(&m->i_mmap_lock);
 }

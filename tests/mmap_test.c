@@ -331,6 +331,45 @@ static void truncate_unmaps_every_hart(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink("/mmap_trunc.bin"), 0);
 }
 
+/* Every caller of the removal door (punch, collapse: fs/ext2) unmaps
+ * what it drops: the door itself removes the entries of each page it
+ * deletes. A shared and a private mapping lose the file's page; the
+ * private copy of another page stays. */
+static void cache_drop_unmaps_page(struct ktest *t)
+{
+	int fd = open("/big.bin", O_RDONLY);
+	uintptr_t sh, pr;
+	struct file *f;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	sh = (uintptr_t)mmap(NULL, 3 * PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	pr = (uintptr_t)mmap(
+	    NULL, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	KTEST_ASSERT_TRUE(t, sh != (uintptr_t)MAP_FAILED);
+	KTEST_ASSERT_TRUE(t, pr != (uintptr_t)MAP_FAILED);
+	f = fd_get(fd);
+	KTEST_ASSERT_NOT_NULL(t, f);
+	KTEST_EXPECT_EQ(
+	    t, *(volatile uint8_t *)(sh + PAGE_SIZE), big_byte(PAGE_SIZE));
+	KTEST_EXPECT_EQ(
+	    t, *(volatile uint8_t *)(pr + PAGE_SIZE), big_byte(PAGE_SIZE));
+	*(volatile uint8_t *)(pr + 2 * PAGE_SIZE) = 1; /* a private copy */
+	filemap_invalidate_lock(f->f_mapping);
+	truncate_inode_pages_range(f->f_mapping, 0, 2 * PAGE_SIZE - 1);
+	filemap_invalidate_unlock(f->f_mapping);
+	KTEST_EXPECT_EQ(t, vm_mmap_lookup(sh + PAGE_SIZE, NULL), 0);
+	KTEST_EXPECT_EQ(t, vm_mmap_lookup(pr + PAGE_SIZE, NULL), 0);
+	KTEST_EXPECT_NE(t, vm_mmap_lookup(pr + 2 * PAGE_SIZE, NULL), 0);
+	/* The blocks are still there: the next load reads them again. */
+	KTEST_EXPECT_EQ(
+	    t, *(volatile uint8_t *)(sh + PAGE_SIZE), big_byte(PAGE_SIZE));
+	KTEST_EXPECT_EQ(t, *(volatile uint8_t *)(pr + 2 * PAGE_SIZE), 1);
+	fput(f);
+	munmap((void *)sh, 3 * PAGE_SIZE);
+	munmap((void *)pr, 3 * PAGE_SIZE);
+	close(fd);
+}
+
 static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(mmap_errors),
 	KTEST_CASE(fault_cached_takes_no_lock),
@@ -340,6 +379,7 @@ static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(private_store_leaves_file),
 	KTEST_CASE(bad_access_ends_task),
 	KTEST_CASE(truncate_unmaps_every_hart),
+	KTEST_CASE(cache_drop_unmaps_page),
 	{},
 };
 KTEST_SUITE(vfs_mmap, mmap_cases);
