@@ -83,8 +83,12 @@ static void truncate_page(struct address_space *m,
 	if (from == 0 && to == PAGE_SIZE) {
 		unmap_mapping_page(page); /* no mapping keeps it */
 		filemap_delete_page(page, 0);
-	} else
+	} else {
+		/* The blocks under the part that leaves may be freed: the next
+		 * store must fault into page_mkwrite, which maps them again. */
+		page_mkclean(page);
 		memset((char *)page_address(page) + from, 0, to - from);
+	}
 out_unlock:
 	unlock_page(page);
 }

@@ -370,6 +370,43 @@ static void cache_drop_unmaps_page(struct ktest *t)
 	close(fd);
 }
 
+/* A cut inside a page frees the blocks under its tail (1 and 2 KiB
+ * blocks) but keeps the page mapped; the entry is write-protected by then
+ * (the cut writes the EOF block back, and truncate_page write-protects a
+ * partial page too), so the next store faults into page_mkwrite, which
+ * allocates the blocks again (st_blocks counts them), and the byte
+ * reaches the disk. */
+static void cut_page_faults_again(struct ktest *t)
+{
+	int fd = open("/mmap_cut.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	static char buf[PAGE_SIZE];
+	struct stat st;
+	uint8_t *p;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	memset(buf, 0x11, sizeof(buf));
+	KTEST_ASSERT_EQ(t, write(fd, buf, PAGE_SIZE), (long)PAGE_SIZE);
+	p = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	p[0] = 0x22; /* mapped writable now */
+	KTEST_EXPECT_EQ(t, ftruncate(fd, 1000), 0);
+	KTEST_EXPECT_EQ(t, ftruncate(fd, PAGE_SIZE), 0);
+	KTEST_EXPECT_EQ(t, p[3000], 0); /* the cut part reads zeroes */
+	p[3000] = 0x33;
+	fstat(fd, &st);
+	KTEST_EXPECT_EQ(t, st.st_blocks, PAGE_SIZE / 512);
+	KTEST_EXPECT_EQ(t, msync(p, PAGE_SIZE, MS_SYNC), 0);
+	munmap(p, PAGE_SIZE);
+	KTEST_ASSERT_TRUE(t, vfs_drop_caches() >= 0);
+	KTEST_EXPECT_EQ(t, pread(fd, buf, PAGE_SIZE, 0), (long)PAGE_SIZE);
+	KTEST_EXPECT_EQ(t, buf[0], 0x22);
+	KTEST_EXPECT_EQ(t, buf[999], 0x11);
+	KTEST_EXPECT_EQ(t, buf[1000], 0);
+	KTEST_EXPECT_EQ(t, buf[3000], 0x33);
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink("/mmap_cut.bin"), 0);
+}
+
 static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(mmap_errors),
 	KTEST_CASE(fault_cached_takes_no_lock),
@@ -380,6 +417,7 @@ static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(bad_access_ends_task),
 	KTEST_CASE(truncate_unmaps_every_hart),
 	KTEST_CASE(cache_drop_unmaps_page),
+	KTEST_CASE(cut_page_faults_again),
 	{},
 };
 KTEST_SUITE(vfs_mmap, mmap_cases);
