@@ -3,12 +3,13 @@
  *
  * newlib's open/read/write/close/lseek/fstat/stat/link/unlink/isatty call
  * the underscored functions here; pread, pwrite, (f)truncate, fsync,
- * fdatasync, mmap, munmap, msync, madvise (mm/mmap.c), mkdir, rmdir,
- * rename, sync and opendir/readdir/closedir are
- * defined here outright (newlib has none for this target, and its rename
- * would be link + unlink). Each sets errno (Linux's values) and returns -1
- * on failure, as POSIX says; there is no user/kernel boundary, so buffers
- * are used as given.
+ * fdatasync, dup, dup2, fcntl, mmap, munmap, msync, madvise (mm/mmap.c),
+ * mkdir, rmdir, rename, sync and opendir/readdir/closedir are defined here
+ * outright (newlib has none for this target or a stub saying ENOSYS, and
+ * its rename would be link + unlink). Each sets errno (Linux's values) and
+ * returns -1 on failure, as POSIX says; there is no user/kernel boundary,
+ * so buffers are used as given. The calls on paths and attributes newlib
+ * lacks are fs/syscalls_path.c's.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,16 +23,6 @@
 #include <mm/kmalloc.h>
 #include <mm/mmap.h>
 #include <fs/internal.h>
-
-/* 0 or the result; a negative errno becomes errno and -1. */
-static long sys_ret(long ret)
-{
-	if (ret < 0 && ret >= -MAX_ERRNO) {
-		errno = -ret;
-		return -1;
-	}
-	return ret;
-}
 
 int _open(const char *path, int flags, ...)
 {
@@ -155,6 +146,68 @@ int _stat(const char *path, struct stat *st)
 		return sys_ret(PTR_ERR(inode));
 	ret = vfs_getattr(inode, st);
 	iput(inode);
+	return sys_ret(ret);
+}
+
+int dup(int fd)
+{
+	struct file *f = fd_get(fd);
+	int newfd;
+
+	if (!f)
+		return sys_ret(-EBADF);
+	newfd = fd_install(f);
+	if (newfd < 0)
+		fput(f);
+	return sys_ret(newfd);
+}
+
+int dup2(int oldfd, int newfd)
+{
+	return sys_ret(fd_dup2(oldfd, newfd));
+}
+
+/* The flags F_SETFL may change (Linux: also O_ASYNC, O_DIRECT, O_NOATIME,
+ * which whole has not). */
+#define SETFL_MASK (O_APPEND | O_NONBLOCK)
+
+static long fcntl_file(struct file *f, int cmd, long arg)
+{
+	long ret;
+
+	switch (cmd) {
+	case F_DUPFD:
+		if (arg < 0 || arg >= FD_MAX)
+			return -EINVAL;
+		ret = fd_install_from(fget(f), arg);
+		if (ret < 0)
+			fput(f);
+		return ret;
+	case F_GETFL: return READ_ONCE(f->f_flags);
+	case F_SETFL:
+		mutex_lock(&f->f_pos_lock);
+		WRITE_ONCE(f->f_flags,
+			   (f->f_flags & ~SETFL_MASK) | (arg & SETFL_MASK));
+		mutex_unlock(&f->f_pos_lock);
+		return 0;
+	default: return -EINVAL;
+	}
+}
+
+/* newlib's own fcntl() only says ENOSYS: this one replaces it. */
+int fcntl(int fd, int cmd, ...)
+{
+	struct file *f = fd_get(fd);
+	va_list ap;
+	long arg, ret;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (!f)
+		return sys_ret(-EBADF);
+	ret = fcntl_file(f, cmd, arg);
+	fput(f);
 	return sys_ret(ret);
 }
 

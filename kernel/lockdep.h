@@ -74,6 +74,7 @@ struct held_lock {
 /* Per-task state, embedded in struct task. */
 struct lockdep_task {
 	unsigned int depth;
+	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
 	struct held_lock held[LOCKDEP_MAX_HELD];
 };
 
@@ -89,7 +90,8 @@ void lockdep_release(const struct lockdep_map *map);
 void lockdep_downgrade(const struct lockdep_map *map);
 bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode);
 void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
-/* Order violations reported since boot (tests read it). */
+/* Order violations, and releases of locks the task did not hold,
+ * reported since boot (tests read it). */
 unsigned long lockdep_reports(void);
 
 #define lockdep_assert_held(l) \

@@ -13,11 +13,13 @@
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
  *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
  *                              inside i_map_lock when a block is allocated)
- *   buffer b_io_lock           one metadata block's read-in (buffer.c)
+ *   buffer b_io_lock           one metadata block's read-in and writes
+ *                              (buffer.c)
  *   sbi->s_bcache.lock         the buffer cache's index and LRU (spinlock)
  */
 #pragma once
 
+#include <sys/statfs.h>
 #include <ext2fs/ext2_fs.h>
 #include <kernel/compiler.h>
 #include <kernel/list.h>
@@ -42,15 +44,15 @@ struct block_device;
 struct ext2_buf {
 	uint32_t b_blocknr;
 	void *b_data;		/* blocksize bytes */
-	struct mutex b_io_lock; /* serialises the read-in */
+	struct mutex b_io_lock; /* serialises read-in, writes, forget */
 	/* protected by bcache.lock: */
 	int b_count; /* references */
-	bool b_uptodate;
 	bool b_hashed;
 	struct list_head b_hash;
 	struct list_head b_lru; /* unreferenced buffers, oldest first */
 	/* atomic: */
 	int b_dirty;
+	bool b_uptodate; /* set (release) under b_io_lock, read (acquire) */
 };
 
 struct ext2_bcache {
@@ -211,3 +213,11 @@ int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino);
 extern const struct file_operations ext2_dir_fops;
 /* namei.c */
 extern const struct inode_operations ext2_dir_iops;
+/* statfs.c */
+int ext2_statfs(struct super_block *sb, struct statfs *buf);
+/* symlink.c */
+extern const struct inode_operations ext2_symlink_iops;
+extern const struct inode_operations ext2_special_iops;
+/* No data block: the target is in i_block[] (and nothing to free). */
+bool ext2_inode_is_fast_symlink(struct inode *inode);
+int ext2_write_link(struct inode *inode, const char *target, size_t len);
