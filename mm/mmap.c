@@ -90,19 +90,25 @@ static void area_free(struct vm_area *a)
 	kfree(a);
 }
 
+/* Linux's checks, in its order. Flags beyond the type are refused: whole
+ * implements none of them (with MAP_SHARED_VALIDATE: EOPNOTSUPP, as
+ * Linux says of flags it does not know). */
 static int
 mmap_check(struct file *f, size_t len, int prot, int flags, loff_t off)
 {
-	int type = flags & (MAP_SHARED | MAP_PRIVATE);
+	int type = flags & MAP_TYPE;
 	int acc = f->f_flags & O_ACCMODE;
 
-	if (off < 0 || (off & ~PAGE_MASK) || !len || len > VM_MMAP_SIZE)
+	if (off < 0 || (off & ~PAGE_MASK) || !len)
 		return -EINVAL;
-	if ((flags & ~type) || type == (MAP_SHARED | MAP_PRIVATE) || !type ||
-	    (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+	if (len > VM_MMAP_SIZE)
+		return -ENOMEM;
+	if (!type || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
 		return -EINVAL;
+	if (flags & ~type)
+		return type == MAP_SHARED_VALIDATE ? -EOPNOTSUPP : -EINVAL;
 	if (acc == O_WRONLY ||
-	    (type == MAP_SHARED && (prot & PROT_WRITE) && acc != O_RDWR))
+	    (type != MAP_PRIVATE && (prot & PROT_WRITE) && acc != O_RDWR))
 		return -EACCES;
 	if (!S_ISREG(f->f_inode->i_mode) || !f->f_mapping->a_ops)
 		return -ENODEV;
@@ -123,7 +129,8 @@ void *vm_mmap(struct file *f, size_t len, int prot, int flags, loff_t off)
 		return ERR_PTR(-ENOMEM);
 	*a = (struct vm_area){ .pgoff = off >> PAGE_SHIFT,
 			       .prot = prot,
-			       .flags = flags,
+			       .flags = flags == MAP_PRIVATE ? MAP_PRIVATE
+							     : MAP_SHARED,
 			       .file = fget(f) };
 	down_write(&mm->mmap_lock);
 	a->start = find_gap(mm, len, &before);

@@ -82,14 +82,21 @@ static void mmap_errors(struct ktest *t)
 	KTEST_EXPECT_EQ(t, errno, EINVAL);
 	mmap(NULL, 4096, PROT_READ, MAP_SHARED, ro, 100);
 	KTEST_EXPECT_EQ(t, errno, EINVAL);
-	mmap(NULL, 4096, PROT_READ, MAP_SHARED | MAP_PRIVATE, ro, 0);
+	mmap(NULL, 4096, PROT_READ, 0, ro, 0); /* neither shared nor private */
 	KTEST_EXPECT_EQ(t, errno, EINVAL);
+	mmap(NULL, 4096, PROT_READ, MAP_SHARED_VALIDATE | 0x100000, ro, 0);
+	KTEST_EXPECT_EQ(t, errno, EOPNOTSUPP);
+	mmap(NULL, 1UL << 40, PROT_READ, MAP_SHARED, ro, 0);
+	KTEST_EXPECT_EQ(t, errno, ENOMEM);
 	mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0);
 	KTEST_EXPECT_EQ(t, errno, EACCES);
 	mmap(NULL, 4096, PROT_READ, MAP_SHARED, wo, 0);
 	KTEST_EXPECT_EQ(t, errno, EACCES);
 	mmap(NULL, 4096, PROT_READ, MAP_SHARED, dir, 0);
 	KTEST_EXPECT_EQ(t, errno, ENODEV);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED_VALIDATE, ro, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	KTEST_EXPECT_EQ(t, munmap(p, 4096), 0);
 	/* A private writable mapping of a read-only file is allowed. */
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, ro, 0);
 	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);

@@ -12,10 +12,12 @@
 #define PROT_WRITE 0x2
 #define PROT_EXEC  0x4
 
-#define MAP_SHARED  0x01
-#define MAP_PRIVATE 0x02
-#define MAP_FIXED   0x10
-#define MAP_FAILED  ((void *)-1)
+#define MAP_SHARED	    0x01
+#define MAP_PRIVATE	    0x02
+#define MAP_SHARED_VALIDATE 0x03
+#define MAP_TYPE	    0x0f
+#define MAP_FIXED	    0x10
+#define MAP_FAILED	    ((void *)-1)
 
 #define MS_ASYNC      1
 #define MS_INVALIDATE 2
