@@ -23,6 +23,7 @@
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
+#include <kernel/lockdep.h>
 #include <kernel/sched.h>
 #include <kernel/wait.h>
 #include <fs/internal.h>
@@ -414,6 +415,30 @@ static void cut_page_faults_again(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink("/mmap_cut.bin"), 0);
 }
 
+/* A copy that faults while its task holds invalidate_lock breaks the lock
+ * order (the fault takes mmap_lock, which comes first): the checker must
+ * say so. The page is cached, so the fault itself goes through. */
+static void fault_under_invalidate_lock_is_reported(struct ktest *t)
+{
+	int fd = open("/hello.txt", O_RDONLY);
+	unsigned long before = lockdep_reports();
+	struct file *f = fd_get(fd);
+	char *p, c = 0, buf[4];
+
+	KTEST_ASSERT_NOT_NULL(t, f);
+	KTEST_ASSERT_EQ(t, pread(fd, buf, sizeof(buf), 0), (long)sizeof(buf));
+	p = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	filemap_invalidate_lock_shared(f->f_mapping);
+	c = *(volatile char *)p;
+	filemap_invalidate_unlock_shared(f->f_mapping);
+	KTEST_EXPECT_EQ(t, c, 'h');
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
+	munmap(p, PAGE_SIZE);
+	fput(f);
+	close(fd);
+}
+
 static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(mmap_errors),
 	KTEST_CASE(fault_cached_takes_no_lock),
@@ -425,6 +450,7 @@ static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(truncate_unmaps_every_hart),
 	KTEST_CASE(cache_drop_unmaps_page),
 	KTEST_CASE(cut_page_faults_again),
+	KTEST_CASE(fault_under_invalidate_lock_is_reported),
 	{},
 };
 KTEST_SUITE(vfs_mmap, mmap_cases);

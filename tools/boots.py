@@ -197,6 +197,7 @@ EXPECTED_REPORTS = (
     ("oops", "traps.unmapped_load_is_killed"),
     ("oops", "vfs_mmap.bad_access_ends_task"),
     ("oops", "vfs_mmap.truncate_unmaps_every_hart"),
+    ("lockdep", "vfs_mmap.fault_under_invalidate_lock_is_reported"),
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),
 )
