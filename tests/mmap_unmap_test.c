@@ -190,11 +190,35 @@ static void cut_page_faults_again(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink("/mmap_cut.bin"), 0);
 }
 
+/* An unlinked file stays readable through its mapping, and goes (inode
+ * and blocks: e2fsck checks the image afterwards) at munmap. */
+static void unlinked_file_lives_until_munmap(struct ktest *t)
+{
+	int fd = open("/mmap_gone.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	static char buf[2 * PAGE_SIZE];
+	struct stat st;
+	uint8_t *p;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	memset(buf, 0x6b, sizeof(buf));
+	KTEST_ASSERT_EQ(t, write(fd, buf, sizeof(buf)), (long)sizeof(buf));
+	p = mmap(NULL, sizeof(buf), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	KTEST_EXPECT_EQ(t, close(fd), 0);
+	KTEST_EXPECT_EQ(t, unlink("/mmap_gone.bin"), 0);
+	KTEST_EXPECT_EQ(t, stat("/mmap_gone.bin", &st), -1);
+	KTEST_EXPECT_EQ(t, p[PAGE_SIZE], 0x6b);
+	p[PAGE_SIZE] = 0x6c;
+	KTEST_EXPECT_EQ(t, p[PAGE_SIZE], 0x6c);
+	KTEST_EXPECT_EQ(t, munmap(p, sizeof(buf)), 0);
+}
+
 static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(bad_access_ends_task),
 	KTEST_CASE(truncate_unmaps_every_hart),
 	KTEST_CASE(cache_drop_unmaps_page),
 	KTEST_CASE(cut_page_faults_again),
+	KTEST_CASE(unlinked_file_lives_until_munmap),
 	{},
 };
 KTEST_SUITE(vfs_mmap_unmap, mmap_unmap_cases);
