@@ -6,8 +6,8 @@
  * unmapped page (a segmentation fault) ends only its task; truncate
  * removes the entries on every hart (a task pinned on another hart, which
  * has the page in its TLB, faults afterwards); the removal door unmaps
- * each page it deletes, private copies aside; a cut page is written to
- * again through page_mkwrite.
+ * each page it deletes, private copies aside, so a punch unmaps too; a
+ * cut or punched page is written to again through page_mkwrite.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <linux/falloc.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
@@ -213,12 +214,55 @@ static void unlinked_file_lives_until_munmap(struct ktest *t)
 	KTEST_EXPECT_EQ(t, munmap(p, sizeof(buf)), 0);
 }
 
+/* Punch (fallocate) drops a mapped page through the removal door: its
+ * entry goes, the page reads zeroes from the hole, and a store there
+ * faults into page_mkwrite, which allocates the blocks again; the bytes
+ * reach the disk. */
+static void punch_unmaps_and_refills(struct ktest *t)
+{
+	int fd = open("/mmap_punch.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	static char buf[3 * PAGE_SIZE];
+	struct stat st;
+	uint8_t *p;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	memset(buf, 0x11, sizeof(buf));
+	KTEST_ASSERT_EQ(t, write(fd, buf, sizeof(buf)), (long)sizeof(buf));
+	p = mmap(NULL, sizeof(buf), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	p[PAGE_SIZE] = 0x22; /* mapped writable, dirty */
+	KTEST_EXPECT_EQ(t,
+			fallocate(fd,
+				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  PAGE_SIZE,
+				  PAGE_SIZE),
+			0);
+	KTEST_EXPECT_EQ(t, vm_mmap_lookup((uintptr_t)p + PAGE_SIZE, NULL), 0);
+	fstat(fd, &st);
+	KTEST_EXPECT_EQ(t, st.st_blocks, 2 * PAGE_SIZE / 512);
+	KTEST_EXPECT_EQ(t, p[PAGE_SIZE], 0); /* the hole */
+	p[PAGE_SIZE + 5] = 0x33;
+	fstat(fd, &st);
+	KTEST_EXPECT_EQ(t, st.st_blocks, 3 * PAGE_SIZE / 512);
+	KTEST_EXPECT_EQ(t, msync(p, sizeof(buf), MS_SYNC), 0);
+	munmap(p, sizeof(buf));
+	KTEST_ASSERT_TRUE(t, vfs_drop_caches() >= 0);
+	KTEST_EXPECT_EQ(t, pread(fd, buf, sizeof(buf), 0), (long)sizeof(buf));
+	KTEST_EXPECT_EQ(t, buf[PAGE_SIZE - 1], 0x11);
+	KTEST_EXPECT_EQ(t, buf[PAGE_SIZE], 0);
+	KTEST_EXPECT_EQ(t, buf[PAGE_SIZE + 5], 0x33);
+	KTEST_EXPECT_EQ(t, buf[2 * PAGE_SIZE], 0x11);
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink("/mmap_punch.bin"), 0);
+}
+
 static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(bad_access_ends_task),
 	KTEST_CASE(truncate_unmaps_every_hart),
 	KTEST_CASE(cache_drop_unmaps_page),
 	KTEST_CASE(cut_page_faults_again),
 	KTEST_CASE(unlinked_file_lives_until_munmap),
+	KTEST_CASE(punch_unmaps_and_refills),
 	{},
 };
 KTEST_SUITE(vfs_mmap_unmap, mmap_unmap_cases);
