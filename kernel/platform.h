@@ -32,6 +32,8 @@ struct platform {
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
 	uintptr_t test_base; /* sifive,test0: 0 if absent */
+	struct platform_mmio_dev
+	    rtc; /* google,goldfish-rtc: base 0 if absent */
 	unsigned int nvirtio;
 	struct platform_mmio_dev virtio[PLATFORM_MAX_VIRTIO];
 	const char *bootargs;
@@ -41,3 +43,5 @@ extern struct platform platform;
 
 int platform_init(unsigned long boot_hartid, const void *dtb);
 __noreturn void platform_poweroff(int code);
+/* Wall time from the board's RTC in ns since 1970, or 0 without one. */
+uint64_t platform_wall_ns(void);
