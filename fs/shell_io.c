@@ -2,10 +2,16 @@
  * fs/shell_io.c: `io`, xfs_io's command syntax on one file.
  *
  *   io [-f] [-r] [-t] -c "SUBCMD ARGS" [-c ...] FILE
- *     -f create, -r read-only, -t truncate on open
+ *     -f create, -r read-only, -t truncate on open; options may come in
+ *     any order and after FILE (as with xfs_io's getopt), "--" ends them
+ *     and exactly one FILE is taken. A -c string is split at blanks only,
+ *     as xfs_io splits it, with no limit on its words.
  *   pwrite [-S 0xNN] [-b BSIZE] [-q] OFF LEN   (pattern 0xcd by default)
  *   pread [-v] [-b BSIZE] [-q] OFF LEN
  *   truncate SIZE     fsync     fdatasync     stat
+ *   fpunch OFF LEN    fzero [-k] OFF LEN    fcollapse OFF LEN
+ *   finsert OFF LEN   falloc [-k] OFF LEN   (fallocate(2)'s modes)
+ *   seek -d|-h OFF    (lseek SEEK_DATA / SEEK_HOLE)
  *
  * Sizes take xfs_io's suffixes (k, m, g, t, p, e; b = block, s = 512).
  * The output lines are xfs_io's, so a run can be compared with xfs_io's on
@@ -20,11 +26,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <linux/falloc.h>
 #include <kernel/shell.h>
+#include <kernel/shell_parse.h>
 #include <kernel/time.h>
 #include <fs/internal.h>
 
-#define IO_MAX_ARGS	 16
 #define IO_DEFAULT_BSIZE 4096
 
 struct io_file {
@@ -310,6 +317,108 @@ static int io_stat(struct io_file *io, int argc, char **argv)
 	return 0;
 }
 
+/* OFF LEN after the options. Return: 0, or 1 after saying what is
+ * wrong. */
+static int
+io_off_len(struct io_file *io, char **argv, long long *off, long long *len)
+{
+	*off = io_cvtnum(io, argv[0]);
+	if (*off < 0) {
+		printf("non-numeric offset argument -- %s\n", argv[0]);
+		return 1;
+	}
+	*len = io_cvtnum(io, argv[1]);
+	if (*len < 0) {
+		printf("non-numeric length argument -- %s\n", argv[1]);
+		return 1;
+	}
+	return 0;
+}
+
+/* The fallocate subcommands: the mode is the row's; -k adds KEEP_SIZE
+ * where the row allows it. */
+static int io_fallocate(struct io_file *io, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int mode;
+		bool keep_opt;
+	} modes[] = {
+		{ "falloc", 0, true },
+		{ "fpunch", FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, false },
+		{ "fzero", FALLOC_FL_ZERO_RANGE, true },
+		{ "fcollapse", FALLOC_FL_COLLAPSE_RANGE, false },
+		{ "finsert", FALLOC_FL_INSERT_RANGE, false },
+	};
+	long long off, len;
+	int mode = 0, i = 1;
+	bool keep_opt = false;
+
+	for (size_t k = 0; k < ARRAY_SIZE(modes); k++) {
+		if (!strcmp(argv[0], modes[k].name)) {
+			mode = modes[k].mode;
+			keep_opt = modes[k].keep_opt;
+		}
+	}
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!keep_opt || strcmp(argv[i], "-k")) {
+			printf("%s: invalid option -- '%c'\n",
+			       argv[0],
+			       argv[i][1]);
+			return 1;
+		}
+		mode |= FALLOC_FL_KEEP_SIZE;
+	}
+	if (argc - i != 2) {
+		printf("bad argument count %d to %s, expected 2 arguments\n",
+		       argc - i,
+		       argv[0]);
+		return 1;
+	}
+	if (io_off_len(io, argv + i, &off, &len))
+		return 1;
+	if (fallocate(io->fd, mode, off, len)) {
+		io_perror("fallocate");
+		return 1;
+	}
+	return 0;
+}
+
+/* xfs_io's seek -d|-h: the next data or hole at or after OFF, "EOF" when
+ * there is none (ENXIO). */
+static int io_seek(struct io_file *io, int argc, char **argv)
+{
+	int whence = 0;
+	long long off;
+	off_t res;
+
+	(void)argc;
+	if (!strcmp(argv[1], "-d"))
+		whence = SEEK_DATA;
+	else if (!strcmp(argv[1], "-h"))
+		whence = SEEK_HOLE;
+	if (!whence) {
+		printf("seek: invalid option -- '%s'\n", argv[1] + 1);
+		return 1;
+	}
+	off = io_cvtnum(io, argv[2]);
+	if (off < 0) {
+		printf("non-numeric offset argument -- %s\n", argv[2]);
+		return 1;
+	}
+	res = lseek(io->fd, off, whence);
+	if (res < 0 && errno != ENXIO) {
+		io_perror("lseek");
+		return 1;
+	}
+	printf("Whence\tResult\n%s\t", whence == SEEK_DATA ? "DATA" : "HOLE");
+	if (res < 0)
+		printf("EOF\n");
+	else
+		printf("%lld\n", (long long)res);
+	return 0;
+}
+
 static const struct io_cmd io_cmds[] = {
 	{ "pwrite", io_pwrite, 2, 8, "pwrite [-S seed] [-b bs] [-q] off len" },
 	{ "pread", io_pread, 2, 8, "pread [-v] [-b bs] [-q] off len" },
@@ -317,6 +426,12 @@ static const struct io_cmd io_cmds[] = {
 	{ "fsync", io_fsync, 0, 0, "fsync" },
 	{ "fdatasync", io_fsync, 0, 0, "fdatasync" },
 	{ "stat", io_stat, 0, 0, "stat" },
+	{ "falloc", io_fallocate, 2, 3, "falloc [-k] off len" },
+	{ "fpunch", io_fallocate, 2, 2, "fpunch off len" },
+	{ "fzero", io_fallocate, 2, 3, "fzero [-k] off len" },
+	{ "fcollapse", io_fallocate, 2, 2, "fcollapse off len" },
+	{ "finsert", io_fallocate, 2, 2, "finsert off len" },
+	{ "seek", io_seek, 2, 2, "seek -d | -h off" },
 };
 
 static const struct io_cmd *io_find(const char *name)
@@ -327,67 +442,93 @@ static const struct io_cmd *io_find(const char *name)
 	return NULL;
 }
 
-/* Split @line in place at blanks. */
-static int io_split(char *line, char **argv)
+/* Run one -c string, split at blanks as xfs_io splits it (no quoting). */
+static int io_run(struct io_file *io, const char *line)
 {
-	int argc = 0;
-
-	for (char *tok = strtok_r(line, " \t", &line);
-	     tok && argc < IO_MAX_ARGS;
-	     tok = strtok_r(NULL, " \t", &line))
-		argv[argc++] = tok;
-	return argc;
-}
-
-static int io_run(struct io_file *io, char *line)
-{
-	char *argv[IO_MAX_ARGS];
-	int argc = io_split(line, argv);
+	struct shell_words w;
 	const struct io_cmd *c;
+	const char *why;
+	char **argv;
+	int argc, pos = 0, status;
 
-	if (!argc)
-		return 0;
-	c = io_find(argv[0]);
-	if (!c) {
-		printf("command \"%s\" not found\n", argv[0]);
+	if (shell_parse(line, 0, &w, &why)) {
+		printf("io: %s\n", why);
 		return 1;
 	}
-	if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
+	argv = shell_words_next(&w, &pos, &argc);
+	if (!argc) {
+		status = 0;
+	} else if (!(c = io_find(argv[0]))) {
+		printf("command \"%s\" not found\n", argv[0]);
+		status = 1;
+	} else if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
 		printf("bad argument count %d to %s, expected %d arguments\n"
 		       "usage: %s\n",
 		       argc - 1,
 		       c->name,
 		       c->min_args,
 		       c->usage);
-		return 1;
+		status = 1;
+	} else {
+		status = c->fn(io, argc, argv);
 	}
-	return c->fn(io, argc, argv);
+	shell_words_free(&w);
+	return status;
+}
+
+/*
+ * Options anywhere, as xfs_io's getopt takes them; exactly one FILE; "--"
+ * ends the options. Return: 0, or 2 after saying what is wrong.
+ */
+static int io_args(struct io_file *io, int argc, char **argv)
+{
+	bool options = true;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (options && !strcmp(a, "--")) {
+			options = false;
+		} else if (options && a[0] == '-' && a[1]) {
+			if (!strcmp(a, "-f")) {
+				io->flags |= O_CREAT;
+			} else if (!strcmp(a, "-r")) {
+				io->flags = (io->flags & ~O_ACCMODE) | O_RDONLY;
+			} else if (!strcmp(a, "-t")) {
+				io->flags |= O_TRUNC;
+			} else if (!strcmp(a, "-c")) {
+				if (++i == argc) {
+					printf("io: -c needs a command\n");
+					return shell_usage("io");
+				}
+			} else {
+				printf("io: unknown option %s\n", a);
+				return shell_usage("io");
+			}
+		} else if (io->path) {
+			printf(
+			    "io: one FILE, not both %s and %s\n", io->path, a);
+			return shell_usage("io");
+		} else {
+			io->path = a;
+		}
+	}
+	if (!io->path) {
+		printf("io: no FILE\n");
+		return shell_usage("io");
+	}
+	return 0;
 }
 
 static int cmd_io(int argc, char **argv)
 {
 	struct io_file io = { .flags = O_RDWR, .blocksize = 4096 };
-	char *cmds[IO_MAX_ARGS];
-	int ncmds = 0, i, status = 0;
+	int i, status;
 	struct stat st;
 
-	for (i = 1; i < argc - 1; i++) {
-		if (!strcmp(argv[i], "-f"))
-			io.flags |= O_CREAT;
-		else if (!strcmp(argv[i], "-r"))
-			io.flags = (io.flags & ~O_ACCMODE) | O_RDONLY;
-		else if (!strcmp(argv[i], "-t"))
-			io.flags |= O_TRUNC;
-		else if (!strcmp(argv[i], "-c") && ncmds < IO_MAX_ARGS)
-			cmds[ncmds++] = argv[++i];
-		else
-			break;
-	}
-	if (i != argc - 1) {
-		printf("usage: io [-f] [-r] [-t] -c \"cmd\" ... FILE\n");
-		return 2;
-	}
-	io.path = argv[i];
+	status = io_args(&io, argc, argv);
+	if (status)
+		return status;
 	io.fd = open(io.path, io.flags, 0644);
 	if (io.fd < 0) {
 		printf("%s: %s\n", io.path, vfs_strerror(errno));
@@ -395,8 +536,10 @@ static int cmd_io(int argc, char **argv)
 	}
 	if (!fstat(io.fd, &st))
 		io.blocksize = st.st_blksize;
-	for (i = 0; i < ncmds; i++)
-		status |= io_run(&io, cmds[i]);
+	/* io_args checked that each -c has its string. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-c"))
+			status |= io_run(&io, argv[++i]);
 	close(io.fd);
 	return status;
 }
@@ -404,4 +547,5 @@ SHELL_COMMAND(
     io,
     cmd_io,
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
-    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat");
+    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
+    "falloc, fpunch, fzero, fcollapse, finsert, seek");

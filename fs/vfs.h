@@ -8,12 +8,13 @@
  * backs newlib's POSIX calls (fs/syscalls.c). Errors are negative errnos
  * with Linux's values.
  *
- * Locks and what they protect (order: see DESIGN.md and mm/filemap.h):
+ * Locks and what they protect (order: see docs/design.md and mm/filemap.h):
  *   inode->i_rwsem   - writes, truncate, directory changes of this inode
  *                      (exclusive); reads take no i_rwsem; lookup and
  *                      readdir take it shared. Two directories (rename)
  *                      are locked ancestor first, else in address order;
- *                      a directory before the inodes in it.
+ *                      a directory before the inodes in it (rename: the
+ *                      moved inode and the victim, in address order).
  *   inode->i_lock    - i_state, i_size updates vs. readers of i_size
  *   inode_hash_lock  - the inode cache (fs/inode.c)
  *   file->f_pos_lock - f_pos of a shared file
@@ -43,6 +44,9 @@ struct file;
 #define SEEK_DATA 3
 #define SEEK_HOLE 4
 #endif
+
+/* inode->i_flags bits */
+#define S_DEAD 0x1 /* a removed directory: nothing may be created in it */
 
 /* inode->i_state bits */
 #define I_NEW	  0x1 /* being read in: wait for it */
@@ -161,6 +165,9 @@ struct file_operations {
 	loff_t (*llseek)(struct file *f, loff_t off, int whence);
 	int (*iterate)(struct file *f, struct dir_context *ctx);
 	int (*fsync)(struct file *f, loff_t start, loff_t end, bool datasync);
+	/* FALLOC_FL_* of <linux/falloc.h>; the VFS has checked what
+	 * vfs_fallocate says. */
+	long (*fallocate)(struct file *f, int mode, loff_t off, loff_t len);
 	int (*open)(struct inode *inode, struct file *f);
 	void (*release)(struct inode *inode, struct file *f);
 };
@@ -195,6 +202,7 @@ struct inode {
 	struct address_space *i_mapping; /* &i_data */
 	struct address_space i_data;
 	struct rw_semaphore i_rwsem;
+	unsigned int i_flags; /* S_*: set and tested under i_rwsem (write) */
 	struct spinlock i_lock;
 	/* protected by i_lock: */
 	unsigned int i_state;
@@ -247,6 +255,8 @@ void mark_inode_dirty(struct inode *inode);
 void inode_set_size(struct inode *inode, loff_t size);
 /* Drop unreferenced cached inodes (memory pressure, unmount). */
 unsigned long prune_icache(struct super_block *sb, unsigned long nr);
+/* Unreferenced inodes cached (on the LRU). */
+unsigned long icache_unused(void);
 /* Write back everything (data, then metadata, then sync_fs). */
 int sync_filesystem(struct super_block *sb, bool wait);
 int vfs_sync(void);
@@ -287,6 +297,7 @@ struct file *fget(struct file *f);
 ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 loff_t vfs_llseek(struct file *f, loff_t off, int whence);
+long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 int vfs_truncate(struct inode *inode, loff_t size);
 int vfs_getattr(struct inode *inode, struct stat *st);
 /* Attributes (fs/attr.c): i_op->setattr under i_rwsem, ctime set. */
@@ -300,6 +311,10 @@ int vfs_unlink(const char *path);
 int vfs_link(const char *oldpath, const char *newpath);
 int vfs_rename(const char *oldpath, const char *newpath);
 int vfs_readdir(struct file *f, struct dir_context *ctx);
+
+/* Linux calls newlib does not declare (fs/syscalls.c). */
+int fallocate(int fd, int mode, off_t off, off_t len);
+int posix_fallocate(int fd, off_t off, off_t len);
 
 struct task;
 /* Close the descriptors task @t left open and drop its working directory
