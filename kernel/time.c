@@ -2,8 +2,8 @@
  * kernel/time.c: conversions between the time counter and nanoseconds,
  * and wall time.
  *
- * Locking: boot_wall_ns is written on the boot hart at init and by
- * time_wall_advance_to (serialised by its callers: mounts), read anywhere.
+ * Locking: boot_wall_ns is set on the boot hart at init, then only moved
+ * forward by time_wall_advance_to with compare-and-swap; read anywhere.
  */
 #include <kernel/time.h>
 #include <kernel/arch.h>
@@ -52,11 +52,20 @@ uint64_t time_wall_ns(void)
 
 void time_wall_advance_to(uint64_t sec)
 {
-	uint64_t now = time_wall_ns();
+	uint64_t base = READ_ONCE(boot_wall_ns), now;
 
-	if (!READ_ONCE(wall_from_rtc) && now < sec * NSEC_PER_SEC)
-		WRITE_ONCE(boot_wall_ns,
-			   READ_ONCE(boot_wall_ns) + sec * NSEC_PER_SEC - now);
+	if (READ_ONCE(wall_from_rtc))
+		return;
+	do {
+		now = base + time_ns();
+		if (now >= sec * NSEC_PER_SEC)
+			return;
+	} while (!__atomic_compare_exchange_n(&boot_wall_ns,
+					      &base,
+					      base + sec * NSEC_PER_SEC - now,
+					      false,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
 }
 
 static int time_wall_init(void)
