@@ -253,6 +253,10 @@ struct page *page_cache_alloc(void);
 
 /* Buffered I/O for file_operations. filemap_read takes no inode lock. */
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
+/* preadv2's flags (Linux's values). */
+#define RWF_NOWAIT 0x00000008
+ssize_t filemap_read_flags(
+    struct file *f, void *buf, size_t len, loff_t *pos, int flags);
 /* Caller holds i_rwsem exclusive. */
 ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 
@@ -298,6 +302,9 @@ void page_cache_async_readahead(struct address_space *m,
 				struct page *page,
 				unsigned long index,
 				unsigned long req_pages);
+void page_cache_force_readahead(struct address_space *m,
+				unsigned long index,
+				unsigned long nr);
 void file_ra_state_init(struct file_ra_state *ra);
 
 /* LRU and reclaim (mm/vmscan.c). */

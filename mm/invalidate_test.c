@@ -187,7 +187,55 @@ static void invalidate_unlock_finds_leftover(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+/* A cold read takes the lock shared (once per readahead batch); reading
+ * the same, now fully cached, file again takes it zero times. Legacy mode
+ * takes it on neither. */
+static void invalidate_cached_read_takes_no_lock(struct ktest *t)
+{
+	loff_t size = 64 * PAGE_SIZE;
+	struct tdisk *d = tdisk_create(t, size, TDISK_RAM | TDISK_READAHEAD);
+	struct lock_stats *st = &d->inode.i_data.invalidate_lock.stats;
+	char *buf = kmalloc(size, GFP_KERNEL);
+	unsigned long cold;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, size, 0), size);
+	cold = st->shared;
+	if (filemap_legacy_mode())
+		KTEST_EXPECT_EQ(t, cold, 0);
+	else
+		KTEST_EXPECT_GT(t, cold, 0);
+	for (loff_t pos = 0; pos < size; pos += 1000)
+		KTEST_ASSERT_EQ(
+		    t, tdisk_read(d, buf, 1000, pos), MIN(1000, size - pos));
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, size, 0), size);
+	KTEST_EXPECT_EQ(t, st->shared, cold);
+	KTEST_EXPECT_EQ(t, st->exclusive, 0);
+	KTEST_EXPECT_EQ(t, st->contended, 0);
+	ktest_log(t, "cold read: %lu shared acquisitions; cached: 0", cold);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+/* A copy that may fault, with invalidate_lock held: lockdep reports it
+ * (as taking mmap_lock inside invalidate_lock). */
+static void invalidate_lock_across_fault_reported(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, PAGE_SIZE, TDISK_RAM);
+	unsigned long before = lockdep_reports();
+
+	might_fault(); /* nothing held: fine */
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before);
+	filemap_invalidate_lock_shared(d->inode.i_mapping);
+	might_fault();
+	filemap_invalidate_unlock_shared(d->inode.i_mapping);
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case invalidate_cases[] = {
+	KTEST_CASE(invalidate_cached_read_takes_no_lock),
+	KTEST_CASE(invalidate_lock_across_fault_reported),
 	KTEST_CASE(invalidate_lock_two_both_orders),
 	KTEST_CASE(invalidate_lock_two_same_and_null),
 	KTEST_CASE(invalidate_lock_counts),

@@ -24,6 +24,7 @@
 #include <drivers/block.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
 
@@ -182,6 +183,7 @@ ext2_read_pages(struct inode *inode, struct page **pages, unsigned int nr)
 	rd.ctx = ctx;
 	for (unsigned int i = 0; i < nr; i++)
 		read_one_page(&rd, i);
+	RACE_POINT(RP_FILL_MAPPED);
 	submit_read(&rd);
 	for (unsigned int i = 0; i < nr; i++)
 		read_page_put(&ctx->p[i]);

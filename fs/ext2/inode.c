@@ -14,6 +14,7 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
 
@@ -281,6 +282,7 @@ static int setsize(struct inode *inode, loff_t size)
 	if (size < old) {
 		inode_set_size(inode, size);
 		truncate_inode_pages(m, size);
+		RACE_POINT(RP_INVAL_DROPPED);
 		err = ext2_truncate_blocks(inode, size);
 	} else if (size > old) {
 		/* Zero the old last page past the old end: the new range must
