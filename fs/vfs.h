@@ -140,6 +140,10 @@ struct dir_context {
 
 struct file_operations {
 	ssize_t (*read)(struct file *f, void *buf, size_t len, loff_t *pos);
+	/* read with preadv2's RWF_* flags; optional (without it, flags give
+	 * -EOPNOTSUPP) */
+	ssize_t (*read_flags)(
+	    struct file *f, void *buf, size_t len, loff_t *pos, int flags);
 	ssize_t (*write)(struct file *f,
 			 const void *buf,
 			 size_t len,
@@ -255,6 +259,12 @@ struct file *vfs_open(const char *path, int flags, mode_t mode);
 void fput(struct file *f);
 struct file *fget(struct file *f);
 ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos);
+/* vfs_read with preadv2's RWF_* flags (RWF_NOWAIT). */
+ssize_t
+vfs_read_flags(struct file *f, void *buf, size_t len, loff_t *pos, int flags);
+/* posix_fadvise and readahead(2) (mm/fadvise.c). */
+int vfs_fadvise(struct file *f, loff_t off, loff_t len, int advice);
+int vfs_readahead(struct file *f, loff_t off, size_t count);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 loff_t vfs_llseek(struct file *f, loff_t off, int whence);
 int vfs_truncate(struct inode *inode, loff_t size);

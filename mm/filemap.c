@@ -329,26 +329,34 @@ int filemap_add_page(struct address_space *m,
 	return err;
 }
 
+/* Is page @index wholly past EOF? */
+static bool past_eof(struct address_space *m, unsigned long index)
+{
+	return (loff_t)index << PAGE_SHIFT >= READ_ONCE(m->host->i_size);
+}
+
 /* Read page @index alone (readahead off, or it did not bring the page
  * in). Takes invalidate_lock shared from insertion through submission.
  * Return: the page (referenced, maybe still being read), NULL to look
- * again, or ERR_PTR. */
+ * again, ERR_PTR(-ENXIO) if a truncate put it past EOF, or ERR_PTR. */
 static struct page *read_one_page(struct address_space *m, unsigned long index)
 {
 	struct page *page = page_cache_alloc();
-	int err;
+	int err = -ENXIO;
 
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 	RACE_POINT(RP_FILL_START);
-	filemap_fill_begin(m);
-	trylock_page(page); /* ours alone: cannot fail */
-	err = filemap_add_page(m, page, index);
+	if (!filemap_fill_begin(m) || !past_eof(m, index)) {
+		trylock_page(page); /* ours alone: cannot fail */
+		err = filemap_add_page(m, page, index);
+	}
 	if (!err)
 		m->a_ops->read_page(m, page); /* unlocks; errors: !uptodate */
 	filemap_fill_end(m);
 	if (err) {
-		unlock_page(page);
+		if (err != -ENXIO)
+			unlock_page(page);
 		put_page(page);
 		return err == -EEXIST ? NULL : ERR_PTR(err);
 	}
@@ -493,7 +501,7 @@ ssize_t filemap_read_flags(
 		page = filemap_read_page(
 		    f, index, last - index + 1, flags & RWF_NOWAIT);
 		if (IS_ERR(page)) {
-			err = PTR_ERR(page);
+			err = PTR_ERR(page) == -ENXIO ? 0 : PTR_ERR(page);
 			break;
 		}
 		isize = READ_ONCE(inode->i_size); /* truncate may have run */

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h> /* RWF_NOWAIT */
 #include <kernel/compiler.h>
 #include <kernel/list.h>
 #include <kernel/rwsem.h>
@@ -187,7 +188,8 @@ void filemap_invalidate_lock_two(struct address_space *m1,
 				 struct address_space *m2);
 void filemap_invalidate_unlock_two(struct address_space *m1,
 				   struct address_space *m2);
-void filemap_fill_begin(struct address_space *m);
+/* Return: true if the lock was taken (false: legacy mode). */
+bool filemap_fill_begin(struct address_space *m);
 /* Return: false if the lock is taken exclusive (RWF_NOWAIT: -EAGAIN). */
 bool filemap_fill_trybegin(struct address_space *m);
 void filemap_fill_end(struct address_space *m);
@@ -247,14 +249,16 @@ void truncate_inode_pages(struct address_space *m, loff_t start);
 /* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
  * under writeback stay). Context: may sleep. Return: pages dropped. */
 unsigned long invalidate_mapping_pages(struct address_space *m);
+/* The same for pages [@first, @last] only. */
+unsigned long invalidate_mapping_range(struct address_space *m,
+				       unsigned long first,
+				       unsigned long last);
 /* A fresh page for the cache: referenced once, not locked, no owner.
  * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
 struct page *page_cache_alloc(void);
 
 /* Buffered I/O for file_operations. filemap_read takes no inode lock. */
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
-/* preadv2's flags (Linux's values). */
-#define RWF_NOWAIT 0x00000008
 ssize_t filemap_read_flags(
     struct file *f, void *buf, size_t len, loff_t *pos, int flags);
 /* Caller holds i_rwsem exclusive. */
@@ -306,6 +310,8 @@ void page_cache_force_readahead(struct address_space *m,
 				unsigned long index,
 				unsigned long nr);
 void file_ra_state_init(struct file_ra_state *ra);
+/* The window a file starts with (pages). */
+unsigned int file_ra_default_pages(void);
 
 /* LRU and reclaim (mm/vmscan.c). */
 void lru_add(struct page *page);

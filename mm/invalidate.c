@@ -11,7 +11,10 @@
  *   - shared (filemap_fill_begin) from inserting a page or finding one
  *     !uptodate through the block-map look-up and the I/O submission: read
  *     miss, read of a !uptodate page, every readahead batch. Never across
- *     a copy to or from task memory (might_fault() checks).
+ *     a copy to or from task memory (might_fault() checks). i_size read
+ *     under it is stable against truncate (which changes it under the
+ *     lock exclusive), so the fill paths check it again once they hold it:
+ *     no page is inserted past the EOF a truncate just set.
  *   - not at all on a cached, uptodate page.
  * filemap_add_page() asserts the lock is held in either mode, or i_rwsem
  * exclusive (a buffered write, which truncate excludes by i_rwsem).
@@ -152,10 +155,12 @@ void filemap_invalidate_unlock_two(struct address_space *m1,
 }
 
 /* The fill paths' side: shared, or nothing in legacy mode. */
-void filemap_fill_begin(struct address_space *m)
+bool filemap_fill_begin(struct address_space *m)
 {
-	if (!filemap_legacy_mode())
-		filemap_invalidate_lock_shared(m);
+	if (filemap_legacy_mode())
+		return false;
+	filemap_invalidate_lock_shared(m);
+	return true;
 }
 
 bool filemap_fill_trybegin(struct address_space *m)

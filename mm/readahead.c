@@ -29,6 +29,11 @@
 #define RA_DEFAULT_PAGES 128 /* 512 KiB */
 #define RA_BATCH	 32  /* pages handed to the filesystem at once */
 
+unsigned int file_ra_default_pages(void)
+{
+	return RA_DEFAULT_PAGES;
+}
+
 void file_ra_state_init(struct file_ra_state *ra)
 {
 	ra->start = 0;
@@ -78,6 +83,11 @@ static void read_batch(struct address_space *m,
 	*locked = false;
 }
 
+static bool past_last(unsigned long index, unsigned long last)
+{
+	return last == ULONG_MAX || index > last;
+}
+
 /*
  * Bring pages [@start, @start+@nr) in, skipping cached ones; mark @mark.
  * Each batch holds invalidate_lock shared from its first insertion until
@@ -93,11 +103,13 @@ static void do_readahead(struct address_space *m,
 	unsigned int n = 0;
 	bool locked = false;
 
-	if (last == ULONG_MAX || start > last)
+	if (past_last(start, last))
 		return;
 	nr = MIN(nr, last - start + 1);
 	RACE_POINT(RP_FILL_START);
-	for (unsigned long index = start; index < start + nr; index++) {
+	for (unsigned long index = start;
+	     index < start + nr && !past_last(index, last);
+	     index++) {
 		struct page *page = filemap_get_page(m, index);
 
 		if (page) { /* cached: the batch must stay contiguous */
@@ -108,9 +120,14 @@ static void do_readahead(struct address_space *m,
 		page = page_cache_alloc();
 		if (!page)
 			break;
-		if (!locked)
-			filemap_fill_begin(m);
-		locked = true;
+		/* Under the lock i_size is stable: look at it again. */
+		if (!locked && filemap_fill_begin(m) &&
+		    past_last(index, last = last_index(m))) {
+			filemap_fill_end(m);
+			put_page(page);
+			break;
+		}
+		locked = !filemap_legacy_mode();
 		trylock_page(page);
 		if (filemap_add_page(m, page, index)) {
 			unlock_page(page);

@@ -134,6 +134,18 @@ def pressure_check(build: Path) -> None:
     ext2img.check_image(build / "fs_pressure.img")
 
 
+# race reproducers (tests/race_test.c): a fresh ext2 root per boot, in
+# the fixed kernel and in legacy mode (invalidate_lock=off), where each
+# reproducer must observe the bug; e2fsck afterwards either way.
+def race_prepare(name, block):
+    return lambda build: ext2img.make_image(build / f"{name}.img", "32M",
+                                            block=block)
+
+
+def race_check(name):
+    return lambda build: ext2img.check_image(build / f"{name}.img")
+
+
 def ext2_args(name):
     return ("-drive", f"file=build/{name}.img,if=none,format=raw,id=d0",
             "-device", "virtio-blk-device,drive=d0")
@@ -175,7 +187,7 @@ class Boot:
 BOOTS = [
     Boot("core", smp=4, mem="256M",
          filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*,"
-                "-printk_lines,-fs_*"),
+                "-printk_lines,-fs_*,-race_*"),
     Boot("printk", smp=4, mem="128M", filter="printk_lines",
          post_check=printk_check),
     Boot("panic", smp=2, mem="128M", filter="selftest_panic",
@@ -217,6 +229,14 @@ BOOTS = [
     Boot("fs_pressure", smp=4, mem="64M", filter="fs_pressure",
          timeout=600, qemu_args=ext2_args("fs_pressure"), bootargs="root=vda",
          prepare=pressure_prepare, post_check=pressure_check),
+    *[Boot(name, smp=4, mem="128M", filter="race_*", timeout=300,
+           qemu_args=ext2_args(name), prepare=race_prepare(name, block),
+           bootargs="root=vda" + extra, post_check=race_check(name))
+      for name, block, extra in (
+          ("race", 4096, ""),
+          ("race_legacy", 4096, " invalidate_lock=off"),
+          ("race_1k", 1024, ""),
+          ("race_1k_legacy", 1024, " invalidate_lock=off"))],
     *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", filter="ext2_bad",
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))

@@ -476,6 +476,7 @@ static int ext2_fsync(struct file *f, loff_t start, loff_t end, bool datasync)
 
 const struct file_operations ext2_file_fops = {
 	.read = filemap_read,
+	.read_flags = filemap_read_flags,
 	.write = ext2_file_write,
 	.llseek = ext2_llseek,
 	.fsync = ext2_fsync,
