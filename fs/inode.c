@@ -35,7 +35,7 @@ static struct list_head inode_lru = LIST_HEAD_INIT(inode_lru);
 
 /* Woken when an I_FREEING inode leaves the hash. */
 static DEFINE_WAIT_QUEUE_HEAD(inode_freed_wq);
-static DEFINE_LOCK_CLASS(i_rwsem_class, LOCK_RANK_I_RWSEM);
+DEFINE_LOCK_CLASS(i_rwsem_class, LOCK_RANK_I_RWSEM);
 
 static int inode_cache_init(void)
 {

@@ -223,6 +223,9 @@ struct fs_type {
 
 int register_filesystem(struct fs_type *type);
 
+/* Every inode's i_rwsem: its class (the totals `lockstat` shows). */
+extern struct lock_class i_rwsem_class;
+
 /* Mount @type on @bdev as the root ("/"); the only mount for now. */
 int vfs_mount_root(const char *fs_name, struct block_device *bdev);
 int vfs_unmount_root(void);

@@ -33,7 +33,6 @@
 
 #define PAGE_WAIT_TABLE_BITS 6
 
-static DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
 static DEFINE_LOCK_CLASS(i_pages_lock_class, LOCK_RANK_SPIN);
 
 /* Tasks sleeping for PG_locked or PG_writeback, hashed by page address. */

@@ -202,6 +202,8 @@ void filemap_assert_invalidating(struct address_space *m,
 				 loff_t start,
 				 loff_t end);
 void filemap_assert_may_insert(struct address_space *m);
+/* Every mapping's invalidate_lock: its class (the totals `lockstat` shows). */
+extern struct lock_class invalidate_lock_class;
 /* Pages the unlock check found back in an invalidated range, since boot. */
 unsigned long filemap_invalidate_leftovers(void);
 

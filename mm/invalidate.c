@@ -33,6 +33,7 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
+DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
 static bool fill_lock_off; /* read-only after boot */
 static unsigned long leftover_reports;
 
