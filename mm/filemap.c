@@ -34,6 +34,9 @@
 #define PAGE_WAIT_TABLE_BITS 6
 
 static DEFINE_LOCK_CLASS(i_pages_lock_class, LOCK_RANK_SPIN);
+static DEFINE_LOCK_CLASS(page_lock_class, LOCK_RANK_PAGE);
+/* Every page lock is this one lockdep map: ranks are per class anyway. */
+static struct lockdep_map page_lock_map = { &page_lock_class, "page lock" };
 
 /* Tasks sleeping for PG_locked or PG_writeback, hashed by page address. */
 static struct wait_queue_head page_wait_table[1 << PAGE_WAIT_TABLE_BITS];
@@ -149,12 +152,21 @@ bool trylock_page(struct page *page)
 
 void lock_page(struct page *page)
 {
+	lockdep_acquire(&page_lock_map, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
 	if (!trylock_page(page))
 		page_wait_bit(page, PG_locked, true);
+	page_set(page, PG_lockdep);
+}
+
+void page_lock_handoff(struct page *page)
+{
+	if (page_test_and_clear(page, PG_lockdep))
+		lockdep_release(&page_lock_map);
 }
 
 void unlock_page(struct page *page)
 {
+	page_lock_handoff(page);
 	page_wake_bit(page, PG_locked);
 }
 
@@ -409,6 +421,7 @@ wait_page_uptodate(struct address_space *m, struct page *page, bool nowait)
 		return err;
 	}
 	page_clear(page, PG_error);
+	page_lock_handoff(page); /* the read unlocks it */
 	m->a_ops->read_page(m, page);
 	filemap_fill_end(m);
 	wait_on_page_locked(page);

@@ -52,6 +52,7 @@ enum pageflag {
 	PG_lru,
 	PG_readahead,
 	PG_waiters, /* someone may sleep on this page's wait queue */
+	PG_lockdep, /* locked by lock_page: on its locker's lockdep stack */
 };
 
 static inline bool page_test(const struct page *p, enum pageflag f)
@@ -211,8 +212,15 @@ unsigned long filemap_invalidate_leftovers(void);
 void get_page(struct page *page);
 void put_page(struct page *page);
 
-/* Page lock: sleeps. Context: task, may sleep. */
+/*
+ * Page lock: sleeps. Context: task, may sleep. lock_page is a lock class
+ * of lockdep (rank LOCK_RANK_PAGE: inside invalidate_lock, outside the fs
+ * block-map locks); trylock_page, which cannot deadlock, is not tracked.
+ * Whoever hands a page locked by lock_page to I/O that unlocks it
+ * elsewhere calls page_lock_handoff() first.
+ */
 void lock_page(struct page *page);
+void page_lock_handoff(struct page *page);
 bool trylock_page(struct page *page);
 void unlock_page(struct page *page);
 void wait_on_page_locked(struct page *page);

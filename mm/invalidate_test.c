@@ -233,7 +233,37 @@ static void invalidate_lock_across_fault_reported(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+/* The page lock is a lockdep class inside invalidate_lock: taking the
+ * latter while holding the former is reported; the right order is not. */
+static void invalidate_lock_inside_page_lock_reported(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	unsigned long before = lockdep_reports();
+	char buf[16];
+	struct page *page;
+
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, sizeof(buf), 0), sizeof(buf));
+	page = filemap_lock_page(m, 0);
+	KTEST_ASSERT_NOT_NULL(t, page);
+	KTEST_EXPECT_TRUE(t, page_test(page, PG_lockdep)); /* tracked */
+	unlock_page(page);
+	filemap_invalidate_lock_shared(m); /* the right order */
+	lock_page(page);
+	unlock_page(page);
+	filemap_invalidate_unlock_shared(m);
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before);
+	lock_page(page); /* the wrong one */
+	filemap_invalidate_lock_shared(m);
+	filemap_invalidate_unlock_shared(m);
+	unlock_page(page);
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
+	put_page(page);
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case invalidate_cases[] = {
+	KTEST_CASE(invalidate_lock_inside_page_lock_reported),
 	KTEST_CASE(invalidate_cached_read_takes_no_lock),
 	KTEST_CASE(invalidate_lock_across_fault_reported),
 	KTEST_CASE(invalidate_lock_two_both_orders),
