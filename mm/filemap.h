@@ -256,6 +256,11 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* Zero bytes [@start, @end) in the cache, reading pages in as needed, and
+ * mark them dirty so the zeroes reach the disk: the partial blocks of
+ * truncate, size extension, punch and zero range (mm/truncate.c). Caller
+ * holds i_rwsem and invalidate_lock exclusive. Return: 0 or -errno. */
+int filemap_zero_range(struct address_space *m, loff_t start, loff_t end);
 /* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
  * under writeback stay). Context: may sleep. Return: pages dropped. */
 unsigned long invalidate_mapping_pages(struct address_space *m);

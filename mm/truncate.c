@@ -13,10 +13,22 @@
  * being read in (locked by its reader) or written out is waited for, never
  * yanked away. Partial pages at either end stay cached with the leaving
  * part zeroed.
+ *
+ * filemap_zero_range() is the other half of a range operation: it zeroes
+ * bytes that stay in the file (the tail of the block holding a new EOF,
+ * the part of an old EOF block that a size extension brings back, the
+ * partial blocks at the edges of a punched or zeroed range). Zeroing only
+ * the cached copy is not enough there: the block on disk still holds the
+ * old bytes, and the next read would bring them back. So it reads the
+ * pages it needs, zeroes them and marks them dirty; writeback puts the
+ * zeroes on disk (Linux: block_truncate_page, pagecache_isize_extended).
  */
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <kernel/err.h>
 #include <kernel/panic.h>
+#include <fs/vfs.h>
 #include <mm/filemap.h>
 
 #define TRUNCATE_BATCH 16
@@ -130,4 +142,72 @@ unsigned long invalidate_mapping_pages(struct address_space *m)
 void truncate_inode_pages(struct address_space *m, loff_t start)
 {
 	truncate_inode_pages_range(m, start, LLONG_MAX);
+}
+
+/* Page @index of @m, locked, referenced and uptodate (read if it must be).
+ * Return: the page or ERR_PTR(-ENOMEM or -EIO). */
+static struct page *grab_uptodate_page(struct address_space *m,
+				       unsigned long index)
+{
+	for (;;) {
+		struct page *page = filemap_grab_page(m, index);
+
+		if (IS_ERR(page) || page_test(page, PG_uptodate))
+			return page;
+		page_clear(page, PG_error);
+		page_lock_handoff(page);
+		m->a_ops->read_page(m, page); /* unlocks when done */
+		lock_page(page);
+		if (page->mapping == m && page_test(page, PG_uptodate))
+			return page;
+		unlock_page(page);
+		if (page->mapping == m) {
+			put_page(page);
+			return ERR_PTR(-EIO);
+		}
+		put_page(page); /* reclaimed meanwhile: look again */
+	}
+}
+
+/**
+ * filemap_zero_range - zero bytes [@start, @end) of @m's file, in the page
+ * cache and (through writeback) on disk
+ * @m:     the mapping
+ * @start: first byte to zero
+ * @end:   first byte past the range; nothing happens if @end <= @start
+ *
+ * Each page the range touches is found or read in (a_ops->read_page, with
+ * the i_size of the moment: blocks past EOF read as zeroes), zeroed in the
+ * range and marked dirty. Meant for partial blocks: a caller that drops
+ * whole pages uses truncate_inode_pages_range instead. Blocks that are
+ * holes stay holes (writeback skips them); the caller allocates nothing.
+ *
+ * Context: task, may sleep. Caller holds the host's i_rwsem and
+ * @m->invalidate_lock exclusive (it reads pages in and changes bytes that
+ * readers may see), and no page lock.
+ * Return: 0, -ENOMEM or -EIO; on error the pages before the failing one
+ * are zeroed and dirty.
+ */
+int filemap_zero_range(struct address_space *m, loff_t start, loff_t end)
+{
+	lockdep_assert_held_write(&m->invalidate_lock);
+	if (m->host)
+		lockdep_assert_held_write(&m->host->i_rwsem);
+	while (start < end) {
+		unsigned long index = start >> PAGE_SHIFT;
+		loff_t pstart = (loff_t)index << PAGE_SHIFT;
+		unsigned int from = start - pstart;
+		unsigned int to = MIN(end - pstart, (loff_t)PAGE_SIZE);
+		struct page *page = grab_uptodate_page(m, index);
+
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		wait_on_page_writeback(page);
+		memset((char *)page_address(page) + from, 0, to - from);
+		set_page_dirty(page);
+		unlock_page(page);
+		put_page(page);
+		start = pstart + to;
+	}
+	return 0;
 }

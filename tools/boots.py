@@ -84,8 +84,9 @@ def vfs_args(block):
             "-device", "virtio-blk-device,drive=d0")
 
 
-# ext2 boots: images made by mke2fs -d from tools/ext2tree.py's known tree;
-# after the boot, e2fsck -fn and debugfs dumps of what ext2_write left.
+# ext2 boots: images made by mke2fs -d from tools/ext2tree.py's known tree
+# (two files then cut with debugfs sif, old bytes left past EOF); after the
+# boot, e2fsck -fn and debugfs dumps of what ext2_write and ext2_tail left.
 def printk_check(build: Path) -> None:
     """Suite printk_lines: every task's every line arrived whole."""
     log = (build / "test-logs" / "printk.log").read_text(errors="replace")
@@ -111,10 +112,8 @@ def printk_check(build: Path) -> None:
 
 def ext2_prepare(name, block, features):
     def prepare(build: Path) -> None:
-        tree = build / "ext2tree"
-        if not (tree / "many" / "e0999").exists():
-            ext2tree.make_tree(tree)
-        ext2img.make_image(build / f"{name}.img", "64M", tree, block, features)
+        ext2tree.make_image(build / f"{name}.img", build / "ext2tree",
+                            block, features)
     return prepare
 
 
@@ -215,13 +214,14 @@ BOOTS = [
     *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*",
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
-      for block in (4096, 1024)],
-    *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write",
+      for block in (4096, 2048, 1024)],
+    *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write,ext2_tail",
            timeout=600, qemu_args=ext2_args(name),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
       for name, block, features in (
           ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
+          ("ext2_2k", 2048, ext2img.DEFAULT_FEATURES),
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
           ("ext2_none", 1024, "none"))],
     # Files bigger than memory through the real filesystem: reclaim

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/ext2img.py: make ext2 images and check them with e2fsck.
 
-    python3 tools/ext2img.py make IMG SIZE [--from DIR] [--block 1024|4096]
+    python3 tools/ext2img.py make IMG SIZE [--from DIR] [--block 1024|2048|4096]
                                            [--features LIST]
     python3 tools/ext2img.py check IMG     # exit 0 only if e2fsck finds nothing
 
@@ -57,7 +57,7 @@ def main(argv):
     mk.add_argument("image")
     mk.add_argument("size")
     mk.add_argument("--from", dest="skel", help="folder copied into the image")
-    mk.add_argument("--block", type=int, default=4096, choices=(1024, 4096))
+    mk.add_argument("--block", type=int, default=4096, choices=(1024, 2048, 4096))
     mk.add_argument("--features", default=DEFAULT_FEATURES)
     ck = sub.add_parser("check", help="e2fsck -fn, strictly")
     ck.add_argument("image")

@@ -7,11 +7,17 @@
 File bytes follow fs/ext2/ext2_test.h's pattern: byte o of a file with seed
 s is (o*131 + (o>>10) + s*17 + 1) & 0xff. make_tree() writes what
 fs/ext2/ext2_read_test.c expects; check_written() compares, through
-`debugfs -R 'dump ...'`, the files fs/ext2/ext2_write_test.c leaves
-(keep the three in step) and runs ext2img.check_image (e2fsck -fn).
+`debugfs -R 'dump ...'`, the files fs/ext2/ext2_write_test.c and
+fs/ext2/ext2_tail_test.c leave (keep them in step) and runs
+ext2img.check_image (e2fsck -fn).
+
+make_image() makes a boot's image from the tree, then cuts tail/stale_*
+to STALE_SIZE bytes with `debugfs sif`, which leaves their old bytes past
+EOF on disk (what ext2_tail's extensions must never show).
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,6 +30,11 @@ FILES = [("f0", 0, 0), ("f1", 1, 1), ("f4095", 2, 4095), ("f4096", 3, 4096),
          ("f4097", 4, 4097), ("f1m", 5, MiB)]
 SPARSE = [(0, 4096), (MiB + 100, 5000), (50 * MiB, 8192), (100 * MiB - 10, 10)]
 NPAR = 4
+# tail/t<n>: TAIL_SIZE bytes of seed 40 + n; tail/stale_w and stale_t: 1024
+# bytes of seeds 50 and 51, cut to STALE_SIZE on disk (fs/ext2/ext2_tail_test.c).
+TAIL_SIZE = 9000
+STALE = [("stale_w", 50), ("stale_t", 51)]
+STALE_SIZE = 100
 
 
 def pattern(seed, off, length):
@@ -46,6 +57,13 @@ def make_tree(root):
     os.makedirs(deep, exist_ok=True)
     with open(os.path.join(deep, "leaf"), "wb") as f:
         f.write(pattern(7, 0, 100))
+    os.makedirs(os.path.join(root, "tail"), exist_ok=True)
+    for n in range(6):
+        with open(os.path.join(root, "tail", f"t{n}"), "wb") as f:
+            f.write(pattern(40 + n, 0, TAIL_SIZE))
+    for name, seed in STALE:
+        with open(os.path.join(root, "tail", name), "wb") as f:
+            f.write(pattern(seed, 0, 1024))
     many = os.path.join(root, "many")
     os.makedirs(many, exist_ok=True)
     for i in range(1000):
@@ -82,6 +100,44 @@ def expected_after_write():
     return exp
 
 
+def expected_after_tail():
+    """{path: expected bytes} after suite ext2_tail: what a file kept, then
+    zeroes (POSIX: an extension reads as zeroes), then what it wrote."""
+    def cut(seed, keep, size, write=None):
+        data = bytearray(pattern(seed, 0, keep) + bytes(size - keep))
+        if write:
+            off, length = write
+            data[off:off + length] = pattern(seed, off, length)
+        return bytes(data)
+    return {
+        "/tail/t0": cut(40, 1500, TAIL_SIZE),
+        "/tail/t1": cut(41, 2500, 7100, (7000, 100)),
+        "/tail/t2": cut(42, 700, 5000),
+        "/tail/t3": cut(43, 1500, 1610, (1600, 10)),
+        "/tail/t4": cut(44, 4096, 8000),
+        "/tail/t5": cut(45, 3000, 3000),
+        "/tail/stale_w": cut(50, STALE_SIZE, 3010, (3000, 10)),
+        "/tail/stale_t": cut(51, STALE_SIZE, 2000),
+    }
+
+
+def make_image(img, tree, block, features=ext2img.DEFAULT_FEATURES):
+    """An image of the tree (made in folder @tree if missing or incomplete:
+    make_tree writes many/e0999 last), tail/stale_* cut."""
+    if not all(os.path.exists(os.path.join(tree, f))
+               for f in ("tail/t5", "many/e0999")):
+        make_tree(tree)
+    ext2img.make_image(img, "64M", tree, block, features)
+    for name, _ in STALE:
+        path = f"/tail/{name}"
+        subprocess.run(["debugfs", "-w", "-R", f"sif {path} size {STALE_SIZE}",
+                        str(img)], env=ext2img._ENV, capture_output=True)
+        _, out = debugfs(img, f"stat {path}")
+        if not re.search(rf"\bSize: {STALE_SIZE}\b", out):
+            raise ext2img.CheckFailed(f"debugfs sif {path} size {STALE_SIZE} "
+                                      f"did not take:\n{out}")
+
+
 GONE = ["/w/unlinked", "/w/torename", "/w/src", "/w/rmme", "/w/a/b",
         "/w/many/n0001", "/w/many/n0999", "/w/par/c0_0"]
 
@@ -98,7 +154,8 @@ def check_written(img):
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dump")
-        for path, want in expected_after_write().items():
+        for path, want in {**expected_after_write(),
+                           **expected_after_tail()}.items():
             if want is None:
                 _, text = debugfs(img, f"stat {path}")
                 if "File not found" not in text:

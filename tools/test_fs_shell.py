@@ -14,6 +14,7 @@ that are not ours (DESIGN.md, "Correctness oracles"):
   command prints the strerror of the errno Linux gives for the same call.
 
 Every image must pass e2fsck -fn strictly (tools/ext2img.py's check).
+tools/test_fs_tail.py reuses these helpers for random truncate/extend runs.
 """
 import errno
 import os
@@ -212,6 +213,9 @@ class IoMatchesLinux(unittest.TestCase):
 
     def test_io_4k_blocks(self):
         self.run_cases(4096)
+
+    def test_io_2k_blocks(self):
+        self.run_cases(2048)
 
     def test_io_1k_blocks(self):
         self.run_cases(1024)

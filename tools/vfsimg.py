@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/vfsimg.py: the root image of the vfs_* suites (fs/vfs_test.c).
 
-    python3 tools/vfsimg.py make IMG --block 1024|4096   # skeleton + mke2fs
+    python3 tools/vfsimg.py make IMG --block 1024|2048|4096   # skeleton + mke2fs
     python3 tools/vfsimg.py check IMG                    # after the boot
 
 make writes a known folder (build/vfs-skel-<block>/) and makes the image
@@ -83,7 +83,7 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make")
     mk.add_argument("image")
-    mk.add_argument("--block", type=int, default=4096, choices=(1024, 4096))
+    mk.add_argument("--block", type=int, default=4096, choices=(1024, 2048, 4096))
     ck = sub.add_parser("check")
     ck.add_argument("image")
     args = ap.parse_args(argv[1:])

@@ -183,6 +183,10 @@ uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
  * @size is already gone. */
 int ext2_truncate_blocks(struct inode *inode, loff_t size);
 int ext2_setattr(struct inode *inode, const struct iattr *attr);
+/* The file is about to grow past @old: zero the rest of @old's block in
+ * the cache and on disk. Caller holds i_rwsem and invalidate_lock
+ * exclusive. */
+int ext2_zero_past_eof(struct inode *inode, loff_t old);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
 void ext2_set_ops(struct inode *inode);

@@ -425,12 +425,26 @@ const struct address_space_operations ext2_aops = {
 };
 
 /* The VFS holds i_rwsem exclusive, has applied O_APPEND and updates the
- * times. */
+ * times. A write that starts past EOF first zeroes the old EOF block's
+ * tail (ext2_zero_past_eof), which the write makes part of the file. */
 static ssize_t
 ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
-	if (f->f_inode->i_sb->s_rdonly)
+	struct inode *inode = f->f_inode;
+	struct address_space *m = inode->i_mapping;
+	loff_t old = READ_ONCE(inode->i_size);
+
+	if (inode->i_sb->s_rdonly)
 		return -EROFS;
+	if (*pos > old) {
+		int err;
+
+		down_write(&m->invalidate_lock);
+		err = ext2_zero_past_eof(inode, old);
+		up_write(&m->invalidate_lock);
+		if (err)
+			return err;
+	}
 	return filemap_write(f, buf, len, pos);
 }
 

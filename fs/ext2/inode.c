@@ -266,6 +266,55 @@ struct inode *ext2_new_inode(struct inode *dir, mode_t mode)
 	return inode;
 }
 
+/**
+ * ext2_zero_past_eof - the file grows from @old to a size past it: zero
+ * what lay past @old in its page
+ *
+ * The bytes between @old and the end of its block become file data; they
+ * must read as zeroes, whatever the block on disk or a page read while the
+ * size was @old holds there (Linux: pagecache_isize_extended). When @old is
+ * inside a block, the page is read in, zeroed from @old to its end and
+ * dirtied. A block-aligned @old leaves nothing stale: blocks past EOF are
+ * read as zeroes, and truncation zeroes the cache past the new EOF.
+ * Context: caller holds i_rwsem and invalidate_lock exclusive.
+ * Return: 0 or -errno (the size must not change then).
+ */
+int ext2_zero_past_eof(struct inode *inode, loff_t old)
+{
+	if (IS_ALIGNED(old, inode->i_sb->s_blocksize))
+		return 0;
+	return filemap_zero_range(
+	    inode->i_mapping, old, ALIGN_UP(old, (loff_t)PAGE_SIZE));
+}
+
+/*
+ * Shrink to @size: zero the tail of the block that holds the new EOF and
+ * write it before the blocks past it are freed (Linux: block_truncate_page),
+ * since that block stays in the file and a later extension would expose
+ * its old bytes; then drop the cache past @size and free the blocks.
+ */
+static int shrink(struct inode *inode, loff_t size)
+{
+	struct address_space *m = inode->i_mapping;
+	loff_t tail = ALIGN_UP(size, (loff_t)inode->i_sb->s_blocksize);
+	int err;
+
+	err = filemap_zero_range(m, size, tail);
+	if (err)
+		return err;
+	inode_set_size(inode, size);
+	truncate_inode_pages(m, size);
+	/* A write error stays in wb_err for fsync: truncate does not report
+	 * it (nor does Linux's). */
+	if (tail != size) {
+		err = filemap_write_and_wait_range(m, size, tail - 1);
+		if (err)
+			mapping_set_error(m, err);
+	}
+	RACE_POINT(RP_INVAL_DROPPED);
+	return ext2_truncate_blocks(inode, size);
+}
+
 static int setsize(struct inode *inode, loff_t size)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
@@ -280,18 +329,15 @@ static int setsize(struct inode *inode, loff_t size)
 		return -EFBIG;
 	filemap_invalidate_lock(m);
 	if (size < old) {
-		inode_set_size(inode, size);
-		truncate_inode_pages(m, size);
-		RACE_POINT(RP_INVAL_DROPPED);
-		err = ext2_truncate_blocks(inode, size);
+		err = shrink(inode, size);
 	} else if (size > old) {
-		/* Zero the old last page past the old end: the new range must
-		 * read as zeroes. */
-		truncate_inode_pages(m, old);
-		inode_set_size(inode, size);
+		err = ext2_zero_past_eof(inode, old);
+		if (!err)
+			inode_set_size(inode, size);
 	}
 	filemap_invalidate_unlock(m);
-	inode->i_mtime = inode->i_ctime = current_time();
+	if (!err || READ_ONCE(inode->i_size) != old)
+		inode->i_mtime = inode->i_ctime = current_time();
 	return err;
 }
 

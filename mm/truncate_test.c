@@ -1,0 +1,85 @@
+/*
+ * mm/truncate_test.c: suite pcache_zero_range - filemap_zero_range zeroes
+ * exactly the bytes asked for, in cached pages and in pages it must read
+ * first, marks them dirty, and writeback carries the zeroes to the disk
+ * while every other byte keeps the disk's contents.
+ */
+#include <limits.h>
+#include <string.h>
+#include <mm/kmalloc.h>
+#include <mm/pcache_test.h>
+
+#define ZR_PAGES 4
+
+static bool all_zero(const char *p, size_t n)
+{
+	return n == 0 || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+static int zero_range(struct tdisk *d, loff_t start, loff_t end)
+{
+	struct address_space *m = d->inode.i_mapping;
+	int err;
+
+	down_write(&d->inode.i_rwsem);
+	down_write(&m->invalidate_lock);
+	err = filemap_zero_range(m, start, end);
+	up_write(&m->invalidate_lock);
+	up_write(&d->inode.i_rwsem);
+	return err;
+}
+
+/* Page 1 cached, page 2 not: both are zeroed across their boundary; only
+ * page 2 is read; the disk gets the zeroes at writeback, nothing else. */
+static void zero_range_cached_and_cold(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, ZR_PAGES * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	loff_t start = PAGE_SIZE + 100, end = 2 * PAGE_SIZE + 50;
+	char *want = kmalloc(ZR_PAGES * PAGE_SIZE, GFP_KERNEL);
+	char buf[16];
+
+	KTEST_ASSERT_NOT_NULL(t, want);
+	memcpy(want, d->data, ZR_PAGES * PAGE_SIZE);
+	memset(want + start, 0, end - start);
+	KTEST_ASSERT_EQ(t, tdisk_read(d, buf, 1, PAGE_SIZE), 1);
+	KTEST_ASSERT_TRUE(t, tdisk_cached(d, 1));
+	KTEST_ASSERT_FALSE(t, tdisk_cached(d, 2));
+
+	KTEST_EXPECT_EQ(t, zero_range(d, start, end), 0);
+	KTEST_EXPECT_EQ(t, d->reads[1], 1);
+	KTEST_EXPECT_EQ(t, d->reads[2], 1);
+	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 0));
+	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 3));
+	KTEST_EXPECT_EQ(t, m->nrdirty, 2);
+	/* Not yet on disk: only the cache holds the zeroes. */
+	KTEST_EXPECT_FALSE(t, all_zero(d->data + start, end - start));
+
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
+	KTEST_EXPECT_EQ(t, m->nrdirty, 0);
+	KTEST_EXPECT_EQ(t, d->writes[1], 1);
+	KTEST_EXPECT_EQ(t, d->writes[2], 1);
+	KTEST_EXPECT_MEMEQ(t, d->data, want, ZR_PAGES * PAGE_SIZE);
+	kfree(want);
+	tdisk_destroy(t, d);
+}
+
+/* An empty or reversed range touches nothing. */
+static void zero_range_empty(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, ZR_PAGES * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+
+	KTEST_EXPECT_EQ(t, zero_range(d, 100, 100), 0);
+	KTEST_EXPECT_EQ(t, zero_range(d, 5000, 100), 0);
+	KTEST_EXPECT_EQ(t, m->nrpages, 0);
+	KTEST_EXPECT_EQ(t, d->read_calls, 0);
+	tdisk_destroy(t, d);
+}
+
+static struct ktest_case zero_range_cases[] = {
+	KTEST_CASE(zero_range_cached_and_cold),
+	KTEST_CASE(zero_range_empty),
+	{},
+};
+KTEST_SUITE(pcache_zero_range, zero_range_cases);
