@@ -2,22 +2,41 @@
  * mm/filemap.c: the page cache - page state, look-ups, the insertion door,
  * buffered read and write.
  *
- * Lock order (outermost first; DESIGN.md, kernel/lockdep.h):
+ * Lock order (outermost first; docs/locking.md, kernel/lockdep.h ranks;
+ * lockdep-lite reports any acquisition against it):
  *
- *   inode->i_rwsem                 filemap_write's caller (not read)
- *     mapping->invalidate_lock     not taken here yet: the next step puts it
- *                                  at filemap_add_page and
- *                                  truncate_inode_pages_range
- *       page lock (PG_locked)      I/O, truncation, write_begin..write_end
- *         fs block-map locks       inside a_ops
- *           mapping->i_pages_lock  the index, nrpages, nrdirty
- *             lru_lock             the LRU (mm/vmscan.c)
- *           wb_lock                the flusher's list (mm/writeback.c)
+ *   inode->i_rwsem                 X: write, truncate, fallocate; reads
+ *                                  take none. Two inodes: by address.
+ *     mm->mmap_lock                (a fault; might_fault() stands for it)
+ *       mapping->invalidate_lock   S: fill paths - read miss, read of a
+ *                                     !uptodate page, every readahead batch
+ *                                     (sync, async, fadvise WILLNEED,
+ *                                     readahead(2)); RWF_NOWAIT: trylock.
+ *                                     None on a cached, uptodate page.
+ *                                  X: truncate_inode_pages_range's callers
+ *                                     (truncate, fallocate, eviction), for
+ *                                     the cache drop AND the block-map
+ *                                     change; lock_two orders two mappings.
+ *         page lock (PG_locked)    I/O, truncation, write_begin..write_end
+ *                                  (lock_page is a lockdep class)
+ *           fs block-map locks     inside a_ops (ext2: i_map_lock, then
+ *                                  s_alloc_lock)
+ *             mapping->i_pages_lock  the index, nrpages, nrdirty
+ *               lru_lock             the LRU (mm/vmscan.c)
+ *             wb_lock                the flusher's list (mm/writeback.c)
  *
- * No page lock and no spinlock is held across a copy to or from the
- * caller's buffer in filemap_read: the buffer may be a file mapping whose
- * fault needs the very page. filemap_write copies with the page locked, as
- * Linux does, after faulting the source in.
+ * The doors check the rule (mm/invalidate.c): filemap_add_page wants
+ * invalidate_lock in either mode or i_rwsem exclusive (a buffered write,
+ * which truncate and fallocate exclude by i_rwsem); truncation wants it
+ * exclusive, owner checked. Reclaim and invalidate_mapping_pages drop only
+ * clean, unused pages, whose data is on disk: they take no invalidate_lock
+ * (reclaim runs inside allocations made with it held).
+ *
+ * No invalidate_lock, no page lock and no spinlock is held across a copy
+ * to the caller's buffer in filemap_read (copy_to_task checks): the buffer
+ * may be a file mapping whose fault needs the very lock or page.
+ * filemap_write copies with the page locked, as Linux does, after
+ * faulting the source in.
  *
  * References: alloc gives one; the index holds one from filemap_add_page to
  * filemap_delete_page; every look-up takes one under i_pages_lock, so a
