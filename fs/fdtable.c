@@ -3,7 +3,8 @@
  *
  * A task's table (task->files) is made on its first descriptor call, with
  * 0, 1 and 2 open on the console; open() takes the lowest free slot of
- * FD_MAX. The console file writes to the console and reads as end of file
+ * FD_MAX (dup and fcntl(F_DUPFD) share the file: one offset, one set of
+ * flags). The console file writes to the console and reads as end of file
  * (the shell owns the keyboard). The table is released when the task is
  * joined (files_release), closing what the task left open.
  *
@@ -83,20 +84,27 @@ static struct fdtable *files_get(void)
 	return fdt;
 }
 
-int fd_install(struct file *f)
+int fd_install_from(struct file *f, int min)
 {
 	struct fdtable *fdt = files_get();
 	int fd;
 
 	if (!fdt)
 		return -ENOMEM;
+	if (min < 0 || min >= FD_MAX)
+		return -EINVAL;
 	spin_lock(&fdt->lock);
-	for (fd = 0; fd < FD_MAX && fdt->fd[fd]; fd++)
+	for (fd = min; fd < FD_MAX && fdt->fd[fd]; fd++)
 		;
 	if (fd < FD_MAX)
 		fdt->fd[fd] = f;
 	spin_unlock(&fdt->lock);
 	return fd < FD_MAX ? fd : -EMFILE;
+}
+
+int fd_install(struct file *f)
+{
+	return fd_install_from(f, 0);
 }
 
 struct file *fd_get(int fd)
@@ -130,11 +138,43 @@ int fd_close(int fd)
 	return 0;
 }
 
-/* Close what @t left open. Context: the joiner of @t, may sleep. */
+/**
+ * fd_dup2 - make @newfd refer to @oldfd's file, closing what @newfd had.
+ * Context: task, may sleep (the file closed may be the last reference).
+ * Return: @newfd, or -EBADF (@oldfd not open, @newfd out of range).
+ */
+int fd_dup2(int oldfd, int newfd)
+{
+	struct fdtable *fdt = files_get();
+	struct file *f, *old;
+
+	if (!fdt)
+		return -ENOMEM;
+	if (newfd < 0 || newfd >= FD_MAX)
+		return -EBADF;
+	f = fd_get(oldfd);
+	if (!f)
+		return -EBADF;
+	if (oldfd == newfd) {
+		fput(f);
+		return newfd;
+	}
+	spin_lock(&fdt->lock);
+	old = fdt->fd[newfd];
+	fdt->fd[newfd] = f;
+	spin_unlock(&fdt->lock);
+	if (old)
+		fput(old);
+	return newfd;
+}
+
+/* Close what @t left open, drop its working directory.
+ * Context: the joiner of @t, may sleep. */
 void files_release(struct task *t)
 {
 	struct fdtable *fdt = t->files;
 
+	cwd_release(t);
 	if (!fdt)
 		return;
 	for (int fd = 0; fd < FD_MAX; fd++)

@@ -1,8 +1,8 @@
 /*
  * fs/file.c: open files.
  *
- * A struct file is an open inode with flags and an offset, shared by the
- * descriptors that refer to it (f_count). The calls taking an offset
+ * A struct file (opened by fs/open.c) is an open inode with flags and an
+ * offset, shared by the descriptors that refer to it (f_count). The calls taking an offset
  * pointer (vfs_read/vfs_write) do not touch f_pos; the descriptor calls
  * hold f->f_pos_lock around them (fs/syscalls.c), so sharers of one file
  * see each read or write as a whole.
@@ -32,7 +32,8 @@ struct file *file_alloc(struct inode *inode, unsigned int flags)
 	f->f_inode = inode;
 	f->f_mapping = inode->i_mapping;
 	f->f_op = inode->i_fop;
-	f->f_flags = flags;
+	/* Linux forgets the flags that acted only at open. */
+	f->f_flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
 	f->f_count = 1;
 	mutex_init(&f->f_pos_lock, "f_pos_lock", NULL);
 	file_ra_state_init(&f->f_ra);
@@ -66,110 +67,6 @@ static bool file_readable(const struct file *f)
 static bool file_writable(const struct file *f)
 {
 	return (f->f_flags & O_ACCMODE) != O_RDONLY;
-}
-
-/* Create @name in @dir (locked) or find it. */
-static struct inode *open_create(
-    struct inode *dir, const char *name, size_t len, int flags, mode_t mode)
-{
-	struct inode *inode = lookup_one(dir, name, len);
-	int err;
-
-	if (!IS_ERR(inode)) {
-		if (flags & O_EXCL) {
-			iput(inode);
-			return ERR_PTR(-EEXIST);
-		}
-		return inode;
-	}
-	if (PTR_ERR(inode) != -ENOENT)
-		return inode;
-	if (name[len] == '/')
-		return ERR_PTR(-EISDIR);
-	if (dir->i_sb->s_rdonly)
-		return ERR_PTR(-EROFS);
-	if (!dir->i_op || !dir->i_op->create)
-		return ERR_PTR(-EACCES);
-	err =
-	    dir->i_op->create(dir, name, len, S_IFREG | (mode & 07777), &inode);
-	return err ? ERR_PTR(err) : inode;
-}
-
-static struct inode *open_inode(const char *path, int flags, mode_t mode)
-{
-	const char *name;
-	size_t len;
-	struct inode *dir, *inode;
-
-	if (!(flags & O_CREAT))
-		return vfs_lookup(path);
-	dir = vfs_lookup_parent(path, &name, &len);
-	if (IS_ERR(dir))
-		return dir;
-	if (!len || name_is_dots(name, len)) {
-		iput(dir);
-		return ERR_PTR(-EISDIR);
-	}
-	down_write(&dir->i_rwsem);
-	inode = open_create(dir, name, len, flags, mode);
-	up_write(&dir->i_rwsem);
-	iput(dir);
-	return inode;
-}
-
-static int may_open(struct inode *inode, int flags)
-{
-	int acc = flags & O_ACCMODE;
-
-	if (S_ISDIR(inode->i_mode) && (acc != O_RDONLY || (flags & O_CREAT)))
-		return -EISDIR;
-	if ((flags & O_DIRECTORY) && !S_ISDIR(inode->i_mode))
-		return -ENOTDIR;
-	if (inode->i_sb->s_rdonly && (acc != O_RDONLY || (flags & O_TRUNC)))
-		return -EROFS;
-	return 0;
-}
-
-/**
- * vfs_open - open @path with O_* @flags (newlib's values); @mode for
- * O_CREAT. O_TRUNC truncates a regular file under its i_rwsem.
- * Context: task, may sleep.
- * Return: a file with one reference, or ERR_PTR.
- */
-struct file *vfs_open(const char *path, int flags, mode_t mode)
-{
-	struct inode *inode;
-	struct file *f;
-	int err;
-
-	if ((flags & O_ACCMODE) == O_ACCMODE)
-		return ERR_PTR(-EINVAL);
-	inode = open_inode(path, flags, mode);
-	if (IS_ERR(inode))
-		return ERR_PTR(PTR_ERR(inode));
-	err = may_open(inode, flags);
-	if (err)
-		goto err_put;
-	if ((flags & O_TRUNC) && S_ISREG(inode->i_mode)) {
-		err = vfs_truncate(inode, 0);
-		if (err)
-			goto err_put;
-	}
-	err = -ENOMEM;
-	f = file_alloc(inode, flags);
-	if (!f)
-		goto err_put;
-	if (f->f_op && f->f_op->open) {
-		err = f->f_op->open(inode, f);
-		if (err) {
-			kfree(f);
-			goto err_put;
-		}
-	}
-	return f;
-err_put:
-	iput(inode);
-	return ERR_PTR(err);
 }
 
 /* Context: task, may sleep. No inode lock taken. */
@@ -239,7 +136,7 @@ ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		return 0;
 	len = MIN(len, (size_t)MAX_RW_COUNT);
 	down_write(&inode->i_rwsem);
-	if (f->f_flags & O_APPEND)
+	if (READ_ONCE(f->f_flags) & O_APPEND) /* fcntl(F_SETFL) changes it */
 		*pos = READ_ONCE(inode->i_size);
 	ret = f->f_op->write(f, buf, len, pos);
 	if (ret > 0)
@@ -304,9 +201,7 @@ loff_t vfs_llseek(struct file *f, loff_t off, int whence)
  */
 int vfs_truncate(struct inode *inode, loff_t size)
 {
-	struct iattr attr = { .valid = ATTR_SIZE | ATTR_MTIME | ATTR_CTIME,
-			      .size = size };
-	int err;
+	struct iattr attr = { .valid = ATTR_SIZE | ATTR_MTIME, .size = size };
 
 	if (size < 0)
 		return -EINVAL;
@@ -314,15 +209,8 @@ int vfs_truncate(struct inode *inode, loff_t size)
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
-	if (inode->i_sb->s_rdonly)
-		return -EROFS;
-	if (!inode->i_op || !inode->i_op->setattr)
-		return -EPERM;
-	attr.mtime = attr.ctime = current_time();
-	down_write(&inode->i_rwsem);
-	err = inode->i_op->setattr(inode, &attr);
-	up_write(&inode->i_rwsem);
-	return err;
+	attr.mtime = current_time();
+	return vfs_setattr(inode, &attr);
 }
 
 int vfs_getattr(struct inode *inode, struct stat *st)
@@ -408,19 +296,25 @@ static bool empty_actor(struct dir_context *ctx,
 	return false;
 }
 
-int dir_check_empty(struct inode *dir)
+int dir_iterate(struct inode *dir, struct dir_context *ctx)
 {
 	struct file f = { .f_inode = dir,
 			  .f_mapping = dir->i_mapping,
 			  .f_op = dir->i_fop,
 			  .f_flags = O_RDONLY };
-	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
-	int err;
 
-	if (!f.f_op || !f.f_op->iterate)
+	if (!S_ISDIR(dir->i_mode) || !f.f_op || !f.f_op->iterate)
 		return -ENOTDIR;
 	file_ra_state_init(&f.f_ra);
-	err = f.f_op->iterate(&f, &e.ctx);
+	ctx->pos = 0;
+	return f.f_op->iterate(&f, ctx);
+}
+
+int dir_check_empty(struct inode *dir)
+{
+	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
+	int err = dir_iterate(dir, &e.ctx);
+
 	if (err)
 		return err;
 	return e.empty ? 0 : -ENOTEMPTY;

@@ -12,22 +12,42 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <limits.h>
+#include <kernel/err.h>
 #include <fs/vfs.h>
 
 #define FD_MAX	     64
 #define PATH_MAX_LEN 4096
+#define MAX_SYMLINKS 40 /* followed in one lookup, as Linux */
 /* One read or write moves at most this much (Linux's MAX_RW_COUNT): the
  * count fits newlib's int returns. */
 #define MAX_RW_COUNT (INT_MAX & PAGE_MASK)
 
-/* namei.c */
+/* path.c */
+#define LOOKUP_PARENT 0x100 /* stop before the last component */
 /* Look @name up in @dir. Caller holds dir->i_rwsem (either mode).
  * Return: a referenced inode or ERR_PTR (-ENOENT ...). */
 struct inode *lookup_one(struct inode *dir, const char *name, size_t len);
+/* One step of a walk: "." is @dir, ".." of the root is the root, else
+ * lookup_one under dir->i_rwsem shared. @dir stays referenced. */
+struct inode *lookup_child(struct inode *dir, const char *name, size_t len);
 bool name_is_dots(const char *name, size_t len);
+struct inode *root_inode(void);
+struct inode *path_lookup_at(struct inode *base,
+			     const char *path,
+			     unsigned int flags,
+			     const char **last,
+			     size_t *lastlen);
+
+/* cwd.c */
+/* The working directory of the running task (the root if it never
+ * changed it), referenced, or ERR_PTR(-ENODEV/-ENOENT). */
+struct inode *cwd_get(void);
 
 /* file.c */
+/* Run f_op->iterate of @dir from position 0. Caller holds dir->i_rwsem. */
+int dir_iterate(struct inode *dir, struct dir_context *ctx);
 /* A new file on @inode (its reference passes to the file). */
 struct file *file_alloc(struct inode *inode, unsigned int flags);
 /* Return: 0 if @dir holds nothing but "." and "..", -ENOTEMPTY, or an
@@ -38,6 +58,9 @@ int dir_check_empty(struct inode *dir);
 /* Install @f (the caller's reference passes to the table).
  * Return: the lowest free descriptor or -EMFILE. */
 int fd_install(struct file *f);
+/* The same from @min on. Return: the descriptor, -EINVAL or -EMFILE. */
+int fd_install_from(struct file *f, int min);
+int fd_dup2(int oldfd, int newfd);
 /* Return: a referenced file or NULL (not open). */
 struct file *fd_get(int fd);
 int fd_close(int fd);
@@ -48,8 +71,24 @@ bool inode_unhashed(struct inode *inode);
 /* Write [@start, @end] of @inode's pages, wait, then its dirty metadata. */
 int inode_sync_range(struct inode *inode, loff_t start, loff_t end);
 
+/* 0 or the result; a negative errno becomes errno and -1 (the POSIX
+ * calls' convention). */
+static inline long sys_ret(long ret)
+{
+	if (ret < 0 && ret >= -MAX_ERRNO) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+
 /* shell_fs.c */
 const char *vfs_strerror(int err);
+/* "cmd: path: strerror(errno)" on stderr, after what stdout holds.
+ * Return: 1, the failing command's status. */
+int shell_fs_error(const char *cmd, const char *path);
+/* ls -l's "drwxr-xr-x" for @mode into @s (11 bytes). */
+void shell_mode_string(mode_t mode, char *s);
 /* POSIX cksum of what @fd reads. Return: 0 or -1 (errno). */
 int cksum_fd(int fd, uint32_t *crc, off_t *size);
 /* cksum's output line for @path ("CRC SIZE PATH\n"). */

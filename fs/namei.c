@@ -1,14 +1,8 @@
 /*
- * fs/namei.c: path lookup and the directory-changing calls.
+ * fs/namei.c: the directory-changing calls (path lookup is fs/path.c).
  *
- * Paths are walked from the root (relative paths too: every task's working
- * directory is "/" for now). Components are separated by one or more '/';
- * "." stays, ".." asks the filesystem's lookup for "..", except at the root
- * where it stays. Errors as Linux: -ENOENT (missing component or empty
- * path), -ENOTDIR (a non-directory in the middle, or a trailing '/' after
- * one), -ENAMETOOLONG (a component over NAME_MAX_LEN or a path over
- * PATH_MAX_LEN).
- *
+ * They act on the last component itself, never following a symbolic link
+ * there (unlink removes the link, rename moves it, link links it).
  * Directory calls lock the parent's i_rwsem exclusive, then the victim's
  * (unlink, rmdir, rename's target). A cross-directory rename takes
  * rename_mutex first, which keeps the tree's shape still while it checks
@@ -31,119 +25,6 @@ static int rename_mutex_init(void)
 }
 INIT_HOOK(rename_mutex, rename_mutex_init, INIT_LEVEL_SCHED);
 
-bool name_is_dots(const char *name, size_t len)
-{
-	return (len == 1 && name[0] == '.') ||
-	       (len == 2 && name[0] == '.' && name[1] == '.');
-}
-
-struct inode *lookup_one(struct inode *dir, const char *name, size_t len)
-{
-	unsigned long ino;
-	int err;
-
-	if (!S_ISDIR(dir->i_mode))
-		return ERR_PTR(-ENOTDIR);
-	if (len > NAME_MAX_LEN)
-		return ERR_PTR(-ENAMETOOLONG);
-	if (!dir->i_op || !dir->i_op->lookup)
-		return ERR_PTR(-ENOTDIR);
-	err = dir->i_op->lookup(dir, name, len, &ino);
-	if (err)
-		return ERR_PTR(err);
-	return iget(dir->i_sb, ino);
-}
-
-/* One step from @dir (referenced; the reference is consumed). */
-static struct inode *walk_step(struct inode *dir, const char *name, size_t len)
-{
-	struct inode *next;
-
-	if (!S_ISDIR(dir->i_mode)) {
-		iput(dir);
-		return ERR_PTR(-ENOTDIR);
-	}
-	if (len == 1 && name[0] == '.')
-		return dir;
-	if (len == 2 && name[0] == '.' && name[1] == '.' &&
-	    dir == dir->i_sb->s_root)
-		return dir;
-	down_read(&dir->i_rwsem);
-	next = lookup_one(dir, name, len);
-	up_read(&dir->i_rwsem);
-	iput(dir);
-	return next;
-}
-
-static struct inode *root_inode(void)
-{
-	struct super_block *sb = vfs_root_sb();
-
-	if (!sb)
-		return ERR_PTR(-ENODEV);
-	ihold(sb->s_root);
-	return sb->s_root;
-}
-
-/*
- * Walk @path. With @parent, stop before the last component and return it
- * in *last and *lastlen (length 0 for "/"); the returned inode is then a
- * directory. Without, a trailing '/' requires a directory.
- */
-static struct inode *
-path_walk(const char *path, bool parent, const char **last, size_t *lastlen)
-{
-	struct inode *inode;
-	const char *s = path, *name;
-	size_t len;
-
-	if (!*path)
-		return ERR_PTR(-ENOENT);
-	if (strnlen(path, PATH_MAX_LEN) == PATH_MAX_LEN)
-		return ERR_PTR(-ENAMETOOLONG);
-	inode = root_inode();
-	for (;;) {
-		if (IS_ERR(inode))
-			return inode;
-		while (*s == '/')
-			s++;
-		name = s;
-		while (*s && *s != '/')
-			s++;
-		len = s - name;
-		if (len > NAME_MAX_LEN) {
-			iput(inode);
-			return ERR_PTR(-ENAMETOOLONG);
-		}
-		while (*s == '/')
-			s++;
-		if ((parent && !*s) || !len)
-			break;
-		inode = walk_step(inode, name, len);
-	}
-	if (parent) {
-		*last = name;
-		*lastlen = len;
-	}
-	/* parent: the last component's directory; else a trailing '/' */
-	if ((parent || s[-1] == '/') && !S_ISDIR(inode->i_mode)) {
-		iput(inode);
-		return ERR_PTR(-ENOTDIR);
-	}
-	return inode;
-}
-
-struct inode *vfs_lookup(const char *path)
-{
-	return path_walk(path, false, NULL, NULL);
-}
-
-struct inode *
-vfs_lookup_parent(const char *path, const char **name, size_t *len)
-{
-	return path_walk(path, true, name, len);
-}
-
 /* The last component was followed by '/'. */
 static bool trailing_slash(const char *name, size_t len)
 {
@@ -159,7 +40,40 @@ static int may_change(struct inode *dir)
 	return 0;
 }
 
-int vfs_mkdir(const char *path, mode_t mode)
+/* What makes a new name: mkdir's mode or symlink's target. */
+struct new_name {
+	mode_t mode;
+	const char *target;
+};
+
+static int make_name(struct inode *dir,
+		     const char *name,
+		     size_t len,
+		     const struct new_name *what)
+{
+	struct inode *inode;
+	int err;
+
+	if (what->target) {
+		if (trailing_slash(name, len))
+			return -ENOENT;
+		err = dir->i_op->symlink
+			  ? dir->i_op->symlink(
+				dir, name, len, what->target, &inode)
+			  : -EPERM;
+	} else {
+		err = dir->i_op->mkdir
+			  ? dir->i_op->mkdir(dir, name, len, what->mode, &inode)
+			  : -EPERM;
+	}
+	if (!err)
+		iput(inode);
+	return err;
+}
+
+/* mkdir and symlink: @path's last component must not exist (not even as a
+ * dangling link); its directory is locked while it is made. */
+static int new_name_at(const char *path, const struct new_name *what)
 {
 	const char *name;
 	size_t len;
@@ -180,18 +94,35 @@ int vfs_mkdir(const char *path, mode_t mode)
 	} else if (PTR_ERR(inode) != -ENOENT) {
 		err = PTR_ERR(inode);
 	} else if (!(err = may_change(dir))) {
-		err =
-		    dir->i_op->mkdir
-			? dir->i_op->mkdir(
-			      dir, name, len, S_IFDIR | (mode & 07777), &inode)
-			: -EPERM;
-		if (!err)
-			iput(inode);
+		err = make_name(dir, name, len, what);
 	}
 	up_write(&dir->i_rwsem);
 out_put:
 	iput(dir);
 	return err;
+}
+
+int vfs_mkdir(const char *path, mode_t mode)
+{
+	return new_name_at(
+	    path, &(struct new_name){ .mode = S_IFDIR | (mode & 07777) });
+}
+
+/**
+ * vfs_symlink - make @path a symbolic link to @target (not checked: it may
+ * dangle). Context: task, may sleep.
+ * Return: 0, -ENOENT (empty @target), -ENAMETOOLONG (@target of
+ * PATH_MAX_LEN bytes or more, or more than the filesystem holds), -EEXIST.
+ */
+int vfs_symlink(const char *target, const char *path)
+{
+	size_t tlen = strnlen(target, PATH_MAX_LEN);
+
+	if (tlen == PATH_MAX_LEN)
+		return -ENAMETOOLONG;
+	if (!tlen)
+		return -ENOENT;
+	return new_name_at(path, &(struct new_name){ .target = target });
 }
 
 /* Lock @dir, look @name up and lock it too. Return: the victim (referenced,
@@ -284,7 +215,7 @@ int vfs_unlink(const char *path)
 
 int vfs_link(const char *oldpath, const char *newpath)
 {
-	struct inode *old = vfs_lookup(oldpath), *dir, *exists;
+	struct inode *old = vfs_lookup_flags(oldpath, 0), *dir, *exists;
 	const char *name;
 	size_t len;
 	int err;
@@ -338,7 +269,7 @@ out_put_old:
  */
 static int is_ancestor(struct inode *anc, struct inode *dir)
 {
-	struct inode *cur = dir;
+	struct inode *cur = dir, *next;
 	int ret = 0;
 
 	ihold(cur);
@@ -353,9 +284,11 @@ static int is_ancestor(struct inode *anc, struct inode *dir)
 			ret = -ELOOP;
 			break;
 		}
-		cur = walk_step(cur, "..", 2);
-		if (IS_ERR(cur))
-			return PTR_ERR(cur);
+		next = lookup_child(cur, "..", 2);
+		iput(cur);
+		if (IS_ERR(next))
+			return PTR_ERR(next);
+		cur = next;
 	}
 	iput(cur);
 	return ret;
@@ -368,17 +301,6 @@ struct rename_ctx {
 	struct inode *moved, *victim;
 	struct inode *checked; /* cross-directory: the moved inode checked */
 };
-
-static struct inode *
-lookup_shared(struct inode *dir, const char *name, size_t len)
-{
-	struct inode *inode;
-
-	down_read(&dir->i_rwsem);
-	inode = lookup_one(dir, name, len);
-	up_read(&dir->i_rwsem);
-	return inode;
-}
 
 /*
  * Between two directories: under rename_mutex, refuse to move a directory
@@ -393,7 +315,7 @@ static int lock_rename_two(struct rename_ctx *r)
 	int err;
 
 	mutex_lock(&rename_mutex);
-	moved = lookup_shared(r->odir, r->oname, r->olen);
+	moved = lookup_child(r->odir, r->oname, r->olen);
 	err = PTR_ERR(moved);
 	if (IS_ERR(moved))
 		goto out_unlock;

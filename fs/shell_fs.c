@@ -1,7 +1,7 @@
 /*
  * fs/shell_fs.c: file commands for the shell.
  *
- *   ls [-l] [PATH...]   cat FILE...    mkdir DIR...   rmdir DIR...
+ *   cat FILE...         mkdir DIR...   rmdir DIR...
  *   rm FILE...          mv OLD NEW     stat PATH...   sync
  *   drop_caches         (sync, then drop the clean page cache)
  *   cksum FILE...       (POSIX cksum: "CRC SIZE NAME", byte for byte)
@@ -48,6 +48,7 @@ static const char *const errno_text[] = {
 	[ENOSYS] = "Function not implemented",
 	[ENOTEMPTY] = "Directory not empty",
 	[ELOOP] = "Too many levels of symbolic links",
+	[ERANGE] = "Numerical result out of range",
 	[EOVERFLOW] = "Value too large for defined data type",
 	[EOPNOTSUPP] = "Operation not supported",
 	[EUCLEAN] = "Structure needs cleaning",
@@ -63,8 +64,7 @@ const char *vfs_strerror(int err)
 	return unknown;
 }
 
-/* "cmd: path: message" on stderr, after what stdout holds. */
-static int fs_error(const char *cmd, const char *path)
+int shell_fs_error(const char *cmd, const char *path)
 {
 	int err = errno;
 
@@ -73,105 +73,30 @@ static int fs_error(const char *cmd, const char *path)
 	return 1;
 }
 
-static void mode_string(mode_t mode, char *s)
+void shell_mode_string(mode_t mode, char *s)
 {
 	static const char rwx[] = "rwxrwxrwx";
+	/* setuid, setgid, sticky: shown in the x of user, group, other */
+	static const mode_t special[3] = { S_ISUID, S_ISGID, S_ISVTX };
 
 	s[0] = S_ISDIR(mode)	? 'd'
 	       : S_ISLNK(mode)	? 'l'
 	       : S_ISCHR(mode)	? 'c'
 	       : S_ISBLK(mode)	? 'b'
 	       : S_ISFIFO(mode) ? 'p'
+	       : S_ISSOCK(mode) ? 's'
 				: '-';
 	for (int i = 0; i < 9; i++)
 		s[i + 1] = mode & (0400 >> i) ? rwx[i] : '-';
+	for (int k = 0; k < 3; k++) {
+		char *x = &s[3 + 3 * k];
+
+		if (mode & special[k])
+			*x = *x == 'x' ? (k == 2 ? 't' : 's')
+				       : (k == 2 ? 'T' : 'S');
+	}
 	s[10] = '\0';
 }
-
-static void ls_print(const char *name, const struct stat *st, bool lng)
-{
-	char mode[11];
-
-	if (!lng) {
-		printf("%s\n", name);
-		return;
-	}
-	mode_string(st->st_mode, mode);
-	printf("%s %u %u %u %lld %s\n",
-	       mode,
-	       (unsigned int)st->st_nlink,
-	       (unsigned int)st->st_uid,
-	       (unsigned int)st->st_gid,
-	       (long long)st->st_size,
-	       name);
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Names in @path but "." and "..", sorted. Return: count or -1 (errno). */
-static int read_names(const char *path, char ***out)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	char **names = NULL;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		names = realloc(names, (n + 1) * sizeof(*names));
-		names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
-	*out = names;
-	return n;
-}
-
-static int ls_dir(const char *path, bool lng)
-{
-	char **names, child[PATH_MAX_LEN];
-	struct stat st;
-	int n = read_names(path, &names), status = 0;
-
-	if (n < 0)
-		return fs_error("ls", path);
-	for (int i = 0; i < n; i++) {
-		snprintf(child, sizeof(child), "%s/%s", path, names[i]);
-		if (lng && stat(child, &st))
-			status = fs_error("ls", child);
-		else
-			ls_print(names[i], &st, lng);
-		free(names[i]);
-	}
-	free(names);
-	return status;
-}
-
-static int cmd_ls(int argc, char **argv)
-{
-	bool lng = argc > 1 && !strcmp(argv[1], "-l");
-	int first = lng ? 2 : 1, status = 0;
-	struct stat st;
-
-	if (first == argc)
-		return ls_dir("/", lng);
-	for (int i = first; i < argc; i++) {
-		if (stat(argv[i], &st))
-			status = fs_error("ls", argv[i]);
-		else if (S_ISDIR(st.st_mode))
-			status |= ls_dir(argv[i], lng);
-		else
-			ls_print(argv[i], &st, lng);
-	}
-	return status;
-}
-SHELL_COMMAND(ls, cmd_ls, "ls [-l] [PATH...]", "list directories");
 
 static int cmd_cat(int argc, char **argv)
 {
@@ -183,13 +108,13 @@ static int cmd_cat(int argc, char **argv)
 		ssize_t n;
 
 		if (fd < 0) {
-			status = fs_error("cat", argv[i]);
+			status = shell_fs_error("cat", argv[i]);
 			continue;
 		}
 		while ((n = read(fd, buf, 4096)) > 0)
 			fwrite(buf, 1, n, stdout);
 		if (n < 0)
-			status = fs_error("cat", argv[i]);
+			status = shell_fs_error("cat", argv[i]);
 		close(fd);
 	}
 	fflush(stdout);
@@ -205,7 +130,7 @@ static int each_path(int argc, char **argv, int (*fn)(const char *))
 
 	for (int i = 1; i < argc; i++)
 		if (fn(argv[i]))
-			status = fs_error(argv[0], argv[i]);
+			status = shell_fs_error(argv[0], argv[i]);
 	return status;
 }
 
@@ -238,7 +163,7 @@ static int cmd_mv(int argc, char **argv)
 		printf("usage: mv OLD NEW\n");
 		return 2;
 	}
-	return rename(argv[1], argv[2]) ? fs_error("mv", argv[1]) : 0;
+	return rename(argv[1], argv[2]) ? shell_fs_error("mv", argv[1]) : 0;
 }
 SHELL_COMMAND(mv, cmd_mv, "mv OLD NEW", "rename a file or directory");
 
@@ -253,6 +178,23 @@ static const char *file_type(mode_t mode)
 				: "socket";
 }
 
+/* stat's "  File: NAME" line; a link's target after " -> ", as GNU. */
+static void stat_name(const char *path, const struct stat *st)
+{
+	char target[PATH_MAX_LEN];
+	long n = S_ISLNK(st->st_mode)
+		     ? readlink(path, target, sizeof(target) - 1)
+		     : -1;
+
+	if (n >= 0) {
+		target[n] = '\0';
+		printf("  File: %s -> %s\n", path, target);
+	} else {
+		printf("  File: %s\n", path);
+	}
+}
+
+/* Like GNU stat: the path itself, a symbolic link not followed. */
 static int cmd_stat(int argc, char **argv)
 {
 	struct stat st;
@@ -260,15 +202,15 @@ static int cmd_stat(int argc, char **argv)
 	int status = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (stat(argv[i], &st)) {
-			status = fs_error("stat", argv[i]);
+		if (lstat(argv[i], &st)) {
+			status = shell_fs_error("stat", argv[i]);
 			continue;
 		}
-		mode_string(st.st_mode, mode);
-		printf("  File: %s\n  Size: %lld\tBlocks: %lld\tIO Block: %ld\t"
+		shell_mode_string(st.st_mode, mode);
+		stat_name(argv[i], &st);
+		printf("  Size: %lld\tBlocks: %lld\tIO Block: %ld\t"
 		       "%s\nInode: %lu\tLinks: %u\n"
 		       "Access: (%04o/%s)  Uid: %u  Gid: %u\n",
-		       argv[i],
 		       (long long)st.st_size,
 		       (long long)st.st_blocks,
 		       (long)st.st_blksize,
@@ -385,7 +327,7 @@ static int cmd_cksum(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (cksum_line(argv[i], line, sizeof(line)))
-			status = fs_error("cksum", argv[i]);
+			status = shell_fs_error("cksum", argv[i]);
 		else
 			fputs(line, stdout);
 	}

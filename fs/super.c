@@ -18,6 +18,7 @@
 #include <kernel/panic.h>
 #include <kernel/init.h>
 #include <kernel/printk.h>
+#include <kernel/sched.h>
 #include <mm/kmalloc.h>
 #include <drivers/block.h>
 #include <fs/internal.h>
@@ -108,7 +109,8 @@ out_unlock:
 }
 
 /**
- * vfs_unmount_root - write everything back and release the root.
+ * vfs_unmount_root - write everything back and release the root. The
+ * calling task's working directory is dropped first.
  * Context: task, may sleep.
  * Return: 0, -EINVAL (nothing mounted), -EBUSY (inodes still in use: the
  * data is written back but the filesystem stays mounted) or an I/O error.
@@ -118,6 +120,10 @@ int vfs_unmount_root(void)
 	struct super_block *sb;
 	int err;
 
+	/* The caller (poweroff's task, the shell's) steps out to nowhere:
+	 * its working directory would keep the root busy. */
+	if (current_task())
+		cwd_release(current_task());
 	mutex_lock(&mount_lock);
 	sb = root_sb;
 	err = -EINVAL;

@@ -3,12 +3,13 @@
  *
  * newlib's open/read/write/close/lseek/fstat/stat/link/unlink/isatty call
  * the underscored functions here; pread, pwrite, (f)truncate, fsync,
- * fdatasync, mkdir, rmdir, rename, sync, opendir/readdir/closedir,
- * posix_fadvise, readahead and preadv2 are
- * defined here outright (newlib has none for this target, and its rename
- * would be link + unlink). Each sets errno (Linux's values) and returns -1
+ * fdatasync, dup, dup2, fcntl, mkdir, rmdir, rename, sync and
+ * opendir/readdir/closedir are defined here outright (newlib has none for
+ * this target or a stub saying ENOSYS, and its rename would be link +
+ * unlink). Each sets errno (Linux's values) and returns -1
  * on failure, as POSIX says; there is no user/kernel boundary, so buffers
- * are used as given.
+ * are used as given. The calls on paths and attributes newlib lacks are
+ * fs/syscalls_path.c's; those on the page cache, fs/syscalls_cache.c's.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,20 +19,9 @@
 #include <unistd.h>
 #include <sys/reent.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <kernel/err.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
-
-/* 0 or the result; a negative errno becomes errno and -1. */
-static long sys_ret(long ret)
-{
-	if (ret < 0 && ret >= -MAX_ERRNO) {
-		errno = -ret;
-		return -1;
-	}
-	return ret;
-}
 
 int _open(const char *path, int flags, ...)
 {
@@ -155,6 +145,68 @@ int _stat(const char *path, struct stat *st)
 		return sys_ret(PTR_ERR(inode));
 	ret = vfs_getattr(inode, st);
 	iput(inode);
+	return sys_ret(ret);
+}
+
+int dup(int fd)
+{
+	struct file *f = fd_get(fd);
+	int newfd;
+
+	if (!f)
+		return sys_ret(-EBADF);
+	newfd = fd_install(f);
+	if (newfd < 0)
+		fput(f);
+	return sys_ret(newfd);
+}
+
+int dup2(int oldfd, int newfd)
+{
+	return sys_ret(fd_dup2(oldfd, newfd));
+}
+
+/* The flags F_SETFL may change (Linux: also O_ASYNC, O_DIRECT, O_NOATIME,
+ * which whole has not). */
+#define SETFL_MASK (O_APPEND | O_NONBLOCK)
+
+static long fcntl_file(struct file *f, int cmd, long arg)
+{
+	long ret;
+
+	switch (cmd) {
+	case F_DUPFD:
+		if (arg < 0 || arg >= FD_MAX)
+			return -EINVAL;
+		ret = fd_install_from(fget(f), arg);
+		if (ret < 0)
+			fput(f);
+		return ret;
+	case F_GETFL: return READ_ONCE(f->f_flags);
+	case F_SETFL:
+		mutex_lock(&f->f_pos_lock);
+		WRITE_ONCE(f->f_flags,
+			   (f->f_flags & ~SETFL_MASK) | (arg & SETFL_MASK));
+		mutex_unlock(&f->f_pos_lock);
+		return 0;
+	default: return -EINVAL;
+	}
+}
+
+/* newlib's own fcntl() only says ENOSYS: this one replaces it. */
+int fcntl(int fd, int cmd, ...)
+{
+	struct file *f = fd_get(fd);
+	va_list ap;
+	long arg, ret;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (!f)
+		return sys_ret(-EBADF);
+	ret = fcntl_file(f, cmd, arg);
+	fput(f);
 	return sys_ret(ret);
 }
 
@@ -336,74 +388,4 @@ int closedir(DIR *d)
 
 	kfree(d);
 	return _close(fd);
-}
-
-int posix_fadvise(int fd, off_t offset, off_t len, int advice)
-{
-	struct file *f = fd_get(fd);
-	int ret;
-
-	if (!f)
-		return EBADF;
-	ret = vfs_fadvise(f, offset, len, advice);
-	fput(f);
-	return -ret; /* the errno itself, not -1 */
-}
-
-ssize_t readahead(int fd, off_t offset, size_t count)
-{
-	struct file *f = fd_get(fd);
-	int ret;
-
-	if (!f)
-		return sys_ret(-EBADF);
-	ret = vfs_readahead(f, offset, count);
-	fput(f);
-	return sys_ret(ret);
-}
-
-/* Each vector in turn; a short read ends the call. */
-static ssize_t read_vectors(
-    struct file *f, const struct iovec *iov, int iovcnt, loff_t *pos, int flags)
-{
-	ssize_t total = 0;
-
-	for (int i = 0; i < iovcnt; i++) {
-		ssize_t n = vfs_read_flags(
-		    f, iov[i].iov_base, iov[i].iov_len, pos, flags);
-
-		if (n < 0)
-			return total ? total : n;
-		total += n;
-		if ((size_t)n < iov[i].iov_len)
-			break;
-	}
-	return total;
-}
-
-ssize_t
-preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
-{
-	struct file *f = fd_get(fd);
-	loff_t pos = offset;
-	ssize_t ret;
-
-	if (!f)
-		return sys_ret(-EBADF);
-	if (iovcnt < 0 || offset < -1) {
-		ret = -EINVAL;
-	} else if (offset == -1) { /* at the file position, advancing it */
-		mutex_lock(&f->f_pos_lock);
-		pos = f->f_pos;
-		ret = read_vectors(f, iov, iovcnt, &pos, flags);
-		if (ret >= 0)
-			f->f_pos = pos;
-		mutex_unlock(&f->f_pos_lock);
-	} else if (!f->f_inode) {
-		ret = -ESPIPE;
-	} else {
-		ret = read_vectors(f, iov, iovcnt, &pos, flags);
-	}
-	fput(f);
-	return sys_ret(ret);
 }

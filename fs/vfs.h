@@ -31,6 +31,7 @@
 #include <mm/filemap.h>
 
 struct block_device;
+struct statfs;
 struct super_block;
 struct inode;
 struct file;
@@ -62,6 +63,8 @@ struct super_operations {
 	void (*evict_inode)(struct inode *inode);
 	/* Write superblock/bitmaps/group descriptors; @wait: and flush. */
 	int (*sync_fs)(struct super_block *sb, bool wait);
+	/* Fill all of @buf (Linux's struct statfs). */
+	int (*statfs)(struct super_block *sb, struct statfs *buf);
 	void (*put_super)(struct super_block *sb);
 };
 
@@ -122,6 +125,16 @@ struct inode_operations {
 		      size_t nlen,
 		      struct inode *moved,
 		      struct inode *victim);
+	/* A symbolic link to @target (a string of 1 to PATH_MAX_LEN - 1
+	 * bytes); -ENAMETOOLONG if the filesystem cannot hold it. */
+	int (*symlink)(struct inode *dir,
+		       const char *name,
+		       size_t len,
+		       const char *target,
+		       struct inode **out);
+	/* A link's target into @buf (NUL-terminated). Return: its length,
+	 * or -ENAMETOOLONG if @size cannot hold it with the NUL. */
+	int (*get_link)(struct inode *inode, char *buf, size_t size);
 	/* Caller holds i_rwsem exclusive. ATTR_SIZE: truncate up or down. */
 	int (*setattr)(struct inode *inode, const struct iattr *attr);
 };
@@ -251,11 +264,28 @@ long vfs_drop_caches(void);
 int vfs_fsync_range(struct file *f, loff_t start, loff_t end, bool datasync);
 struct timespec current_time(void);
 
-/* Paths (fs/namei.c). Return a referenced inode or ERR_PTR. */
+/* Paths (fs/path.c). Return a referenced inode or ERR_PTR. A relative
+ * path starts at the task's working directory. */
+#define LOOKUP_FOLLOW 0x1 /* follow a symbolic link in the last component */
+struct inode *vfs_lookup_flags(const char *path, unsigned int flags);
+/* vfs_lookup_flags(path, LOOKUP_FOLLOW) */
 struct inode *vfs_lookup(const char *path);
 /* The parent directory of @path (referenced) and the last component. */
 struct inode *
 vfs_lookup_parent(const char *path, const char **name, size_t *len);
+/* @inode's target (fs/path.c), as i_op->get_link; -EINVAL if it is not a
+ * symbolic link. */
+int vfs_get_link(struct inode *inode, char *buf, size_t size);
+/* readlink(2): at most @size bytes, no NUL. Return: bytes or -errno. */
+long vfs_readlink(const char *path, char *buf, size_t size);
+int vfs_symlink(const char *target, const char *path);
+
+/* The working directory (fs/cwd.c). */
+int vfs_chdir(const char *path);
+int vfs_fchdir(struct file *f);
+/* The absolute path of the working directory in @buf. Return: its length
+ * with the NUL, -ERANGE (@size too small), -ENOENT (removed). */
+long vfs_getcwd(char *buf, size_t size);
 
 /* Files (fs/file.c). */
 struct file *vfs_open(const char *path, int flags, mode_t mode);
@@ -272,6 +302,11 @@ ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 loff_t vfs_llseek(struct file *f, loff_t off, int whence);
 int vfs_truncate(struct inode *inode, loff_t size);
 int vfs_getattr(struct inode *inode, struct stat *st);
+/* Attributes (fs/attr.c): i_op->setattr under i_rwsem, ctime set. */
+int vfs_setattr(struct inode *inode, struct iattr *attr);
+int vfs_chmod(struct inode *inode, mode_t mode);
+int vfs_utimens(struct inode *inode, const struct timespec times[2]);
+int vfs_statfs(struct inode *inode, struct statfs *buf);
 int vfs_mkdir(const char *path, mode_t mode);
 int vfs_rmdir(const char *path);
 int vfs_unlink(const char *path);
@@ -280,5 +315,10 @@ int vfs_rename(const char *oldpath, const char *newpath);
 int vfs_readdir(struct file *f, struct dir_context *ctx);
 
 struct task;
-/* Close the descriptors task @t left open (when it is joined). */
+/* Close the descriptors task @t left open and drop its working directory
+ * (when it is joined). */
 void files_release(struct task *t);
+/* A new task @t starts in the working directory of the running task. */
+void cwd_inherit(struct task *t);
+/* Drop @t's working directory (it goes back to the root). */
+void cwd_release(struct task *t);

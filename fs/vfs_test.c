@@ -21,6 +21,7 @@
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 #include <fs/internal.h>
+#include <fs/vfs_test.h>
 
 #define BIG_SIZE 300000
 
@@ -33,46 +34,6 @@ static uint8_t persist_byte(long i)
 {
 	return (i * 13 + 5) & 0xff;
 }
-
-static void need_root(struct ktest *t)
-{
-	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
-}
-
-/* Read all of @path (at most @len bytes). Return: bytes or -errno. */
-static long read_file(const char *path, void *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	long n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
-}
-
-static int write_file(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	long n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	close(fd);
-	return n == (long)len ? 0 : -EIO;
-}
-
-/* Expect @call to fail with errno @err. */
-#define EXPECT_ERRNO(t, call, err)                     \
-	do {                                           \
-		errno = 0;                             \
-		KTEST_EXPECT_EQ(t, (long)(call), -1L); \
-		KTEST_EXPECT_EQ(t, errno, err);        \
-	} while (0)
 
 /* ---- vfs_namei ---- */
 

@@ -319,6 +319,7 @@ task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 	if (IS_ERR(t))
 		return t;
 	t->affinity = cpu;
+	cwd_inherit(t);
 	task_register(t);
 	flags = arch_irq_save();
 	raw_spin_lock(&rq_lock);

@@ -44,6 +44,8 @@ struct task_context {
 	uint64_t fcsr;
 };
 
+struct inode;
+
 struct task {
 	/* first, at fixed offsets: read by trap entry (struct task_head) */
 	uintptr_t stack_lo; /* lowest valid stack address */
@@ -75,6 +77,7 @@ struct task {
 	struct lockdep_task lockdep; /* only the task itself touches it */
 	struct _reent reent;	     /* newlib state: errno, strtok ... */
 	void *files;		     /* descriptor table, owned by the vfs */
+	struct inode *cwd;	     /* working directory, owned by the vfs */
 	struct blk_plug *plug;	     /* held block I/O (drivers/block.h) */
 };
 

@@ -22,9 +22,9 @@ static int zero_range(struct tdisk *d, loff_t start, loff_t end)
 	int err;
 
 	down_write(&d->inode.i_rwsem);
-	down_write(&m->invalidate_lock);
+	filemap_invalidate_lock(m);
 	err = filemap_zero_range(m, start, end);
-	up_write(&m->invalidate_lock);
+	filemap_invalidate_unlock(m);
 	up_write(&d->inode.i_rwsem);
 	return err;
 }

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -365,11 +366,21 @@ class FileCommandsMatchLinux(unittest.TestCase):
         ext2img.check_image(img)
         self.assertEqual(self.image_tree(img, tmp / "out"), self.host_tree(host))
 
-        # ls -l and stat against debugfs's view of the same inodes.
-        ls_l = []
-        for name in sorted(os.listdir(host / "new")):
-            st = self.debugfs_stat(img, f"/new/{name}")
-            ls_l.append(f"{st['mode']} {st['links']} {st['uid']} {st['gid']} {st['size']} {name}")
+        # ls -l and stat against debugfs's view of the same inodes. ls -l
+        # is GNU ls -ln's format (fs/shell_ls.c); the guest's clock starts
+        # at 0 at boot (no RTC): what it made is recent ("Jan  1 00:00"),
+        # what mke2fs made on the host lies in its future ("Dec  3  2026").
+        entries = [(name, self.debugfs_stat(img, f"/new/{name}"))
+                   for name in sorted(os.listdir(host / "new"))]
+        width = {k: max(len(str(st[k])) for _, st in entries)
+                 for k in ("links", "uid", "gid", "size")}
+        ls_l = [f"total {-(-sum(st['blocks'] for _, st in entries) // 2)}"]
+        for name, st in entries:
+            fmt = "%b %e %H:%M" if st["mtime"] < 86400 else "%b %e  %Y"
+            date = time.strftime(fmt, time.gmtime(st["mtime"]))
+            ls_l.append(" ".join([st["mode"]] + [
+                f"{st[k]:>{width[k]}}" for k in ("links", "uid", "gid", "size")]
+                + [date, name]))
         self.assertEqual(got["ls-l"], ls_l)
         stat_want = []
         for path, kind in (("/new/greeting", "regular file"), ("/new", "directory")):
@@ -390,7 +401,8 @@ class FileCommandsMatchLinux(unittest.TestCase):
                  gid=int(re.search(r"Group: +(\d+)", out).group(1)),
                  size=int(re.search(r"Size: (\d+)", out).group(1)),
                  links=int(re.search(r"Links: (\d+)", out).group(1)),
-                 blocks=int(re.search(r"Blockcount: (\d+)", out).group(1)))
+                 blocks=int(re.search(r"Blockcount: (\d+)", out).group(1)),
+                 mtime=int(re.search(r"mtime: (0x[0-9a-f]+)", out).group(1), 16))
         bits = "rwxrwxrwx"
         f["mode"] = ("d" if f["type"] == "directory" else "-") + "".join(
             bits[i] if f["perm"] & (0o400 >> i) else "-" for i in range(9))

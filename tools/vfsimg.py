@@ -16,6 +16,7 @@ bytes it wrote (read back with debugfs).
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,33 @@ import ext2img
 CKSUM_FILES = ["hello.txt", "empty", "dir/a.txt", "dir/sub/b.txt", "big.bin"]
 PERSIST_NAME = "persist.bin"
 PERSIST_SIZE = 20000
+
+# Symbolic links of the skeleton (name: target); fs/symlink_test.c reads
+# them with the same targets. slow.lnk's target (89 bytes) does not fit in
+# the inode: mke2fs writes it to a block.
+SKEL_LINKS = {
+    "hello.lnk": "hello.txt",
+    "dir/up.lnk": "../hello.txt",
+    "abs.lnk": "/dir/sub/b.txt",
+    "dir.lnk": "dir/sub",
+    "slow.lnk": "./" * 40 + "dir/a.txt",
+    "dangling.lnk": "nowhere",
+    "loop1": "loop2",
+    "loop2": "loop1",
+}
+# Links the vfs_symlink suite leaves (name: target), read back on the host
+# from debugfs's rdump of the image: one fast, one slow (the 1 KiB image's
+# block holds at most 1023 bytes of target).
+MADE_LINKS = {
+    "made/fast.lnk": "../hello.txt",
+    "made/slow.lnk": "/" + "d" * 98 + "/" + "x" * 900,
+}
+# The file vfs_attr leaves: its mode and times (seconds), checked with
+# debugfs stat.
+ATTR_NAME = "attr.bin"
+ATTR_MODE = 0o640
+ATTR_ATIME = 1000000000
+ATTR_MTIME = 1234567890
 
 
 def big_byte(i):
@@ -47,6 +75,8 @@ def make_skeleton(skel: Path):
     (skel / "dir" / "a.txt").write_bytes(b"a\n")
     (skel / "dir" / "sub" / "b.txt").write_bytes(b"bee\n")
     (skel / "big.bin").write_bytes(bytes(big_byte(i) for i in range(300000)))
+    for name, target in SKEL_LINKS.items():
+        os.symlink(target, skel / name)
     run = subprocess.run(["cksum", *CKSUM_FILES], cwd=skel, check=True,
                          capture_output=True)
     (skel / "cksums.txt").write_bytes(run.stdout)
@@ -58,8 +88,46 @@ def make_image(img: Path, block: int):
     ext2img.make_image(img, "32M", skel, block=block)
 
 
+def check_links(img: Path):
+    """The links vfs_symlink left, as the host reads them (readlink)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(["debugfs", "-R", f"rdump /made {tmp}", str(img)],
+                             env=ext2img._ENV, capture_output=True, text=True)
+        for name, target in MADE_LINKS.items():
+            path = Path(tmp) / name
+            if not path.is_symlink():
+                raise ext2img.CheckFailed(
+                    f"debugfs rdump: /{name} in {img} is not a symbolic "
+                    f"link\n{run.stderr}")
+            got = os.readlink(path)
+            if got != target:
+                raise ext2img.CheckFailed(
+                    f"/{name} in {img}: readlink gives {got!r}, want "
+                    f"{target!r}")
+
+
+def check_attr(img: Path):
+    """vfs_attr's chmod and utimensat, as debugfs reads the inode."""
+    run = subprocess.run(["debugfs", "-R", f"stat /{ATTR_NAME}", str(img)],
+                         env=ext2img._ENV, capture_output=True, text=True)
+    mode = re.search(r"Mode:\s+0?([0-7]+)", run.stdout)
+    times = {k: re.search(rf"{k}: (0x[0-9a-f]+)", run.stdout)
+             for k in ("atime", "mtime")}
+    if not mode or not all(times.values()):
+        raise ext2img.CheckFailed(
+            f"debugfs stat /{ATTR_NAME} in {img}:\n{run.stdout}{run.stderr}")
+    got = (int(mode.group(1), 8), int(times["atime"].group(1), 16),
+           int(times["mtime"].group(1), 16))
+    want = (ATTR_MODE, ATTR_ATIME, ATTR_MTIME)
+    if got != want:
+        raise ext2img.CheckFailed(
+            f"/{ATTR_NAME} in {img}: mode, atime, mtime {got}, want {want}")
+
+
 def check_image(img: Path):
     ext2img.check_image(img)
+    check_links(img)
+    check_attr(img)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "persist"
         run = subprocess.run(

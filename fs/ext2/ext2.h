@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include <sys/statfs.h>
 #include <ext2fs/ext2_fs.h>
 #include <kernel/compiler.h>
 #include <kernel/list.h>
@@ -222,3 +223,11 @@ int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino);
 extern const struct file_operations ext2_dir_fops;
 /* namei.c */
 extern const struct inode_operations ext2_dir_iops;
+/* statfs.c */
+int ext2_statfs(struct super_block *sb, struct statfs *buf);
+/* symlink.c */
+extern const struct inode_operations ext2_symlink_iops;
+extern const struct inode_operations ext2_special_iops;
+/* No data block: the target is in i_block[] (and nothing to free). */
+bool ext2_inode_is_fast_symlink(struct inode *inode);
+int ext2_write_link(struct inode *inode, const char *target, size_t len);

@@ -439,9 +439,9 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 	if (*pos > old) {
 		int err;
 
-		down_write(&m->invalidate_lock);
+		filemap_invalidate_lock(m);
 		err = ext2_zero_past_eof(inode, old);
-		up_write(&m->invalidate_lock);
+		filemap_invalidate_unlock(m);
 		if (err)
 			return err;
 	}

@@ -66,6 +66,10 @@ void ext2_set_ops(struct inode *inode)
 	} else if (S_ISREG(inode->i_mode)) {
 		inode->i_op = &ext2_file_iops;
 		inode->i_fop = &ext2_file_fops;
+	} else if (S_ISLNK(inode->i_mode)) {
+		inode->i_op = &ext2_symlink_iops;
+	} else {
+		inode->i_op = &ext2_special_iops;
 	}
 	if (!inode->i_mapping) {
 		mapping_init(&inode->i_data, inode, &ext2_aops);
@@ -199,10 +203,7 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 /* Fast symlinks keep their target in i_data: no blocks to free. */
 static bool has_block_map(struct inode *inode)
 {
-	return !S_ISLNK(inode->i_mode) ||
-	       inode->i_blocks > (EXT2_I(inode)->i_file_acl
-				      ? inode->i_sb->s_blocksize >> 9
-				      : 0);
+	return !ext2_inode_is_fast_symlink(inode);
 }
 
 static void ext2_evict_inode(struct inode *inode)
@@ -342,7 +343,7 @@ static int setsize(struct inode *inode, loff_t size)
 }
 
 /**
- * ext2_setattr - change size, mode or times
+ * ext2_setattr - change size, mode or times (whole seconds kept)
  * Caller holds i_rwsem exclusive. A size change takes invalidate_lock
  * exclusive across dropping the page cache and freeing the blocks.
  */
@@ -356,12 +357,13 @@ int ext2_setattr(struct inode *inode, const struct iattr *attr)
 		err = setsize(inode, attr->size);
 	if (attr->valid & ATTR_MODE)
 		inode->i_mode = (inode->i_mode & S_IFMT) | (attr->mode & 07777);
+	/* The disk keeps whole seconds: so does the inode, as on Linux. */
 	if (attr->valid & ATTR_ATIME)
-		inode->i_atime = attr->atime;
+		inode->i_atime = ts(attr->atime.tv_sec);
 	if (attr->valid & ATTR_MTIME)
-		inode->i_mtime = attr->mtime;
+		inode->i_mtime = ts(attr->mtime.tv_sec);
 	if (attr->valid & ATTR_CTIME)
-		inode->i_ctime = attr->ctime;
+		inode->i_ctime = ts(attr->ctime.tv_sec);
 	mark_inode_dirty(inode);
 	return err;
 }
@@ -373,5 +375,6 @@ const struct super_operations ext2_sops = {
 	.write_inode = ext2_write_inode,
 	.evict_inode = ext2_evict_inode,
 	.sync_fs = ext2_sync_fs,
+	.statfs = ext2_statfs,
 	.put_super = ext2_put_super,
 };

@@ -1,6 +1,6 @@
 /*
  * fs/ext2/namei.c: directory inode operations - lookup, create, mkdir,
- * link, unlink, rmdir, rename - and the link counts they keep.
+ * symlink, link, unlink, rmdir, rename - and the link counts they keep.
  *
  * The VFS calls these with the parent directory's i_rwsem held exclusive
  * (both directories for rename, ordered by the VFS), and never with "." or
@@ -8,6 +8,7 @@
  * directory to another parent rewrites its ".." and moves one link.
  */
 #include <errno.h>
+#include <string.h>
 #include <kernel/err.h>
 #include "ext2.h"
 
@@ -31,10 +32,12 @@ static void discard_new(struct inode *inode)
 	iput(inode);
 }
 
+/* A new inode of @mode under @name; a symbolic link gets @target. */
 static int new_entry(struct inode *dir,
 		     const char *name,
 		     size_t len,
 		     mode_t mode,
+		     const char *target,
 		     struct inode **out)
 {
 	unsigned long ino;
@@ -52,6 +55,11 @@ static int new_entry(struct inode *dir,
 	if (S_ISDIR(mode)) {
 		inode->i_nlink = 2;
 		err = ext2_make_empty_dir(inode, dir);
+		if (err)
+			goto err_discard;
+	}
+	if (S_ISLNK(mode)) {
+		err = ext2_write_link(inode, target, strlen(target));
 		if (err)
 			goto err_discard;
 	}
@@ -76,7 +84,7 @@ static int ext2_create(struct inode *dir,
 		       mode_t mode,
 		       struct inode **out)
 {
-	return new_entry(dir, name, len, S_IFREG | (mode & 07777), out);
+	return new_entry(dir, name, len, S_IFREG | (mode & 07777), NULL, out);
 }
 
 static int ext2_mkdir(struct inode *dir,
@@ -85,7 +93,18 @@ static int ext2_mkdir(struct inode *dir,
 		      mode_t mode,
 		      struct inode **out)
 {
-	return new_entry(dir, name, len, S_IFDIR | (mode & 07777), out);
+	return new_entry(dir, name, len, S_IFDIR | (mode & 07777), NULL, out);
+}
+
+static int ext2_symlink(struct inode *dir,
+			const char *name,
+			size_t len,
+			const char *target,
+			struct inode **out)
+{
+	if (strlen(target) + 1 > dir->i_sb->s_blocksize)
+		return -ENAMETOOLONG;
+	return new_entry(dir, name, len, S_IFLNK | 0777, target, out);
 }
 
 static int
@@ -220,5 +239,6 @@ const struct inode_operations ext2_dir_iops = {
 	.unlink = ext2_unlink,
 	.rmdir = ext2_rmdir,
 	.rename = ext2_rename,
+	.symlink = ext2_symlink,
 	.setattr = ext2_setattr,
 };
