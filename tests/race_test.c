@@ -157,10 +157,24 @@ static int filler(void *arg)
 	return ret;
 }
 
-static int truncater(void *arg)
+/* An invalidation for task A, and how a case sees that it went wrong. */
+struct race_op {
+	const char *name;
+	int (*run)(void); /* 0 or an errno */
+	/* Return: what broke the operation's promise, or NULL. */
+	const char *(*observe)(struct ktest *t, struct race_case *rc);
+};
+
+static int truncate_f(void)
 {
-	(void)arg;
 	return truncate(F_PATH, KEEP) ? errno : 0;
+}
+
+static int invalidator(void *arg)
+{
+	const struct race_op *op = arg;
+
+	return op->run();
 }
 
 static int nowait_reader(void *arg)
@@ -210,8 +224,8 @@ static void check_nowait(struct ktest *t, struct race_case *rc)
 }
 
 /* Truncate's promise: once it returned, no page of F is cached past
- * the EOF it set. Return: what broke it, or NULL. */
-static const char *observe(struct ktest *t, struct race_case *rc)
+ * the EOF it set. */
+static const char *observe_truncate(struct ktest *t, struct race_case *rc)
 {
 	struct page *page = filemap_get_page(rc->m, VICTIM);
 
@@ -248,7 +262,12 @@ static void setup_kind(struct race_case *rc)
 		cache_marked_page(rc->m);
 }
 
-static void run_race(struct ktest *t, enum fill_kind kind)
+static const struct race_op op_truncate = { "truncate",
+					    truncate_f,
+					    observe_truncate };
+
+static void
+run_race(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 {
 	struct race_case rc = { .kind = kind };
 	unsigned long leftovers = filemap_invalidate_leftovers();
@@ -272,7 +291,7 @@ static void run_race(struct ktest *t, enum fill_kind kind)
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_ASSERT_EQ(t, race_wait(RP_FILL_START, NULL, NULL), 1);
 	race_arm(RP_INVAL_DROPPED);
-	a = task_create("truncater", truncater, NULL);
+	a = task_create(op->name, invalidator, (void *)op);
 	KTEST_ASSERT_FALSE(t, IS_ERR(a));
 	KTEST_ASSERT_EQ(t, race_wait(RP_INVAL_DROPPED, NULL, NULL), 1);
 	if (kind == FILL_NOWAIT)
@@ -282,8 +301,8 @@ static void run_race(struct ktest *t, enum fill_kind kind)
 	stopped = race_wait(RP_FILL_MAPPED, waits_for_lock, rc.m);
 	KTEST_EXPECT_EQ(t, stopped, legacy ? 1 : 0);
 	if (stopped == 0)
-		ktest_log(t,
-			  "filler waits for invalidate_lock held by truncate");
+		ktest_log(
+		    t, "filler waits for invalidate_lock held by %s", op->name);
 	race_release(RP_INVAL_DROPPED);
 	KTEST_EXPECT_EQ(t, task_join(a), 0);
 	KTEST_EXPECT_EQ(t, write_file(G_PATH, 'G', NPAGES), 0);
@@ -291,7 +310,7 @@ static void run_race(struct ktest *t, enum fill_kind kind)
 	KTEST_EXPECT_EQ(t, task_join(b), 0);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, false);
 
-	bug = observe(t, &rc);
+	bug = op->observe(t, &rc);
 	check_g_intact(t, rc.buf);
 	if (legacy) {
 		KTEST_EXPECT_NOT_NULL(t, bug);
@@ -317,37 +336,37 @@ static void run_race(struct ktest *t, enum fill_kind kind)
 
 static void race_truncate_read_miss(struct ktest *t)
 {
-	run_race(t, FILL_READ_MISS);
+	run_race(t, &op_truncate, FILL_READ_MISS);
 }
 
 static void race_truncate_read_not_uptodate(struct ktest *t)
 {
-	run_race(t, FILL_READ_NOT_UPTODATE);
+	run_race(t, &op_truncate, FILL_READ_NOT_UPTODATE);
 }
 
 static void race_truncate_sync_readahead(struct ktest *t)
 {
-	run_race(t, FILL_SYNC_RA);
+	run_race(t, &op_truncate, FILL_SYNC_RA);
 }
 
 static void race_truncate_async_readahead(struct ktest *t)
 {
-	run_race(t, FILL_ASYNC_RA);
+	run_race(t, &op_truncate, FILL_ASYNC_RA);
 }
 
 static void race_truncate_fadvise_willneed(struct ktest *t)
 {
-	run_race(t, FILL_FADVISE);
+	run_race(t, &op_truncate, FILL_FADVISE);
 }
 
 static void race_truncate_readahead_call(struct ktest *t)
 {
-	run_race(t, FILL_READAHEAD);
+	run_race(t, &op_truncate, FILL_READAHEAD);
 }
 
 static void race_truncate_nowait_read(struct ktest *t)
 {
-	run_race(t, FILL_NOWAIT);
+	run_race(t, &op_truncate, FILL_NOWAIT);
 }
 
 static struct ktest_case race_truncate_cases[] = {
