@@ -19,6 +19,7 @@ static DEFINE_SPINLOCK(race_lock);
 static DEFINE_WAIT_QUEUE_HEAD(race_wq);
 /* protected by race_lock: */
 static struct gate {
+	struct task *only;    /* the task the gate is for, or NULL: any */
 	struct task *stopped; /* the task held here, or NULL */
 	bool released;
 } gates[RP_NR];
@@ -40,7 +41,8 @@ void race_point_reached(enum race_point rp)
 	bool stop;
 
 	spin_lock(&race_lock);
-	stop = (race_armed & (1UL << rp)) && !g->stopped;
+	stop = (race_armed & (1UL << rp)) && !g->stopped &&
+	       (!g->only || g->only == current_task());
 	if (stop) {
 		g->stopped = current_task();
 		g->released = false;
@@ -55,8 +57,13 @@ void race_point_reached(enum race_point rp)
 
 void race_arm(enum race_point rp)
 {
+	race_arm_for(rp, NULL);
+}
+
+void race_arm_for(enum race_point rp, struct task *only)
+{
 	spin_lock(&race_lock);
-	gates[rp] = (struct gate){ NULL, false };
+	gates[rp] = (struct gate){ only, NULL, false };
 	__atomic_fetch_or(&race_armed, 1UL << rp, __ATOMIC_SEQ_CST);
 	spin_unlock(&race_lock);
 }

@@ -10,9 +10,9 @@
  *   race_wait(RP_INVAL_DROPPED, NULL, NULL); // until A stopped there
  *   ... let task B run; wait for it at another point, or for B blocked ...
  *   race_release(RP_INVAL_DROPPED);        // A goes on
- * A gate stops one task, once; other tasks pass it. race_wait polls a
- * second condition (e.g. "B waits for the lock") that has no wake-up of
- * its own; the schedule never depends on how long anything sleeps.
+ * A gate stops one task (any, or the one named), once; others pass it.
+ * race_wait polls a second condition (e.g. "B waits for the lock") that has no
+ * wake-up of its own; the schedule never depends on how long anything sleeps.
  */
 #pragma once
 
@@ -41,6 +41,9 @@ void race_point_reached(enum race_point rp);
 #define RACE_TIMEOUT_MS 30000
 
 void race_arm(enum race_point rp);
+struct task;
+/* The same for task @only; others pass. */
+void race_arm_for(enum race_point rp, struct task *only);
 /* Return: 1 if a task stopped at @rp, 0 if @cond(@arg) became true
  * first, -ETIMEDOUT after RACE_TIMEOUT_MS (a test failure, never a
  * schedule). */

@@ -296,7 +296,7 @@ run_race(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	KTEST_ASSERT_EQ(t, race_wait(RP_INVAL_DROPPED, NULL, NULL), 1);
 	if (kind == FILL_NOWAIT)
 		check_nowait(t, &rc);
-	race_arm(RP_FILL_MAPPED);
+	race_arm_for(RP_FILL_MAPPED, b); /* A may read pages too */
 	race_release(RP_FILL_START);
 	stopped = race_wait(RP_FILL_MAPPED, waits_for_lock, rc.m);
 	KTEST_EXPECT_EQ(t, stopped, legacy ? 1 : 0);
