@@ -133,7 +133,7 @@ def pressure_check(build: Path) -> None:
     ext2img.check_image(build / "fs_pressure.img")
 
 
-# race reproducers (tests/race_test.c): a fresh ext2 root per boot, in
+# race reproducers (tests/race_truncate_test.c): a fresh ext2 root per boot, in
 # the fixed kernel and in legacy mode (invalidate_lock=off), where each
 # reproducer must observe the bug; e2fsck afterwards either way.
 def race_prepare(name, block):

@@ -1,33 +1,7 @@
 /*
- * tests/race_test.c: suite race_truncate - one reproducer per fill path of
- * the race invalidate_lock closes, against truncate, forced by race points
- * (kernel/race.h), in both modes.
- *
- * File F holds 4 pages of 'F'. Each case runs:
- *   1. filler task B starts its fill of page 2 (a read miss, a read of a
- *      !uptodate page, sync or async readahead, fadvise WILLNEED,
- *      readahead(2)) and stops at RP_FILL_START: it has sampled i_size;
- *   2. task A truncates F to 1 page and stops at RP_INVAL_DROPPED: the
- *      cache is dropped, the blocks are still F's;
- *   3. B goes on: the test waits until B stopped at RP_FILL_MAPPED (page
- *      inserted, block mapped, read not submitted) or B waits for F's
- *      invalidate_lock - the fixed kernel must do the latter;
- *   4. A frees the blocks: poisoned on disk and queued to be allocated
- *      first (ext2_debug_reuse_freed); file G takes them and writes 'G';
- *   5. B submits its read and ends.
- * Rule: when truncate has returned, no page of F is cached past its new
- * EOF (Linux's truncate promise; mm/invalidate.c's unlock check reports a
- * page back in the range too). In legacy mode (invalidate_lock=off) B
- * inserts page 2 after A dropped the cache, from an i_size it read before
- * A changed it; in the fixed kernel B waits for the lock and then reads
- * i_size again. Legacy mode must show the bug - each case then reports
- * "bug observed as expected in legacy mode" and passes; the fixed kernel
- * must never show it. ext2 reads nothing at or past i_size, so against
- * truncate the leftover page holds zeroes, not stale bytes: stale bytes
- * need an invalidation that keeps the size (hole punch). G is re-read
- * from disk: the other file must be intact in both modes.
- * The NOWAIT case also checks, while A holds the lock, that preadv2
- * RWF_NOWAIT of a !uptodate page returns -EAGAIN at once (trylock).
+ * tests/race.c: the harness of the race reproducers - the tasks, the
+ * schedule forced by race points, the checks common to every operation
+ * (see tests/race.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,35 +17,13 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
+#include "race.h"
 
-#define F_PATH	  "/race_f"
 #define G_PATH	  "/race_g"
-#define NPAGES	  4
-#define KEEP	  PAGE_SIZE /* A truncates F to this */
-#define VICTIM	  2	    /* the page B fills */
-#define NOWAIT_MS 5000	    /* a NOWAIT read that takes this long blocked */
+#define NOWAIT_MS 5000 /* a NOWAIT read that takes this long blocked */
 
-enum fill_kind {
-	FILL_READ_MISS,
-	FILL_READ_NOT_UPTODATE,
-	FILL_SYNC_RA,
-	FILL_ASYNC_RA,
-	FILL_FADVISE,
-	FILL_READAHEAD,
-	FILL_NOWAIT,
-};
-
-struct race_case {
-	enum fill_kind kind;
-	struct address_space *m; /* F's */
-	char *buf;		 /* B's page */
-	int b_err;		 /* B: 0, or the errno of its call */
-	ssize_t c_ret;		 /* the NOWAIT task's result */
-	int c_errno;
-	bool c_done;
-};
-
-static int write_file(const char *path, char ch, unsigned int npages)
+/* @npages pages, page i all @ch + i * @step; written back and dropped. */
+static int write_file(const char *path, char ch, int step, unsigned int npages)
 {
 	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644), err = 0;
@@ -80,10 +32,11 @@ static int write_file(const char *path, char ch, unsigned int npages)
 		kfree(buf);
 		return fd < 0 ? -errno : -ENOMEM;
 	}
-	memset(buf, ch, PAGE_SIZE);
-	for (unsigned int i = 0; i < npages && !err; i++)
+	for (unsigned int i = 0; i < npages && !err; i++) {
+		memset(buf, ch + (int)i * step, PAGE_SIZE);
 		if (write(fd, buf, PAGE_SIZE) != PAGE_SIZE)
 			err = -EIO;
+	}
 	if (!err && fsync(fd))
 		err = -errno;
 	/* Written back and clean: drop them, the next read must miss. */
@@ -109,21 +62,21 @@ static void insert_not_uptodate(struct address_space *m, unsigned long index)
 	}
 }
 
-/* Page VICTIM - 1 cached and uptodate, carrying the readahead mark. */
+/* Page RACE_VICTIM - 1 cached and uptodate, carrying the readahead mark. */
 static void cache_marked_page(struct address_space *m)
 {
 	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	int fd = open(F_PATH, O_RDONLY);
+	int fd = open(RACE_F_PATH, O_RDONLY);
 	struct page *page;
 
 	if (fd >= 0 && buf) {
 		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM); /* just the page */
-		pread(fd, buf, PAGE_SIZE, (VICTIM - 1) * PAGE_SIZE);
+		pread(fd, buf, PAGE_SIZE, (RACE_VICTIM - 1) * PAGE_SIZE);
 	}
 	if (fd >= 0)
 		close(fd);
 	kfree(buf);
-	page = filemap_get_page(m, VICTIM - 1);
+	page = filemap_get_page(m, RACE_VICTIM - 1);
 	if (page) {
 		page_set(page, PG_readahead);
 		put_page(page);
@@ -133,8 +86,8 @@ static void cache_marked_page(struct address_space *m)
 static int filler(void *arg)
 {
 	struct race_case *rc = arg;
-	int fd = open(F_PATH, O_RDONLY), ret = 0;
-	loff_t at = VICTIM * PAGE_SIZE;
+	int fd = open(RACE_F_PATH, O_RDONLY), ret = 0;
+	loff_t at = RACE_VICTIM * PAGE_SIZE;
 
 	if (fd < 0)
 		return 1;
@@ -152,22 +105,40 @@ static int filler(void *arg)
 	case FILL_READAHEAD: ret = readahead(fd, at, PAGE_SIZE) < 0; break;
 	default: ret = pread(fd, rc->buf, PAGE_SIZE, at) < 0; break;
 	}
-	rc->b_err = ret ? errno : 0;
 	close(fd);
 	return ret;
 }
 
-/* An invalidation for task A, and how a case sees that it went wrong. */
-struct race_op {
-	const char *name;
-	int (*run)(void); /* 0 or an errno */
-	/* Return: what broke the operation's promise, or NULL. */
-	const char *(*observe)(struct ktest *t, struct race_case *rc);
-};
-
-static int truncate_f(void)
+const char *race_observe_page(struct ktest *t, struct race_case *rc, char want)
 {
-	return truncate(F_PATH, KEEP) ? errno : 0;
+	struct iovec iov = { rc->buf, PAGE_SIZE };
+	loff_t at = RACE_VICTIM * PAGE_SIZE;
+	int fd = open(RACE_F_PATH, O_RDONLY);
+	ssize_t n;
+
+	KTEST_ASSERT_GE(t, fd, 0);
+	if (rc->kind == FILL_NOWAIT)
+		n = preadv2(fd, &iov, 1, at, RWF_NOWAIT);
+	else
+		n = pread(fd, rc->buf, PAGE_SIZE, at);
+	close(fd);
+	if (n < 0 && errno == EAGAIN && rc->kind == FILL_NOWAIT)
+		return NULL; /* nothing cached: no stale page either */
+	KTEST_EXPECT_EQ(t, n, PAGE_SIZE);
+	for (ssize_t i = 0; i < n; i++) {
+		unsigned char c = rc->buf[i];
+
+		if (c == (unsigned char)want)
+			continue;
+		if (c >= 'a' && c < 'a' + RACE_NPAGES)
+			return "stale data of F";
+		if (c == 'G')
+			return "another file's (G) data";
+		if (c == EXT2_POISON_BYTE)
+			return "a freed block's poison";
+		return c ? "garbage" : "zeroes";
+	}
+	return NULL;
 }
 
 static int invalidator(void *arg)
@@ -181,7 +152,7 @@ static int nowait_reader(void *arg)
 {
 	struct race_case *rc = arg;
 	struct iovec iov = { rc->buf, PAGE_SIZE };
-	int fd = open(F_PATH, O_RDONLY);
+	int fd = open(RACE_F_PATH, O_RDONLY);
 
 	rc->c_ret = fd < 0 ? -1 : preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
 	rc->c_errno = errno;
@@ -223,19 +194,6 @@ static void check_nowait(struct ktest *t, struct race_case *rc)
 		    t, rc->m->invalidate_lock.stats.contended, tries + 1);
 }
 
-/* Truncate's promise: once it returned, no page of F is cached past
- * the EOF it set. */
-static const char *observe_truncate(struct ktest *t, struct race_case *rc)
-{
-	struct page *page = filemap_get_page(rc->m, VICTIM);
-
-	KTEST_EXPECT_EQ(t, READ_ONCE(rc->m->host->i_size), KEEP);
-	if (!page)
-		return NULL;
-	put_page(page);
-	return "a page cached past the EOF truncate set";
-}
-
 /* G, read back from disk, must hold only 'G'. */
 static void check_g_intact(struct ktest *t, char *buf)
 {
@@ -243,7 +201,7 @@ static void check_g_intact(struct ktest *t, char *buf)
 
 	KTEST_ASSERT_GE(t, fd, 0);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	for (unsigned int i = 0; i < NPAGES; i++) {
+	for (unsigned int i = 0; i < RACE_NPAGES; i++) {
 		KTEST_EXPECT_EQ(t, read(fd, buf, PAGE_SIZE), PAGE_SIZE);
 		for (size_t j = 0; j < PAGE_SIZE; j++)
 			bad += buf[j] != 'G';
@@ -255,19 +213,14 @@ static void check_g_intact(struct ktest *t, char *buf)
 static void setup_kind(struct race_case *rc)
 {
 	if (rc->kind == FILL_READ_NOT_UPTODATE)
-		insert_not_uptodate(rc->m, VICTIM);
+		insert_not_uptodate(rc->m, RACE_VICTIM);
 	if (rc->kind == FILL_NOWAIT)
 		insert_not_uptodate(rc->m, 0);
 	if (rc->kind == FILL_ASYNC_RA)
 		cache_marked_page(rc->m);
 }
 
-static const struct race_op op_truncate = { "truncate",
-					    truncate_f,
-					    observe_truncate };
-
-static void
-run_race(struct ktest *t, const struct race_op *op, enum fill_kind kind)
+void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 {
 	struct race_case rc = { .kind = kind };
 	unsigned long leftovers = filemap_invalidate_leftovers();
@@ -277,8 +230,8 @@ run_race(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	struct file *f;
 	int stopped;
 
-	KTEST_ASSERT_EQ(t, write_file(F_PATH, 'F', NPAGES), 0);
-	f = vfs_open(F_PATH, O_RDONLY, 0); /* keeps the inode cached */
+	KTEST_ASSERT_EQ(t, write_file(RACE_F_PATH, 'a', 1, RACE_NPAGES), 0);
+	f = vfs_open(RACE_F_PATH, O_RDONLY, 0); /* keeps the inode cached */
 	KTEST_ASSERT_FALSE(t, IS_ERR(f));
 	rc.m = f->f_mapping;
 	rc.buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -303,11 +256,17 @@ run_race(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	if (stopped == 0)
 		ktest_log(
 		    t, "filler waits for invalidate_lock held by %s", op->name);
+	if (stopped == 1 && op->filler_first) { /* B reads, then A goes on */
+		race_release(RP_FILL_MAPPED);
+		KTEST_EXPECT_EQ(t, task_join(b), 0);
+	}
 	race_release(RP_INVAL_DROPPED);
 	KTEST_EXPECT_EQ(t, task_join(a), 0);
-	KTEST_EXPECT_EQ(t, write_file(G_PATH, 'G', NPAGES), 0);
-	race_release(RP_FILL_MAPPED);
-	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_EQ(t, write_file(G_PATH, 'G', 0, RACE_NPAGES), 0);
+	if (stopped != 1 || !op->filler_first) {
+		race_release(RP_FILL_MAPPED);
+		KTEST_EXPECT_EQ(t, task_join(b), 0);
+	}
 	ext2_debug_reuse_freed(f->f_inode->i_sb, false);
 
 	bug = op->observe(t, &rc);
@@ -320,63 +279,16 @@ run_race(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 			ktest_log(t,
 				  "bug observed as expected in legacy mode: "
 				  "page %d of F: %s",
-				  VICTIM,
+				  RACE_VICTIM,
 				  bug);
 	} else {
 		KTEST_EXPECT_NULL(t, bug);
 		KTEST_EXPECT_EQ(t, filemap_invalidate_leftovers(), leftovers);
 		if (bug)
-			ktest_log(t, "page %d of F: %s", VICTIM, bug);
+			ktest_log(t, "page %d of F: %s", RACE_VICTIM, bug);
 	}
 	fput(f);
 	kfree(rc.buf);
-	KTEST_EXPECT_EQ(t, unlink(F_PATH), 0);
+	KTEST_EXPECT_EQ(t, unlink(RACE_F_PATH), 0);
 	KTEST_EXPECT_EQ(t, unlink(G_PATH), 0);
 }
-
-static void race_truncate_read_miss(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_READ_MISS);
-}
-
-static void race_truncate_read_not_uptodate(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_READ_NOT_UPTODATE);
-}
-
-static void race_truncate_sync_readahead(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_SYNC_RA);
-}
-
-static void race_truncate_async_readahead(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_ASYNC_RA);
-}
-
-static void race_truncate_fadvise_willneed(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_FADVISE);
-}
-
-static void race_truncate_readahead_call(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_READAHEAD);
-}
-
-static void race_truncate_nowait_read(struct ktest *t)
-{
-	run_race(t, &op_truncate, FILL_NOWAIT);
-}
-
-static struct ktest_case race_truncate_cases[] = {
-	KTEST_CASE(race_truncate_read_miss),
-	KTEST_CASE(race_truncate_read_not_uptodate),
-	KTEST_CASE(race_truncate_sync_readahead),
-	KTEST_CASE(race_truncate_async_readahead),
-	KTEST_CASE(race_truncate_fadvise_willneed),
-	KTEST_CASE(race_truncate_readahead_call),
-	KTEST_CASE(race_truncate_nowait_read),
-	{},
-};
-KTEST_SUITE(race_truncate, race_truncate_cases);
