@@ -93,7 +93,12 @@ void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
  * buffer, which may be a file mapping): checked as an acquisition of
  * mm->mmap_lock, so holding invalidate_lock or a page lock here is
  * reported like any order violation. */
-#define might_fault() lockdep_might_fault(_THIS_IP_)
+#define might_fault()                  \
+	lockdep_might_fault(({         \
+		__label__ __here;      \
+	__here:                        \
+		(uintptr_t) && __here; \
+	}))
 void lockdep_might_fault(uintptr_t site);
 /* Order violations reported since boot (tests read it). */
 unsigned long lockdep_reports(void);
