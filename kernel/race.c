@@ -28,6 +28,7 @@ static const char *const names[RP_NR] = {
 	[RP_FILL_START] = "fill: i_size sampled, before the lock",
 	[RP_FILL_MAPPED] = "fill: page inserted, block mapped",
 	[RP_INVAL_DROPPED] = "invalidation: cache dropped, blocks not freed",
+	[RP_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
 };
 
 const char *race_point_name(enum race_point rp)
@@ -70,7 +71,7 @@ void race_arm_for(enum race_point rp, struct task *only)
 
 static bool stopped(enum race_point rp)
 {
-	return READ_ONCE(gates[rp].stopped) != NULL;
+	return rp < RP_NR && READ_ONCE(gates[rp].stopped) != NULL;
 }
 
 int race_wait(enum race_point rp, bool (*cond)(void *), void *arg)
@@ -83,12 +84,19 @@ int race_wait(enum race_point rp, bool (*cond)(void *), void *arg)
 		if (cond && cond(arg))
 			return 0;
 		if (time_ns() > deadline) {
-			pr_err("race: nobody reached \"%s\"\n", names[rp]);
+			pr_err("race: nothing happened in %u ms (%s)\n",
+			       RACE_TIMEOUT_MS,
+			       rp < RP_NR ? names[rp] : "a condition");
 			return -ETIMEDOUT;
 		}
 		/* Polls the condition; the order does not depend on it. */
 		wait_event_timeout(&race_wq, stopped(rp), NSEC_PER_MSEC);
 	}
+}
+
+int race_wait_until(bool (*cond)(void *), void *arg)
+{
+	return race_wait(RP_NR, cond, arg);
 }
 
 void race_release(enum race_point rp)

@@ -19,11 +19,13 @@
 #include <kernel/compiler.h>
 
 enum race_point {
-	RP_FILL_START,	  /* fill: i_size sampled, lock not yet taken */
-	RP_FILL_MAPPED,	  /* fill: page inserted, block mapped, read not
-			     yet submitted */
-	RP_INVAL_DROPPED, /* invalidation: page cache dropped, blocks not
-			     yet freed */
+	RP_FILL_START,	   /* fill: i_size sampled, lock not yet taken */
+	RP_FILL_MAPPED,	   /* fill: page inserted, block mapped, read not
+			      yet submitted */
+	RP_INVAL_DROPPED,  /* invalidation: page cache dropped, blocks not
+			      yet freed */
+	RP_LOCK_TWO_FIRST, /* lock_two: the first mapping locked, not the
+			      second */
 	RP_NR,
 };
 
@@ -48,6 +50,9 @@ void race_arm_for(enum race_point rp, struct task *only);
  * first, -ETIMEDOUT after RACE_TIMEOUT_MS (a test failure, never a
  * schedule). */
 int race_wait(enum race_point rp, bool (*cond)(void *), void *arg);
+/* Wait until @cond(@arg) (e.g. a task waits for a lock). Return: 0, or
+ * -ETIMEDOUT after RACE_TIMEOUT_MS. */
+int race_wait_until(bool (*cond)(void *), void *arg);
 /* Let the stopped task go on (or disarm a gate nobody reached). */
 void race_release(enum race_point rp);
 const char *race_point_name(enum race_point rp);
