@@ -8,7 +8,7 @@
  * backs newlib's POSIX calls (fs/syscalls.c). Errors are negative errnos
  * with Linux's values.
  *
- * Locks and what they protect (order: see DESIGN.md and mm/filemap.h):
+ * Locks and what they protect (order: docs/locking.md, mm/filemap.c):
  *   inode->i_rwsem   - writes, truncate, directory changes of this inode
  *                      (exclusive); reads take no i_rwsem; lookup and
  *                      readdir take it shared. Two directories (rename)

@@ -7,7 +7,8 @@
  * Locks, outermost first (see also fs/vfs.h and DESIGN.md):
  *   inode->i_rwsem             directory entries of a directory; writes and
  *                              truncate of a file (the VFS or file.c takes it)
- *   mapping->invalidate_lock   X around truncate (inode.c)
+ *   mapping->invalidate_lock   X around truncate (inode.c); S around the
+ *                              reads that fill the cache (mm/, caller)
  *   ei->i_map_lock             the inode's block map: i_data[], its indirect
  *                              blocks, i_blocks, i_goal (LOCK_RANK_FS_BLOCKMAP)
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
