@@ -46,9 +46,9 @@ struct virtblk_req {
 struct virtio_blk {
 	struct virtio_device *vdev;
 	struct virtqueue *vq;
-	struct ktimer watchdog;	  /* finds completions without an interrupt */
-	uint16_t watched_used;	  /* last_used at the previous watchdog run */
-	unsigned long lost_irqs;  /* completions the watchdog had to collect */
+	struct ktimer watchdog;	 /* finds completions without an interrupt */
+	uint16_t watched_used;	 /* last_used at the previous watchdog run */
+	unsigned long lost_irqs; /* completions the watchdog had to collect */
 	struct block_device bdev;
 	char features[128];
 	struct virtblk_req *slots;
@@ -184,10 +184,12 @@ static unsigned int virtblk_complete_used(struct virtio_blk *vblk)
 	struct virtblk_req *req;
 	unsigned int n = 0;
 	uint32_t len;
+	int err;
 
-	while ((req = virtqueue_get_buf(vblk->vq, &len))) {
+	while ((req = virtqueue_get_buf(vblk->vq, &len, &err))) {
 		struct bio *rq = req->rq;
-		int status = status_to_errno(vblk, READ_ONCE(req->status));
+		int status =
+		    err ? err : status_to_errno(vblk, READ_ONCE(req->status));
 
 		slot_put(vblk, req);
 		blk_end_request(rq, status);
@@ -245,17 +247,7 @@ int virtio_blk_drv_in(struct block_device *dev,
 		      void *buf,
 		      uint32_t len)
 {
-	struct bio *bio = bio_alloc(dev, BLK_OP_DRV_IN, 0, 1);
-	int err;
-
-	if (!bio)
-		return -ENOMEM;
-	bio->drv_cmd = type;
-	bio_add_buf(bio, buf, len);
-	err = blk_submit_sync(bio);
-	if (err != -ETIMEDOUT)
-		bio_free(bio);
-	return err;
+	return blk_drv_in_sync(dev, type, buf, len);
 }
 
 int virtio_blk_get_id(struct block_device *dev,
@@ -270,8 +262,7 @@ int virtio_blk_get_id(struct block_device *dev,
 	    dev, VIRTIO_BLK_T_GET_ID, buf, VIRTIO_BLK_ID_BYTES);
 	memcpy(id, buf, VIRTIO_BLK_ID_BYTES);
 	id[VIRTIO_BLK_ID_BYTES] = '\0';
-	if (err != -ETIMEDOUT)
-		kfree(buf);
+	kfree(buf);
 	return err;
 }
 

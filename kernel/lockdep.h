@@ -74,6 +74,7 @@ struct held_lock {
 /* Per-task state, embedded in struct task. */
 struct lockdep_task {
 	unsigned int depth;
+	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
 	struct held_lock held[LOCKDEP_MAX_HELD];
 };
 
@@ -100,7 +101,8 @@ void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
 		(uintptr_t) && __here; \
 	}))
 void lockdep_might_fault(uintptr_t site);
-/* Order violations reported since boot (tests read it). */
+/* Order violations, and releases of locks the task did not hold,
+ * reported since boot (tests read it). */
 unsigned long lockdep_reports(void);
 
 #define lockdep_assert_held(l) \

@@ -1,5 +1,7 @@
 /*
- * kernel/race.c: race point gates (see kernel/race.h).
+ * kernel/race.c: the hook table of kernel/race.h, written only by tests
+ * and read with one load at each race point; and the gates, a hook that
+ * stops a task where the code may sleep.
  *
  * race_lock guards the gates; a stopped task sleeps on race_wq until its
  * gate is released. Arming and releasing are for one test at a time.
@@ -13,7 +15,7 @@
 #include <kernel/time.h>
 #include <kernel/wait.h>
 
-unsigned long race_armed;
+race_fn *race_hooks[NR_RACE_POINTS];
 
 static DEFINE_SPINLOCK(race_lock);
 static DEFINE_WAIT_QUEUE_HEAD(race_wq);
@@ -22,27 +24,22 @@ static struct gate {
 	struct task *only;    /* the task the gate is for, or NULL: any */
 	struct task *stopped; /* the task held here, or NULL */
 	bool released;
-} gates[RP_NR];
+} gates[NR_RACE_POINTS];
 
-static const char *const names[RP_NR] = {
-	[RP_FILL_START] = "fill: i_size sampled, before the lock",
-	[RP_FILL_MAPPED] = "fill: page inserted, block mapped",
-	[RP_INVAL_DROPPED] = "invalidation: cache dropped, blocks not freed",
-	[RP_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
+static const char *const names[NR_RACE_POINTS] = {
+	[RACE_FILL_START] = "fill: i_size sampled, before the lock",
+	[RACE_FILL_MAPPED] = "fill: page inserted, block mapped",
+	[RACE_INVAL_DROPPED] = "invalidation: cache dropped, blocks not freed",
+	[RACE_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
 };
 
-const char *race_point_name(enum race_point rp)
-{
-	return names[rp];
-}
-
-void race_point_reached(enum race_point rp)
+static void gate_reached(enum race_id rp)
 {
 	struct gate *g = &gates[rp];
 	bool stop;
 
 	spin_lock(&race_lock);
-	stop = (race_armed & (1UL << rp)) && !g->stopped &&
+	stop = READ_ONCE(race_hooks[rp]) && !g->stopped &&
 	       (!g->only || g->only == current_task());
 	if (stop) {
 		g->stopped = current_task();
@@ -56,25 +53,59 @@ void race_point_reached(enum race_point rp)
 	wait_event(&race_wq, READ_ONCE(g->released));
 }
 
-void race_arm(enum race_point rp)
+/* A hook knows its object, not its point: one per gated point. */
+static void gate_fill_start(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_FILL_START);
+}
+
+static void gate_fill_mapped(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_FILL_MAPPED);
+}
+
+static void gate_inval_dropped(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_INVAL_DROPPED);
+}
+
+static void gate_lock_two_first(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_LOCK_TWO_FIRST);
+}
+
+static race_fn *const gate_hooks[NR_RACE_POINTS] = {
+	[RACE_FILL_START] = gate_fill_start,
+	[RACE_FILL_MAPPED] = gate_fill_mapped,
+	[RACE_INVAL_DROPPED] = gate_inval_dropped,
+	[RACE_LOCK_TWO_FIRST] = gate_lock_two_first,
+};
+
+void race_arm(enum race_id rp)
 {
 	race_arm_for(rp, NULL);
 }
 
-void race_arm_for(enum race_point rp, struct task *only)
+void race_arm_for(enum race_id rp, struct task *only)
 {
+	if (WARN_ON_ONCE(!gate_hooks[rp]))
+		return; /* not a point where the code may sleep */
 	spin_lock(&race_lock);
 	gates[rp] = (struct gate){ only, NULL, false };
-	__atomic_fetch_or(&race_armed, 1UL << rp, __ATOMIC_SEQ_CST);
 	spin_unlock(&race_lock);
+	race_hook_set(rp, gate_hooks[rp]);
 }
 
-static bool stopped(enum race_point rp)
+static bool stopped(enum race_id rp)
 {
-	return rp < RP_NR && READ_ONCE(gates[rp].stopped) != NULL;
+	return rp < NR_RACE_POINTS && READ_ONCE(gates[rp].stopped) != NULL;
 }
 
-int race_wait(enum race_point rp, bool (*cond)(void *), void *arg)
+int race_wait(enum race_id rp, bool (*cond)(void *), void *arg)
 {
 	uint64_t deadline = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 
@@ -86,7 +117,7 @@ int race_wait(enum race_point rp, bool (*cond)(void *), void *arg)
 		if (time_ns() > deadline) {
 			pr_err("race: nothing happened in %u ms (%s)\n",
 			       RACE_TIMEOUT_MS,
-			       rp < RP_NR ? names[rp] : "a condition");
+			       rp < NR_RACE_POINTS ? names[rp] : "a condition");
 			return -ETIMEDOUT;
 		}
 		/* Polls the condition; the order does not depend on it. */
@@ -96,13 +127,13 @@ int race_wait(enum race_point rp, bool (*cond)(void *), void *arg)
 
 int race_wait_until(bool (*cond)(void *), void *arg)
 {
-	return race_wait(RP_NR, cond, arg);
+	return race_wait(NR_RACE_POINTS, cond, arg);
 }
 
-void race_release(enum race_point rp)
+void race_release(enum race_id rp)
 {
+	race_hook_set(rp, NULL);
 	spin_lock(&race_lock);
-	__atomic_fetch_and(&race_armed, ~(1UL << rp), __ATOMIC_SEQ_CST);
 	gates[rp].released = true;
 	spin_unlock(&race_lock);
 	wake_up_all(&race_wq);

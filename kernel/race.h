@@ -1,58 +1,95 @@
 /*
- * kernel/race.h: named race points - reproducers force an interleaving
- * instead of hoping for one.
+ * kernel/race.h: race points - named places where a test can hold a path
+ * to force the interleaving it claims.
  *
- * In the code, a point costs one load and a branch while no test armed it:
- *   RACE_POINT(RP_INVAL_DROPPED);
- * In a test (tests/race_*.c):
- *   race_arm(RP_INVAL_DROPPED);            // the next task there stops
+ *   race_point(RACE_COMPLETE_WAKE, c);         // in the code under test
+ *   race_hook_set(RACE_COMPLETE_WAKE, fn);     // in the test; NULL clears
+ *
+ * With no hook set a race point is one load and a not-taken branch. A hook
+ * runs where the point is, with the locks that code holds (each point says
+ * which), so it must not sleep where that code may not. Hooks are for
+ * tests only: a test sets one, forces its case and clears it again.
+ *
+ * Gates are a hook that stops a task until the test lets it go, for the
+ * points where the code may sleep (the page-cache ones, tests/race*.c):
+ *   race_arm(RACE_INVAL_DROPPED);          // the next task there stops
  *   ... start task A (truncate) ...
- *   race_wait(RP_INVAL_DROPPED, NULL, NULL); // until A stopped there
+ *   race_wait(RACE_INVAL_DROPPED, NULL, NULL); // until A stopped there
  *   ... let task B run; wait for it at another point, or for B blocked ...
- *   race_release(RP_INVAL_DROPPED);        // A goes on
+ *   race_release(RACE_INVAL_DROPPED);      // A goes on
  * A gate stops one task (any, or the one named), once; others pass it.
- * race_wait polls a second condition (e.g. "B waits for the lock") that has no
- * wake-up of its own; the schedule never depends on how long anything sleeps.
+ * race_wait polls a second condition (e.g. "B waits for the lock") that
+ * has no wake-up of its own; the schedule never depends on how long
+ * anything sleeps.
  */
 #pragma once
 
 #include <kernel/compiler.h>
 
-enum race_point {
-	RP_FILL_START,	   /* fill: i_size sampled, lock not yet taken */
-	RP_FILL_MAPPED,	   /* fill: page inserted, block mapped, read not
-			      yet submitted */
-	RP_INVAL_DROPPED,  /* invalidation: page cache dropped, blocks not
-			      yet freed */
-	RP_LOCK_TWO_FIRST, /* lock_two: the first mapping locked, not the
-			      second */
-	RP_NR,
+enum race_id {
+	/* kernel/sched.c finish_switch: a dead task's last switch is done,
+	 * its own reference dropped, its joiners not woken yet. IRQs off,
+	 * the task's exited wait-queue lock held. */
+	RACE_TASK_EXIT_WAKE,
+	/* kernel/wait.c complete(): done counted, waiters not woken yet.
+	 * The completion's wait-queue lock is held (irqs off). */
+	RACE_COMPLETE_WAKE,
+	/* fs/ext2/buffer.c ext2_bwrite: a dirty buffer's flag is cleared,
+	 * its write not started. The buffer's b_io_lock is held. */
+	RACE_BUF_WRITE,
+	/* fs/path.c path_lookup_at(LOOKUP_PARENT): the parent directory is
+	 * found and referenced, not locked. No lock held. */
+	RACE_LOOKUP_PARENT,
+	/* fs/namei.c rename: both parents, the moved inode and the victim
+	 * are locked; the filesystem's rename is not called yet. */
+	RACE_RENAME_LOCKED,
+	/* mm/filemap_read.c, mm/readahead.c: a fill has read i_size and
+	 * not yet taken invalidate_lock. No lock held. obj: the mapping. */
+	RACE_FILL_START,
+	/* fs/ext2/file.c: a fill inserted its pages and mapped their blocks;
+	 * the read is not submitted. invalidate_lock shared (none in legacy
+	 * mode) and the pages' locks held. obj: the inode. */
+	RACE_FILL_MAPPED,
+	/* truncate, fallocate: the page cache of the range is dropped, the
+	 * block map not yet changed. i_rwsem and invalidate_lock exclusive.
+	 * obj: the inode. */
+	RACE_INVAL_DROPPED,
+	/* mm/invalidate.c filemap_invalidate_lock_two: the first mapping is
+	 * locked, the second not yet. obj: the first mapping. */
+	RACE_LOCK_TWO_FIRST,
+	NR_RACE_POINTS,
 };
 
-extern unsigned long race_armed; /* one bit per armed point */
+typedef void race_fn(void *obj);
 
-void race_point_reached(enum race_point rp);
+extern race_fn *race_hooks[NR_RACE_POINTS];
 
-#define RACE_POINT(rp)                                                        \
-	do {                                                                  \
-		if (unlikely(__atomic_load_n(&race_armed, __ATOMIC_RELAXED) & \
-			     (1UL << (rp))))                                  \
-			race_point_reached(rp);                               \
-	} while (0)
+static inline void race_point(enum race_id id, void *obj)
+{
+	race_fn *fn = READ_ONCE(race_hooks[id]);
+
+	if (unlikely(fn))
+		fn(obj);
+}
+
+static inline void race_hook_set(enum race_id id, race_fn *fn)
+{
+	__atomic_store_n(&race_hooks[id], fn, __ATOMIC_SEQ_CST);
+}
 
 #define RACE_TIMEOUT_MS 30000
 
-void race_arm(enum race_point rp);
 struct task;
-/* The same for task @only; others pass. */
-void race_arm_for(enum race_point rp, struct task *only);
-/* Return: 1 if a task stopped at @rp, 0 if @cond(@arg) became true
+/* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST (points that may
+ * sleep). race_arm_for stops only task @only. */
+void race_arm(enum race_id id);
+void race_arm_for(enum race_id id, struct task *only);
+/* Return: 1 if a task stopped at @id, 0 if @cond(@arg) became true
  * first, -ETIMEDOUT after RACE_TIMEOUT_MS (a test failure, never a
  * schedule). */
-int race_wait(enum race_point rp, bool (*cond)(void *), void *arg);
+int race_wait(enum race_id id, bool (*cond)(void *), void *arg);
 /* Wait until @cond(@arg) (e.g. a task waits for a lock). Return: 0, or
  * -ETIMEDOUT after RACE_TIMEOUT_MS. */
 int race_wait_until(bool (*cond)(void *), void *arg);
 /* Let the stopped task go on (or disarm a gate nobody reached). */
-void race_release(enum race_point rp);
-const char *race_point_name(enum race_point rp);
+void race_release(enum race_id id);

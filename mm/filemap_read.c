@@ -35,7 +35,7 @@ static struct page *read_one_page(struct address_space *m, unsigned long index)
 
 	if (!page)
 		return ERR_PTR(-ENOMEM);
-	RACE_POINT(RP_FILL_START);
+	race_point(RACE_FILL_START, m);
 	if (!filemap_fill_begin(m) || !past_eof(m, index)) {
 		trylock_page(page); /* ours alone: cannot fail */
 		err = filemap_add_page(m, page, index);
@@ -58,7 +58,7 @@ static int
 lock_page_for_read(struct address_space *m, struct page *page, bool nowait)
 {
 	if (!nowait) {
-		RACE_POINT(RP_FILL_START);
+		race_point(RACE_FILL_START, m);
 		filemap_fill_begin(m);
 		lock_page(page);
 		return 0;

@@ -140,7 +140,7 @@ void filemap_invalidate_lock_two(struct address_space *m1,
 	}
 	if (m1)
 		filemap_invalidate_lock(m1);
-	RACE_POINT(RP_LOCK_TWO_FIRST);
+	race_point(RACE_LOCK_TWO_FIRST, m1);
 	if (m2 && m2 != m1) {
 		down_write_nested(&m2->invalidate_lock, 1);
 		m2->inval_start = LLONG_MAX;

@@ -126,10 +126,10 @@ static void invalidate_lock_two_forced_overlap(struct ktest *t)
 	struct two_task tx = { a, b }, ty = { b, a };
 	struct task *x, *y;
 
-	race_arm(RP_LOCK_TWO_FIRST);
+	race_arm(RACE_LOCK_TWO_FIRST);
 	x = task_create("lock_ab", lock_two_once, &tx);
 	KTEST_ASSERT_FALSE(t, IS_ERR(x));
-	KTEST_ASSERT_EQ(t, race_wait(RP_LOCK_TWO_FIRST, NULL, NULL), 1);
+	KTEST_ASSERT_EQ(t, race_wait(RACE_LOCK_TWO_FIRST, NULL, NULL), 1);
 	KTEST_EXPECT_TRUE(t, rwsem_is_locked(&low->invalidate_lock));
 	KTEST_EXPECT_FALSE(t, rwsem_is_locked(&high->invalidate_lock));
 	y = task_create("lock_ba", lock_two_once, &ty);
@@ -137,7 +137,7 @@ static void invalidate_lock_two_forced_overlap(struct ktest *t)
 	KTEST_EXPECT_EQ(
 	    t, race_wait_until(someone_waits, &low->invalidate_lock), 0);
 	KTEST_EXPECT_FALSE(t, rwsem_is_locked(&high->invalidate_lock));
-	race_release(RP_LOCK_TWO_FIRST);
+	race_release(RACE_LOCK_TWO_FIRST);
 	KTEST_EXPECT_EQ(t, task_join(x), 0);
 	KTEST_EXPECT_EQ(t, task_join(y), 0);
 	KTEST_EXPECT_EQ(t, low->invalidate_lock.stats.contended, 1);

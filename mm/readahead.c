@@ -106,7 +106,7 @@ static void do_readahead(struct address_space *m,
 	if (past_last(start, last))
 		return;
 	nr = MIN(nr, last - start + 1);
-	RACE_POINT(RP_FILL_START);
+	race_point(RACE_FILL_START, m);
 	for (unsigned long index = start;
 	     index < start + nr && !past_last(index, last);
 	     index++) {

@@ -239,32 +239,32 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	setup_kind(&rc);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, true);
 
-	race_arm(RP_FILL_START);
+	race_arm(RACE_FILL_START);
 	b = task_create("filler", filler, &rc);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
-	KTEST_ASSERT_EQ(t, race_wait(RP_FILL_START, NULL, NULL), 1);
-	race_arm(RP_INVAL_DROPPED);
+	KTEST_ASSERT_EQ(t, race_wait(RACE_FILL_START, NULL, NULL), 1);
+	race_arm(RACE_INVAL_DROPPED);
 	a = task_create(op->name, invalidator, (void *)op);
 	KTEST_ASSERT_FALSE(t, IS_ERR(a));
-	KTEST_ASSERT_EQ(t, race_wait(RP_INVAL_DROPPED, NULL, NULL), 1);
+	KTEST_ASSERT_EQ(t, race_wait(RACE_INVAL_DROPPED, NULL, NULL), 1);
 	if (kind == FILL_NOWAIT)
 		check_nowait(t, &rc);
-	race_arm_for(RP_FILL_MAPPED, b); /* A may read pages too */
-	race_release(RP_FILL_START);
-	stopped = race_wait(RP_FILL_MAPPED, waits_for_lock, rc.m);
+	race_arm_for(RACE_FILL_MAPPED, b); /* A may read pages too */
+	race_release(RACE_FILL_START);
+	stopped = race_wait(RACE_FILL_MAPPED, waits_for_lock, rc.m);
 	KTEST_EXPECT_EQ(t, stopped, legacy ? 1 : 0);
 	if (stopped == 0)
 		ktest_log(
 		    t, "filler waits for invalidate_lock held by %s", op->name);
 	if (stopped == 1 && op->filler_first) { /* B reads, then A goes on */
-		race_release(RP_FILL_MAPPED);
+		race_release(RACE_FILL_MAPPED);
 		KTEST_EXPECT_EQ(t, task_join(b), 0);
 	}
-	race_release(RP_INVAL_DROPPED);
+	race_release(RACE_INVAL_DROPPED);
 	KTEST_EXPECT_EQ(t, task_join(a), 0);
 	KTEST_EXPECT_EQ(t, write_file(G_PATH, 'G', 0, RACE_NPAGES), 0);
 	if (stopped != 1 || !op->filler_first) {
-		race_release(RP_FILL_MAPPED);
+		race_release(RACE_FILL_MAPPED);
 		KTEST_EXPECT_EQ(t, task_join(b), 0);
 	}
 	ext2_debug_reuse_freed(f->f_inode->i_sb, false);

@@ -5,10 +5,10 @@
  * does to file F, and how the case sees the operation's promise broken)
  * run against one fill path (enum fill_kind: what task B does to page
  * RACE_VICTIM of F), forced by the race points of kernel/race.h:
- *   1. B starts its fill and stops at RP_FILL_START (i_size sampled);
- *   2. A starts and stops at RP_INVAL_DROPPED (cache dropped, block map
+ *   1. B starts its fill and stops at RACE_FILL_START (i_size sampled);
+ *   2. A starts and stops at RACE_INVAL_DROPPED (cache dropped, block map
  *      not yet changed);
- *   3. B goes on: it must stop at RP_FILL_MAPPED (page inserted, block
+ *   3. B goes on: it must stop at RACE_FILL_MAPPED (page inserted, block
  *      mapped, read not submitted) in legacy mode, and wait for F's
  *      invalidate_lock in the fixed kernel (its waiter count shows it);
  *   4. A finishes (with filler_first, in legacy mode, after B's read):

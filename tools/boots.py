@@ -196,6 +196,9 @@ EXPECTED_REPORTS = (
     ("bootargs", "bootargs.finds_the_test_filter"),
     ("lockdep", "locks_lockdep.inversion_is_reported_once"),
     ("lockdep", "locks_lockdep.same_class_needs_nesting"),
+    ("lockdep", "locks_lockdep.release_unheld_is_reported"),
+    ("io-timeout", "blk_sync.late_*_after_timeout"),
+    ("virtqueue", "virtio_ring.*"),
     ("warning", "mm_page_alloc.bad_free_is_ignored"),
     ("oops", "mm_vm.text_and_rodata_are_read_only"),
     ("oops", "mm_vm.data_is_not_executable"),
@@ -251,16 +254,18 @@ MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_vm")
 PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
                  "pcache_zero_range")
-VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_cwd", "vfs_dir", "vfs_fd",
-              "vfs_file", "vfs_namei", "vfs_persist", "vfs_symlink")
+VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_cwd", "vfs_deaddir",
+              "vfs_dir", "vfs_fd", "vfs_file", "vfs_icache", "vfs_namei",
+              "vfs_persist", "vfs_rename_lock", "vfs_special", "vfs_symlink")
 # tests/race*.c: one suite per invalidating operation.
 RACE_SUITES = ("race_truncate",)
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
-         suites=("bootargs", "locks_lockdep", "locks_mutex", "locks_rwsem",
-                 "locks_spinlock", *MM_SUITES, *PCACHE_SUITES, "sched_basic",
-                 "shell_readline", "timers", "traps")),
+         suites=("blk_sync", "bootargs", "locks_completion", "locks_lockdep",
+                 "locks_mutex", "locks_rwsem", "locks_spinlock", *MM_SUITES,
+                 *PCACHE_SUITES, "sched_basic", "sched_join", "shell_readline",
+                 "timers", "traps", "virtio_ring")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check),
     Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),
@@ -289,7 +294,8 @@ BOOTS = [
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 2048, 1024)],
-    *[Boot(name, smp=4, mem="256M", suites=("ext2_read", "ext2_tail", "ext2_write"),
+    *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
+                                          "ext2_tail", "ext2_write"),
            timeout=600, qemu_args=ext2_args(name),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))

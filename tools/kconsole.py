@@ -33,7 +33,8 @@ REPORTS = [
     ("unclean-unmount", r"poweroff: root not unmounted cleanly"),
     ("lost-interrupt", r"\S+: \d+ completions without an interrupt"),
     ("io-timeout", r"blk: \S+ request timed out"),
-    ("virtqueue", r"virtqueue: device used id \d+, not in flight"),
+    ("virtqueue", r"virtqueue \d+: device (used id \d+, not a buffer in "
+                  r"flight|wrote \d+ bytes into buffer|used index is)"),
     ("virtio", r"virtio-mmio@\S+: (device \d+ refused|bad magic)"),
     ("device-status", r"\S+: device returned status"),
     ("double-map", r"vm: \S+ already mapped"),

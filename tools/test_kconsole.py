@@ -20,8 +20,8 @@ SAMPLES = {
     "unclean-unmount": "poweroff: root not unmounted cleanly (-5)",     # kernel/main.c
     "lost-interrupt": "vda: 2 completions without an interrupt (isr 0, plic pending 0);"
                       " collected by the watchdog",                     # drivers/virtio_blk.c
-    "io-timeout": "blk: vda: request timed out after 30 s, abandoned",  # drivers/block_sync.c
-    "virtqueue": "virtqueue: device used id 7, not in flight; ignored",
+    "io-timeout": "blk: vda: request timed out after 30000 ms, abandoned",  # drivers/block_sync.c
+    "virtqueue": "virtqueue 0: device used id 7, not a buffer in flight; ignored",
     "virtio": "virtio-mmio@10008000: device 2 refused: no features",
     "device-status": "vda: device returned status 7",
     "double-map": "vm: 0x1000 already mapped by 0x2000 at level 0",

@@ -14,7 +14,8 @@
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
  *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
  *                              inside i_map_lock when a block is allocated)
- *   buffer b_io_lock           one metadata block's read-in (buffer.c)
+ *   buffer b_io_lock           one metadata block's read-in and writes
+ *                              (buffer.c)
  *   sbi->s_bcache.lock         the buffer cache's index and LRU (spinlock)
  */
 #pragma once
@@ -46,15 +47,15 @@ struct block_device;
 struct ext2_buf {
 	uint32_t b_blocknr;
 	void *b_data;		/* blocksize bytes */
-	struct mutex b_io_lock; /* serialises the read-in */
+	struct mutex b_io_lock; /* serialises read-in, writes, forget */
 	/* protected by bcache.lock: */
 	int b_count; /* references */
-	bool b_uptodate;
 	bool b_hashed;
 	struct list_head b_hash;
 	struct list_head b_lru; /* unreferenced buffers, oldest first */
 	/* atomic: */
 	int b_dirty;
+	bool b_uptodate; /* set (release) under b_io_lock, read (acquire) */
 };
 
 struct ext2_bcache {
