@@ -24,12 +24,14 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/irq.h>
+#include <kernel/panic.h>
 #include <kernel/time.h>
 #include <kernel/timer.h>
 #include <kernel/printk.h>
 #include <mm/kmalloc.h>
 
 #define VBLK_MAX_SEGS	      64   /* data pieces per request */
+#define VBLK_MAX_DISKS	      26   /* names vda..vdz */
 #define VBLK_MAX_SECTORS      2048 /* 1 MiB per read/write request */
 #define VBLK_DEFAULT_SEG_SIZE (1u << 20)
 #define BIT(n)		      (1ULL << (n))
@@ -288,15 +290,18 @@ static void describe_features(struct virtio_blk *vblk)
 		{ VIRTIO_RING_F_EVENT_IDX, "event-idx" },
 		{ VIRTIO_F_VERSION_1, "v1" },
 	};
-	size_t len = 0;
+	char *s = vblk->features;
+	size_t size = sizeof(vblk->features);
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (virtio_has_feature(vblk->vdev, names[i].bit))
-			len += snprintf(vblk->features + len,
-					sizeof(vblk->features) - len,
-					"%s%s",
-					len ? "," : "",
-					names[i].name);
+	s[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!virtio_has_feature(vblk->vdev, names[i].bit))
+			continue;
+		/* strlcat never writes past @size; a cut list is a bug here */
+		if (*s)
+			strlcat(s, ",", size);
+		WARN_ON_ONCE(strlcat(s, names[i].name, size) >= size);
+	}
 	vblk->bdev.features = vblk->features;
 }
 
@@ -415,12 +420,17 @@ static int virtio_blk_init(void)
 
 	for (unsigned int i = 0;
 	     (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i));
-	     i++)
-		if (disks < 26) {
-			virtblk_probe(vdev, disks);
-			disks += vdev->priv &&
-				 ((struct virtio_blk *)vdev->priv)->bdev.ops;
+	     i++) {
+		if (disks == VBLK_MAX_DISKS) {
+			pr_warn("virtio_blk: disk at %#lx not probed: vda..vdz "
+				"are taken\n",
+				(unsigned long)vdev->base);
+			continue;
 		}
+		virtblk_probe(vdev, disks);
+		disks +=
+		    vdev->priv && ((struct virtio_blk *)vdev->priv)->bdev.ops;
+	}
 	return 0;
 }
 INIT_HOOK(virtio_blk, virtio_blk_init, INIT_LEVEL_DEVICE);

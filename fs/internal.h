@@ -6,7 +6,7 @@
  *     rename_mutex (cross-directory renames)
  *       inode->i_rwsem (parent before child; two unrelated directories in
  *                       address order)
- *         ... DESIGN.md's order below i_rwsem ...
+ *         ... docs/design.md's order below i_rwsem ...
  *           inode_hash_lock > sb->s_inode_lock > inode->i_lock
  *           fdtable->lock
  */

@@ -293,6 +293,14 @@ static __noreturn void task_entry(void)
 	task_exit(t->fn(t->arg));
 }
 
+/* A name that does not fit keeps its start and ends in '~', so ps and the
+ * reports never show a cut name as if it were whole. */
+static void task_set_name(struct task *t, const char *name)
+{
+	if (strlcpy(t->name, name, sizeof(t->name)) >= sizeof(t->name))
+		t->name[sizeof(t->name) - 2] = '~';
+}
+
 static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
 {
 	struct task *t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -306,7 +314,7 @@ static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
 	}
 	t->stack_size = TASK_STACK_SIZE;
 	t->stack_lo = (uintptr_t)t->stack;
-	strncpy(t->name, name, sizeof(t->name) - 1);
+	task_set_name(t, name);
 	t->fn = fn;
 	t->arg = arg;
 	t->affinity = CPU_ANY;

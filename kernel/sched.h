@@ -31,7 +31,7 @@
 
 struct blk_plug;
 
-#define TASK_NAME_LEN	 24
+#define TASK_NAME_LEN	 40 /* a longer name is cut and ends in '~' */
 #define TASK_STACK_SIZE	 (16 * 1024)
 #define TASK_EXIT_KILLED (-1000)
 #define CPU_ANY		 (-1)

@@ -8,10 +8,10 @@
 From Python (boot hooks in tools/boots.py): make_image(...), check_image(img),
 which raises CheckFailed with e2fsck's output.
 
-check_image is DESIGN.md's oracle: `e2fsck -fn` must exit 0 AND print no
-declined prompt (a line containing "? no": "Fix? no", "Clear? no", "Salvage?
-no", ...) and no "counted=", because e2fsck exits 0 on some of what it
-would repair, such as wrong free counts in the superblock.
+check_image is the oracle of docs/design.md: `e2fsck -fn` must exit 0 AND
+print no declined prompt (a line containing "? no": "Fix? no", "Clear? no",
+"Salvage? no", ...) and no "counted=", because e2fsck exits 0 on some of
+what it would repair, such as wrong free counts in the superblock.
 """
 
 import argparse

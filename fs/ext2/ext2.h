@@ -4,7 +4,7 @@
  * On-disk structures come from e2fsprogs' <ext2fs/ext2_fs.h>; the fields
  * are little-endian, which is also riscv64's order, so they are used as is.
  *
- * Locks, outermost first (see also fs/vfs.h and DESIGN.md):
+ * Locks, outermost first (see also fs/vfs.h and docs/design.md):
  *   inode->i_rwsem             directory entries of a directory; writes and
  *                              truncate of a file (the VFS or file.c takes it)
  *   mapping->invalidate_lock   X around truncate (inode.c); S around the
