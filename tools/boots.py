@@ -209,6 +209,7 @@ EXPECTED_REPORTS = (
     ("oops", "traps.unmapped_load_is_killed"),
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),
+    ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
     # mm/invalidate_test.c provokes each check of the invalidate_lock rules.
     ("lockdep", "pcache_invalidate.invalidate_lock_inside_page_lock_reported"),
     ("lockdep", "pcache_invalidate.invalidate_lock_across_fault_reported"),
@@ -258,7 +259,8 @@ VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_cwd", "vfs_deaddir",
               "vfs_dir", "vfs_fd", "vfs_file", "vfs_icache", "vfs_namei",
               "vfs_persist", "vfs_rename_lock", "vfs_special", "vfs_symlink")
 # tests/race*.c: one suite per invalidating operation.
-RACE_SUITES = ("race_truncate",)
+RACE_SUITES = ("race_collapse", "race_insert", "race_punch", "race_truncate",
+               "race_zero")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
@@ -291,7 +293,8 @@ BOOTS = [
              qemu_args=blk_args("blk_errors", legacy),
              prepare=blk_prepare("blk_errors")),
     )],
-    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", suites=VFS_SUITES,
+    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M",
+           suites=VFS_SUITES + ("ext2_falloc", "ext2_falloc_nospc"),
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 2048, 1024)],
