@@ -13,9 +13,8 @@
  * "bug observed as expected in legacy mode" and passes; the fixed kernel
  * must never show it. ext2 reads nothing at or past i_size, so against
  * truncate the leftover page holds zeroes, not stale bytes: stale bytes
- * need an invalidation that keeps the size (tests/race_falloc_test.c). G
- * is re-read
- * from disk: the other file must be intact in both modes.
+ * need an invalidation that keeps the size (tests/race_falloc_test.c).
+ * G is re-read from disk: the other file must be intact in both modes.
  */
 #include <errno.h>
 #include <unistd.h>
