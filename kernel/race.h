@@ -9,6 +9,18 @@
  * runs where the point is, with the locks that code holds (each point says
  * which), so it must not sleep where that code may not. Hooks are for
  * tests only: a test sets one, forces its case and clears it again.
+ *
+ * Gates are a hook that stops a task until the test lets it go, for the
+ * points where the code may sleep (the page-cache ones, tests/race*.c):
+ *   race_arm(RACE_INVAL_DROPPED);          // the next task there stops
+ *   ... start task A (truncate) ...
+ *   race_wait(RACE_INVAL_DROPPED, NULL, NULL); // until A stopped there
+ *   ... let task B run; wait for it at another point, or for B blocked ...
+ *   race_release(RACE_INVAL_DROPPED);      // A goes on
+ * A gate stops one task (any, or the one named), once; others pass it.
+ * race_wait polls a second condition (e.g. "B waits for the lock") that
+ * has no wake-up of its own; the schedule never depends on how long
+ * anything sleeps.
  */
 #pragma once
 
@@ -31,6 +43,20 @@ enum race_id {
 	/* fs/namei.c rename: both parents, the moved inode and the victim
 	 * are locked; the filesystem's rename is not called yet. */
 	RACE_RENAME_LOCKED,
+	/* mm/filemap_read.c, mm/readahead.c: a fill has read i_size and
+	 * not yet taken invalidate_lock. No lock held. obj: the mapping. */
+	RACE_FILL_START,
+	/* fs/ext2/file.c: a fill inserted its pages and mapped their blocks;
+	 * the read is not submitted. invalidate_lock shared (none in legacy
+	 * mode) and the pages' locks held. obj: the inode. */
+	RACE_FILL_MAPPED,
+	/* truncate, fallocate: the page cache of the range is dropped, the
+	 * block map not yet changed. i_rwsem and invalidate_lock exclusive.
+	 * obj: the inode. */
+	RACE_INVAL_DROPPED,
+	/* mm/invalidate.c filemap_invalidate_lock_two: the first mapping is
+	 * locked, the second not yet. obj: the first mapping. */
+	RACE_LOCK_TWO_FIRST,
 	NR_RACE_POINTS,
 };
 
@@ -50,3 +76,20 @@ static inline void race_hook_set(enum race_id id, race_fn *fn)
 {
 	__atomic_store_n(&race_hooks[id], fn, __ATOMIC_SEQ_CST);
 }
+
+#define RACE_TIMEOUT_MS 30000
+
+struct task;
+/* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST (points that may
+ * sleep). race_arm_for stops only task @only. */
+void race_arm(enum race_id id);
+void race_arm_for(enum race_id id, struct task *only);
+/* Return: 1 if a task stopped at @id, 0 if @cond(@arg) became true
+ * first, -ETIMEDOUT after RACE_TIMEOUT_MS (a test failure, never a
+ * schedule). */
+int race_wait(enum race_id id, bool (*cond)(void *), void *arg);
+/* Wait until @cond(@arg) (e.g. a task waits for a lock). Return: 0, or
+ * -ETIMEDOUT after RACE_TIMEOUT_MS. */
+int race_wait_until(bool (*cond)(void *), void *arg);
+/* Let the stopped task go on (or disarm a gate nobody reached). */
+void race_release(enum race_id id);
