@@ -39,12 +39,14 @@ enum fill_kind {
 	FILL_FADVISE,		/* posix_fadvise(WILLNEED) */
 	FILL_READAHEAD,		/* readahead(2) */
 	FILL_NOWAIT, /* a sync readahead; RWF_NOWAIT meanwhile and after */
+	FILL_FAULT,  /* a load from a shared mapping: the page fault */
 };
 
 struct race_case {
 	enum fill_kind kind;
 	struct address_space *m; /* F's */
 	char *buf;		 /* a page */
+	void *map;		 /* FILL_FAULT's mapping of F */
 	ssize_t c_ret;		 /* the NOWAIT task's result */
 	int c_errno;
 	bool c_done;
@@ -81,6 +83,7 @@ const char *race_observe_page(struct ktest *t, struct race_case *rc, char want);
 	RACE_CASE(op, FILL_FADVISE, fadvise_willneed)                 \
 	RACE_CASE(op, FILL_READAHEAD, readahead_call)                 \
 	RACE_CASE(op, FILL_NOWAIT, nowait_read)                       \
+	RACE_CASE(op, FILL_FAULT, fault)                              \
 	static struct ktest_case race_##op##_cases[] = {              \
 		KTEST_CASE(race_##op##_read_miss),                    \
 		KTEST_CASE(race_##op##_read_not_uptodate),            \
@@ -89,6 +92,7 @@ const char *race_observe_page(struct ktest *t, struct race_case *rc, char want);
 		KTEST_CASE(race_##op##_fadvise_willneed),             \
 		KTEST_CASE(race_##op##_readahead_call),               \
 		KTEST_CASE(race_##op##_nowait_read),                  \
+		KTEST_CASE(race_##op##_fault),                        \
 		{},                                                   \
 	};                                                            \
 	KTEST_SUITE(race_##op, race_##op##_cases)
