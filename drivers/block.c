@@ -20,12 +20,17 @@
 static DEFINE_SPINLOCK(disks_lock);
 static struct list_head disks = LIST_HEAD_INIT(disks); /* disks_lock */
 
+void blk_init_queue(struct block_device *dev)
+{
+	spin_lock_init(&dev->lock, "block_device");
+	list_init(&dev->pending);
+}
+
 int blk_register(struct block_device *dev)
 {
 	unsigned long flags;
 
-	spin_lock_init(&dev->lock, "block_device");
-	list_init(&dev->pending);
+	blk_init_queue(dev);
 	flags = spin_lock_irqsave(&disks_lock);
 	list_add_tail(&dev->node, &disks);
 	spin_unlock_irqrestore(&disks_lock, flags);
@@ -100,15 +105,19 @@ static unsigned int bio_segments(const struct bio *bio,
 	return n;
 }
 
+bool blk_buf_ok(const void *addr, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	return a >= platform.mem_base &&
+	       a + len <= platform.mem_base + platform.mem_size;
+}
+
 static bool bio_dma_ok(const struct bio *bio)
 {
-	for (unsigned int i = 0; i < bio->vcnt; i++) {
-		uintptr_t a = (uintptr_t)bio->vecs[i].addr;
-		if (a < platform.mem_base ||
-		    a + bio->vecs[i].len >
-			platform.mem_base + platform.mem_size)
+	for (unsigned int i = 0; i < bio->vcnt; i++)
+		if (!blk_buf_ok(bio->vecs[i].addr, bio->vecs[i].len))
 			return false;
-	}
 	return true;
 }
 

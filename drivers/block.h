@@ -17,6 +17,9 @@
  *   blk_read_sync(dev, sector, buf, nsect), blk_write_sync(...),
  *   blk_flush(dev), blk_discard(dev, sector, nsect),
  *   blk_write_zeroes(dev, sector, nsect).
+ * After -ETIMEDOUT the caller's buffer is free to reuse: the device only
+ * ever had a bounce copy of it (blk_drv_in_sync, a driver's own command,
+ * the same).
  *
  * Queued bios wait on the disk's queue while the driver is busy; a bio
  * that continues the last queued one (same op, next sector) is merged with
@@ -116,7 +119,8 @@ struct block_device {
 	const char *features;  /* for `disks` */
 	const struct block_ops *ops;
 	void *driver;
-	struct list_head node; /* in the disk list, disks_lock */
+	uint64_t sync_timeout_ns; /* synchronous calls; 0: the default */
+	struct list_head node;	  /* in the disk list, disks_lock */
 
 	struct spinlock lock;
 	/* protected by lock: */
@@ -125,7 +129,11 @@ struct block_device {
 	struct blk_stats stats;
 };
 
+/* The queue of a disk (blk_register does it; tests' fake disks too). */
+void blk_init_queue(struct block_device *dev);
 int blk_register(struct block_device *dev);
+/* Is [@addr, @addr + @len) RAM a device can reach? */
+bool blk_buf_ok(const void *addr, size_t len);
 struct block_device *blkdev_get(const char *name);
 /* The @n-th registered disk (probe order), or NULL. */
 struct block_device *blkdev_nth(unsigned int n);
@@ -152,7 +160,6 @@ void blk_finish_plug(struct blk_plug *plug);
  * Called by the scheduler before @t sleeps. */
 void blk_flush_plug(struct task *t);
 
-int blk_submit_sync(struct bio *bio);
 int blk_read_sync(struct block_device *dev,
 		  uint64_t sector,
 		  void *buf,
@@ -162,5 +169,10 @@ int blk_write_sync(struct block_device *dev,
 		   const void *buf,
 		   uint32_t nsect);
 int blk_flush(struct block_device *dev);
+/* Driver command @cmd (BLK_OP_DRV_IN) reading @len bytes into @buf. */
+int blk_drv_in_sync(struct block_device *dev,
+		    uint32_t cmd,
+		    void *buf,
+		    uint32_t len);
 int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect);
 int blk_write_zeroes(struct block_device *dev, uint64_t sector, uint64_t nsect);

@@ -27,8 +27,8 @@ static int disks_cmd(int argc, char **argv)
 {
 	struct block_device *dev;
 
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	for (unsigned int i = 0; (dev = blkdev_nth(i)); i++)
 		printf("%s: %llu sectors (%llu MiB), block %u, max %u segs x "
 		       "%u B, "
@@ -176,6 +176,8 @@ static int bench_blk_cmd(int argc, char **argv)
 {
 	struct block_device *dev;
 
+	if (argc > 2)
+		return shell_bench_usage(argv[0]);
 	dev = argc > 1 ? blkdev_get(argv[1]) : blkdev_nth(0);
 	if (!dev) {
 		printf("bench: no such disk\n");

@@ -3,31 +3,41 @@
  *
  * A synchronous call splits its range into bios within the device's
  * limits, submits them all at once and waits for the last with a timeout
- * (BLK_SYNC_TIMEOUT_NS). The wait context is reference counted: if the
- * device never answers, the caller gets -ETIMEDOUT and a console message,
- * and a late completion still finds valid memory (the caller's buffer may
- * then be written late: a hung device is reported, not hidden).
+ * (the disk's sync_timeout_ns, by default BLK_SYNC_TIMEOUT_NS). The wait
+ * context is reference counted: if the device never answers, the caller
+ * gets -ETIMEDOUT and a console message, and a late completion still
+ * finds valid memory. Reads and writes move their data through a bounce
+ * buffer that belongs to the wait context, not through the caller's: the
+ * device may read or write it until it completes, however late, while
+ * the caller's buffer is the caller's again as soon as the call returns.
+ * Longer ranges go in rounds of SYNC_BOUNCE_SECTORS.
  *
  * Context: task context, may sleep. Locking: none of its own; the counters
  * in struct sync_io are atomic.
  */
 #include <errno.h>
+#include <string.h>
 #include <drivers/block.h>
 #include <kernel/printk.h>
 #include <kernel/wait.h>
 #include <mm/kmalloc.h>
 
+#define SYNC_BOUNCE_SECTORS 512 /* 256 KiB per round */
+
 struct sync_io {
 	struct completion done;
-	int refs;    /* one per bio in flight, one for the waiter */
-	int pending; /* bios not yet completed */
-	int status;  /* the first error */
+	int refs;     /* one per bio in flight, one for the waiter */
+	int pending;  /* bios not yet completed */
+	int status;   /* the first error */
+	char *bounce; /* the bios' data, or NULL: freed with the last ref */
 };
 
 static void sync_put(struct sync_io *s)
 {
-	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		kfree(s->bounce);
 		kfree(s);
+	}
 }
 
 static void sync_end_io(struct bio *bio)
@@ -54,30 +64,45 @@ static void sync_end_io_free(struct bio *bio)
 	bio_free(bio);
 }
 
-static struct sync_io *sync_alloc(int nbios)
+/* @bounce_bytes: 0, or the size of a bounce buffer for the data. */
+static struct sync_io *sync_alloc(int nbios, size_t bounce_bytes)
 {
 	struct sync_io *s = kzalloc(sizeof(*s), GFP_KERNEL);
 
 	if (!s)
 		return NULL;
+	if (bounce_bytes && !(s->bounce = kmalloc(bounce_bytes, GFP_KERNEL))) {
+		kfree(s);
+		return NULL;
+	}
 	init_completion(&s->done);
 	s->refs = nbios + 1;
 	s->pending = nbios;
 	return s;
 }
 
-static int sync_wait(struct block_device *dev, struct sync_io *s)
+static uint64_t sync_timeout_ns(const struct block_device *dev)
+{
+	return dev->sync_timeout_ns ? dev->sync_timeout_ns
+				    : BLK_SYNC_TIMEOUT_NS;
+}
+
+/* Wait for @s; on success copy @out_len bytes of the bounce to @out. */
+static int
+sync_wait(struct block_device *dev, struct sync_io *s, void *out, size_t len)
 {
 	int status;
 
-	if (!wait_for_completion_timeout(&s->done, BLK_SYNC_TIMEOUT_NS)) {
-		pr_err("blk: %s: request timed out after %llu s, abandoned\n",
+	if (!wait_for_completion_timeout(&s->done, sync_timeout_ns(dev))) {
+		pr_err("blk: %s: request timed out after %llu ms, abandoned\n",
 		       dev->name,
-		       BLK_SYNC_TIMEOUT_NS / 1000000000ULL);
+		       sync_timeout_ns(dev) / 1000000ULL);
 		sync_put(s);
 		return -ETIMEDOUT;
 	}
 	status = s->status;
+	if (!status && out)
+		memcpy(out, s->bounce, len);
 	sync_put(s);
 	return status;
 }
@@ -108,7 +133,8 @@ static struct bio *rw_bio(struct block_device *dev,
 
 /*
  * Build the bios for [sector, sector + nsect) in chunks of @chunk sectors
- * and submit them; @buf is NULL for discard and write zeroes.
+ * and submit them; @buf is NULL for discard and write zeroes, else the
+ * data goes through the sync_io's bounce buffer.
  */
 static int submit_range(struct block_device *dev,
 			enum blk_op op,
@@ -117,6 +143,7 @@ static int submit_range(struct block_device *dev,
 			char *buf,
 			uint64_t chunk)
 {
+	size_t bytes = buf ? nsect << SECTOR_SHIFT : 0;
 	int nbios, i;
 	struct bio **bios;
 	struct sync_io *s;
@@ -127,13 +154,15 @@ static int submit_range(struct block_device *dev,
 		return -EINVAL;
 	nbios = (int)DIV_ROUND_UP(nsect, chunk);
 	bios = kcalloc(nbios, sizeof(*bios), GFP_KERNEL);
-	s = bios ? sync_alloc(nbios) : NULL;
+	s = bios ? sync_alloc(nbios, bytes) : NULL;
+	if (s && buf && op == BLK_OP_WRITE)
+		memcpy(s->bounce, buf, bytes);
 	for (i = 0; s && i < nbios; i++) {
 		uint64_t off = (uint64_t)i * chunk, n = MIN(chunk, nsect - off);
 		bios[i] = buf ? rw_bio(dev,
 				       op,
 				       sector + off,
-				       buf + (off << SECTOR_SHIFT),
+				       s->bounce + (off << SECTOR_SHIFT),
 				       (uint32_t)(n << SECTOR_SHIFT))
 			      : bio_alloc(dev, op, sector + off, 0);
 		if (!bios[i])
@@ -147,46 +176,87 @@ static int submit_range(struct block_device *dev,
 		while (i-- > 0)
 			bio_free(bios[i]);
 		kfree(bios);
-		kfree(s);
+		if (s) {
+			kfree(s->bounce);
+			kfree(s);
+		}
 		return -ENOMEM;
 	}
 	for (i = 0; i < nbios; i++)
 		blk_submit(bios[i]);
 	kfree(bios);
-	return sync_wait(dev, s);
+	return sync_wait(dev, s, op == BLK_OP_READ ? buf : NULL, bytes);
 }
 
-/**
- * blk_submit_sync - submit @bio and wait for it.
- *
- * Sets bio->end_io and bio->private. The caller keeps the bio, except
- * after -ETIMEDOUT: then it is still in flight and must not be freed.
- * Context: task context, sleeps.
- * Return: bio->status, -ETIMEDOUT or -ENOMEM.
- */
-int blk_submit_sync(struct bio *bio)
+/* A read or write in rounds of at most SYNC_BOUNCE_SECTORS. */
+static int rw_sync(struct block_device *dev,
+		   enum blk_op op,
+		   uint64_t sector,
+		   char *buf,
+		   uint32_t nsect)
 {
-	struct sync_io *s = sync_alloc(1);
+	uint64_t chunk = max_rw_bytes(dev) >> SECTOR_SHIFT;
+	int err;
 
-	if (!s)
+	if (!nsect || !blk_buf_ok(buf, (size_t)nsect << SECTOR_SHIFT))
+		return -EINVAL;
+	for (uint32_t done = 0, n; done < nsect; done += n) {
+		n = MIN(nsect - done, (uint32_t)SYNC_BOUNCE_SECTORS);
+		err = submit_range(dev,
+				   op,
+				   sector + done,
+				   n,
+				   buf + ((size_t)done << SECTOR_SHIFT),
+				   chunk);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * One request that is not a sector range (a flush, a driver command) in a
+ * bio of this file's, freed at completion; @len bytes the device writes go
+ * through the bounce and reach @out if it answers in time.
+ */
+static int submit_one(struct block_device *dev,
+		      enum blk_op op,
+		      uint32_t drv_cmd,
+		      void *out,
+		      uint32_t len)
+{
+	struct sync_io *s = sync_alloc(1, len);
+	struct bio *bio = s ? bio_alloc(dev, op, 0, len ? 1 : 0) : NULL;
+
+	if (!bio) {
+		if (s) {
+			kfree(s->bounce);
+			kfree(s);
+		}
 		return -ENOMEM;
-	bio->end_io = sync_end_io;
+	}
+	bio->drv_cmd = drv_cmd;
+	if (len)
+		bio_add_buf(bio, s->bounce, len);
+	bio->end_io = sync_end_io_free;
 	bio->private = s;
 	blk_submit(bio);
-	return sync_wait(bio->bdev, s);
+	return sync_wait(dev, s, out, len);
 }
 
 int blk_flush(struct block_device *dev)
 {
-	struct bio *bio = bio_alloc(dev, BLK_OP_FLUSH, 0, 0);
-	int err;
+	return submit_one(dev, BLK_OP_FLUSH, 0, NULL, 0);
+}
 
-	if (!bio)
-		return -ENOMEM;
-	err = blk_submit_sync(bio);
-	if (err != -ETIMEDOUT)
-		bio_free(bio);
-	return err;
+int blk_drv_in_sync(struct block_device *dev,
+		    uint32_t cmd,
+		    void *buf,
+		    uint32_t len)
+{
+	if (!len || !blk_buf_ok(buf, len))
+		return -EINVAL;
+	return submit_one(dev, BLK_OP_DRV_IN, cmd, buf, len);
 }
 
 int blk_read_sync(struct block_device *dev,
@@ -194,12 +264,7 @@ int blk_read_sync(struct block_device *dev,
 		  void *buf,
 		  uint32_t nsect)
 {
-	return submit_range(dev,
-			    BLK_OP_READ,
-			    sector,
-			    nsect,
-			    buf,
-			    max_rw_bytes(dev) >> SECTOR_SHIFT);
+	return rw_sync(dev, BLK_OP_READ, sector, buf, nsect);
 }
 
 int blk_write_sync(struct block_device *dev,
@@ -207,12 +272,7 @@ int blk_write_sync(struct block_device *dev,
 		   const void *buf,
 		   uint32_t nsect)
 {
-	return submit_range(dev,
-			    BLK_OP_WRITE,
-			    sector,
-			    nsect,
-			    (char *)buf,
-			    max_rw_bytes(dev) >> SECTOR_SHIFT);
+	return rw_sync(dev, BLK_OP_WRITE, sector, (char *)buf, nsect);
 }
 
 int blk_discard(struct block_device *dev, uint64_t sector, uint64_t nsect)

@@ -2,6 +2,9 @@
  * drivers/uart_ns16550.c: ns16550a UART at platform.uart.
  *
  * Lock: rx_lock (irqsave) guards the receive ring; readers sleep on rx_wait.
+ * Input is never dropped: while the ring is full the receive interrupt is
+ * off and bytes wait in the UART (QEMU then stops sending until the FIFO
+ * has room), and the reader turns it back on when it takes a byte.
  */
 #include <errno.h>
 #include <drivers/uart_ns16550.h>
@@ -27,7 +30,9 @@
 static DEFINE_SPINLOCK(rx_lock);
 static DEFINE_WAIT_QUEUE_HEAD(rx_wait);
 static char rx_buf[RX_SIZE];
-static unsigned int rx_head, rx_tail; /* protected by rx_lock */
+/* protected by rx_lock: */
+static unsigned int rx_head, rx_tail;
+static bool rx_stopped; /* ring full, receive interrupt off */
 
 static uint8_t reg_read(unsigned int r)
 {
@@ -51,9 +56,12 @@ static void uart_interrupt(void *arg)
 	(void)arg;
 	spin_lock(&rx_lock);
 	while (reg_read(UART_LSR) & LSR_DR) {
-		char c = (char)reg_read(UART_RBR);
-		if (rx_head - rx_tail < RX_SIZE)
-			rx_buf[rx_head++ % RX_SIZE] = c;
+		if (rx_head - rx_tail == RX_SIZE) {
+			reg_write(UART_IER, 0);
+			rx_stopped = true;
+			break;
+		}
+		rx_buf[rx_head++ % RX_SIZE] = (char)reg_read(UART_RBR);
 	}
 	spin_unlock(&rx_lock);
 	wake_up_all(&rx_wait);
@@ -66,6 +74,10 @@ static bool rx_take(int *c)
 
 	if (ok)
 		*c = (unsigned char)rx_buf[rx_tail++ % RX_SIZE];
+	if (ok && rx_stopped) {
+		rx_stopped = false;
+		reg_write(UART_IER, IER_RX);
+	}
 	spin_unlock_irqrestore(&rx_lock, flags);
 	return ok;
 }

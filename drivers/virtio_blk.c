@@ -24,12 +24,14 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/irq.h>
+#include <kernel/panic.h>
 #include <kernel/time.h>
 #include <kernel/timer.h>
 #include <kernel/printk.h>
 #include <mm/kmalloc.h>
 
 #define VBLK_MAX_SEGS	      64   /* data pieces per request */
+#define VBLK_MAX_DISKS	      26   /* names vda..vdz */
 #define VBLK_MAX_SECTORS      2048 /* 1 MiB per read/write request */
 #define VBLK_DEFAULT_SEG_SIZE (1u << 20)
 #define BIT(n)		      (1ULL << (n))
@@ -46,9 +48,9 @@ struct virtblk_req {
 struct virtio_blk {
 	struct virtio_device *vdev;
 	struct virtqueue *vq;
-	struct ktimer watchdog;	  /* finds completions without an interrupt */
-	uint16_t watched_used;	  /* last_used at the previous watchdog run */
-	unsigned long lost_irqs;  /* completions the watchdog had to collect */
+	struct ktimer watchdog;	 /* finds completions without an interrupt */
+	uint16_t watched_used;	 /* last_used at the previous watchdog run */
+	unsigned long lost_irqs; /* completions the watchdog had to collect */
 	struct block_device bdev;
 	char features[128];
 	struct virtblk_req *slots;
@@ -184,10 +186,12 @@ static unsigned int virtblk_complete_used(struct virtio_blk *vblk)
 	struct virtblk_req *req;
 	unsigned int n = 0;
 	uint32_t len;
+	int err;
 
-	while ((req = virtqueue_get_buf(vblk->vq, &len))) {
+	while ((req = virtqueue_get_buf(vblk->vq, &len, &err))) {
 		struct bio *rq = req->rq;
-		int status = status_to_errno(vblk, READ_ONCE(req->status));
+		int status =
+		    err ? err : status_to_errno(vblk, READ_ONCE(req->status));
 
 		slot_put(vblk, req);
 		blk_end_request(rq, status);
@@ -245,17 +249,7 @@ int virtio_blk_drv_in(struct block_device *dev,
 		      void *buf,
 		      uint32_t len)
 {
-	struct bio *bio = bio_alloc(dev, BLK_OP_DRV_IN, 0, 1);
-	int err;
-
-	if (!bio)
-		return -ENOMEM;
-	bio->drv_cmd = type;
-	bio_add_buf(bio, buf, len);
-	err = blk_submit_sync(bio);
-	if (err != -ETIMEDOUT)
-		bio_free(bio);
-	return err;
+	return blk_drv_in_sync(dev, type, buf, len);
 }
 
 int virtio_blk_get_id(struct block_device *dev,
@@ -270,8 +264,7 @@ int virtio_blk_get_id(struct block_device *dev,
 	    dev, VIRTIO_BLK_T_GET_ID, buf, VIRTIO_BLK_ID_BYTES);
 	memcpy(id, buf, VIRTIO_BLK_ID_BYTES);
 	id[VIRTIO_BLK_ID_BYTES] = '\0';
-	if (err != -ETIMEDOUT)
-		kfree(buf);
+	kfree(buf);
 	return err;
 }
 
@@ -297,15 +290,18 @@ static void describe_features(struct virtio_blk *vblk)
 		{ VIRTIO_RING_F_EVENT_IDX, "event-idx" },
 		{ VIRTIO_F_VERSION_1, "v1" },
 	};
-	size_t len = 0;
+	char *s = vblk->features;
+	size_t size = sizeof(vblk->features);
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (virtio_has_feature(vblk->vdev, names[i].bit))
-			len += snprintf(vblk->features + len,
-					sizeof(vblk->features) - len,
-					"%s%s",
-					len ? "," : "",
-					names[i].name);
+	s[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!virtio_has_feature(vblk->vdev, names[i].bit))
+			continue;
+		/* strlcat never writes past @size; a cut list is a bug here */
+		if (*s)
+			strlcat(s, ",", size);
+		WARN_ON_ONCE(strlcat(s, names[i].name, size) >= size);
+	}
 	vblk->bdev.features = vblk->features;
 }
 
@@ -424,12 +420,17 @@ static int virtio_blk_init(void)
 
 	for (unsigned int i = 0;
 	     (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i));
-	     i++)
-		if (disks < 26) {
-			virtblk_probe(vdev, disks);
-			disks += vdev->priv &&
-				 ((struct virtio_blk *)vdev->priv)->bdev.ops;
+	     i++) {
+		if (disks == VBLK_MAX_DISKS) {
+			pr_warn("virtio_blk: disk at %#lx not probed: vda..vdz "
+				"are taken\n",
+				(unsigned long)vdev->base);
+			continue;
 		}
+		virtblk_probe(vdev, disks);
+		disks +=
+		    vdev->priv && ((struct virtio_blk *)vdev->priv)->bdev.ops;
+	}
 	return 0;
 }
 INIT_HOOK(virtio_blk, virtio_blk_init, INIT_LEVEL_DEVICE);

@@ -16,6 +16,14 @@
  *    0); with the per-buffer update, none in 150.
  * The notify itself is an MMIO write, ordered after memory by mmio_write32.
  *
+ * The ring is memory the device may write, so nothing is read back from it
+ * but the used entries, and those are checked: the free list, the chains
+ * and each buffer's token and writable size live in vq->state (driver
+ * memory). A used id that is not the head of a buffer in flight is
+ * reported and ignored; a length past what the buffer lets the device
+ * write fails that buffer (-EIO); a used index more than a ring ahead
+ * marks the queue broken (get_buf finds nothing, add fails).
+ *
  * Locking: vq->lock only (irqsave; nothing is taken inside it).
  */
 #include <errno.h>
@@ -51,7 +59,7 @@ static unsigned int order_for(size_t bytes)
 static void free_list_init(struct virtqueue *vq)
 {
 	for (unsigned int i = 0; i < vq->num; i++)
-		vq->vr.desc[i].next = (uint16_t)(i + 1);
+		vq->state[i].next = (uint16_t)(i + 1);
 	vq->free_head = 0;
 	vq->num_free = (uint16_t)vq->num;
 }
@@ -62,21 +70,65 @@ static int vq_alloc(struct virtqueue *vq)
 
 	vq->ring_order = order_for(vring_size(vq->num, VRING_ALIGN));
 	ring = alloc_pages_va(GFP_KERNEL | GFP_ZERO, vq->ring_order);
-	vq->tokens = kcalloc(vq->num, sizeof(void *), GFP_KERNEL);
+	vq->state = kcalloc(vq->num, sizeof(*vq->state), GFP_KERNEL);
 	if (vq->indirect)
 		vq->indirect_tables = kcalloc((size_t)vq->num * vq->max_sg,
 					      sizeof(struct vring_desc),
 					      GFP_KERNEL);
-	if (!ring || !vq->tokens || (vq->indirect && !vq->indirect_tables)) {
+	if (!ring || !vq->state || (vq->indirect && !vq->indirect_tables)) {
 		if (ring)
 			free_pages_va(ring, vq->ring_order);
-		kfree(vq->tokens);
+		kfree(vq->state);
 		kfree(vq->indirect_tables);
 		return -ENOMEM;
 	}
 	memset(ring, 0, PAGE_SIZE << vq->ring_order);
 	vring_init(&vq->vr, vq->num, ring, VRING_ALIGN);
 	return 0;
+}
+
+/* A queue of @num entries with its memory, not yet given to a device. */
+static struct virtqueue *vq_new(struct virtio_device *dev,
+				unsigned int index,
+				unsigned int num,
+				unsigned int max_sg,
+				bool indirect,
+				bool event_idx)
+{
+	struct virtqueue *vq;
+	int err;
+
+	if (!num)
+		return ERR_PTR(-ENODEV);
+	vq = kzalloc(sizeof(*vq), GFP_KERNEL);
+	if (!vq)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&vq->lock, "virtqueue");
+	vq->dev = dev;
+	vq->index = index;
+	vq->num = num;
+	vq->max_sg = max_sg;
+	vq->indirect = indirect;
+	vq->event_idx = event_idx;
+	err = vq_alloc(vq);
+	if (err) {
+		kfree(vq);
+		return ERR_PTR(err);
+	}
+	free_list_init(vq);
+	return vq;
+}
+
+/**
+ * virtqueue_free - free a queue the device no longer uses (never enabled,
+ * or the device reset).
+ */
+void virtqueue_free(struct virtqueue *vq)
+{
+	free_pages_va(vq->vr.desc, vq->ring_order);
+	kfree(vq->state);
+	kfree(vq->indirect_tables);
+	kfree(vq);
 }
 
 /**
@@ -91,35 +143,42 @@ struct virtqueue *virtqueue_create(struct virtio_device *dev,
 				   unsigned int index,
 				   unsigned int max_sg)
 {
-	struct virtqueue *vq = kzalloc(sizeof(*vq), GFP_KERNEL);
+	struct virtqueue *vq =
+	    vq_new(dev,
+		   index,
+		   ring_size(dev, index),
+		   max_sg,
+		   virtio_has_feature(dev, VIRTIO_RING_F_INDIRECT_DESC),
+		   virtio_has_feature(dev, VIRTIO_RING_F_EVENT_IDX));
 	int err;
 
-	if (!vq)
-		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&vq->lock, "virtqueue");
-	vq->dev = dev;
-	vq->index = index;
-	vq->num = ring_size(dev, index);
-	vq->max_sg = max_sg;
-	vq->indirect = virtio_has_feature(dev, VIRTIO_RING_F_INDIRECT_DESC);
-	vq->event_idx = virtio_has_feature(dev, VIRTIO_RING_F_EVENT_IDX);
-	err = vq->num ? vq_alloc(vq) : -ENODEV;
-	if (err)
-		goto err_free_vq;
-	free_list_init(vq);
+	if (IS_ERR(vq))
+		return vq;
 	err = virtio_queue_enable(dev,
 				  index,
 				  vq->num,
 				  (uintptr_t)vq->vr.desc,
 				  (uintptr_t)vq->vr.avail,
 				  (uintptr_t)vq->vr.used);
-	if (err)
-		goto err_free_vq;
+	if (err) {
+		virtqueue_free(vq);
+		return ERR_PTR(err);
+	}
 	return vq;
+}
 
-err_free_vq:
-	kfree(vq);
-	return ERR_PTR(err);
+/**
+ * virtqueue_create_unbound - a queue of @num (a power of two) entries that
+ * no device is given: for tests that play the device on its ring memory.
+ * It must not be kicked. Free it with virtqueue_free.
+ * Return: the queue or ERR_PTR(-ENOMEM).
+ */
+struct virtqueue *virtqueue_create_unbound(unsigned int num,
+					   unsigned int max_sg,
+					   bool indirect,
+					   bool event_idx)
+{
+	return vq_new(NULL, 0, num, max_sg, indirect, event_idx);
 }
 
 static void fill_desc(struct vring_desc *d,
@@ -145,11 +204,13 @@ add_indirect(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n)
 
 	for (unsigned int i = 0; i < n; i++)
 		fill_desc(&table[i], &sg[i], i + 1 < n, (uint16_t)(i + 1));
-	vq->free_head = d->next;
+	vq->free_head = vq->state[head].next;
 	vq->num_free--;
+	vq->state[head].ndescs = 1;
 	d->addr = (uintptr_t)table;
 	d->len = n * sizeof(struct vring_desc);
 	d->flags = VRING_DESC_F_INDIRECT;
+	d->next = 0;
 	return head;
 }
 
@@ -158,16 +219,18 @@ add_direct(struct virtqueue *vq, const struct vq_sg *sg, unsigned int n)
 {
 	uint16_t head = vq->free_head, i = head;
 
+	/* The chain takes the first @n entries of the free list, in order:
+	 * it stays linked through state[].next until free_chain. */
 	for (unsigned int k = 0; k < n; k++) {
-		struct vring_desc *d = &vq->vr.desc[i];
-		uint16_t next = d->next;
+		uint16_t next = vq->state[i].next;
 
-		fill_desc(d, &sg[k], k + 1 < n, next);
+		fill_desc(&vq->vr.desc[i], &sg[k], k + 1 < n, next);
 		if (k + 1 < n)
 			i = next;
 		else
 			vq->free_head = next;
 	}
+	vq->state[head].ndescs = (uint16_t)n;
 	vq->num_free = (uint16_t)(vq->num_free - n);
 	return head;
 }
@@ -191,7 +254,7 @@ bool virtqueue_has_room(struct virtqueue *vq, unsigned int n)
  *
  * Context: any; takes vq->lock.
  * Return: 0, -ENOSPC when the ring is full (retry after completions),
- * -EINVAL for a buffer that can never fit.
+ * -EINVAL for a buffer that can never fit, -EIO on a broken queue.
  */
 int virtqueue_add(struct virtqueue *vq,
 		  const struct vq_sg *sg,
@@ -199,18 +262,23 @@ int virtqueue_add(struct virtqueue *vq,
 		  void *token)
 {
 	bool indirect = vq->indirect && n > 1;
+	uint32_t in_bytes = 0;
 	unsigned long flags;
 	uint16_t head;
 
 	if (!n || n > vq->max_sg || (!indirect && n > vq->num) || !token)
 		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		if (sg[i].device_writes)
+			in_bytes += sg[i].len;
 	flags = spin_lock_irqsave(&vq->lock);
-	if (vq->num_free < (indirect ? 1 : n)) {
+	if (vq->broken || vq->num_free < (indirect ? 1 : n)) {
 		spin_unlock_irqrestore(&vq->lock, flags);
-		return -ENOSPC;
+		return vq->broken ? -EIO : -ENOSPC;
 	}
 	head = indirect ? add_indirect(vq, sg, n) : add_direct(vq, sg, n);
-	vq->tokens[head] = token;
+	vq->state[head].token = token;
+	vq->state[head].in_bytes = in_bytes;
 	vq->vr.avail->ring[vq->avail_idx % vq->num] = head;
 	smp_wmb();
 	vq->avail_idx++;
@@ -247,42 +315,76 @@ void virtqueue_kick(struct virtqueue *vq)
 		virtio_queue_notify(vq->dev, vq->index);
 }
 
+/* Give @head's chain back to the free list: its length and links are the
+ * driver's own (state[]), whatever the device left in the ring. */
 static void free_chain(struct virtqueue *vq, uint16_t head)
 {
-	uint16_t i = head, n = 1;
+	uint16_t tail = head, n = vq->state[head].ndescs;
 
-	while (vq->vr.desc[i].flags & VRING_DESC_F_NEXT) {
-		i = vq->vr.desc[i].next;
-		n++;
-	}
-	vq->vr.desc[i].next = vq->free_head;
+	for (uint16_t k = 1; k < n; k++)
+		tail = vq->state[tail].next;
+	vq->state[tail].next = vq->free_head;
 	vq->free_head = head;
 	vq->num_free = (uint16_t)(vq->num_free + n);
+}
+
+/* Used entries not yet taken. More than a ring's worth cannot be: the
+ * device is broken, and the queue is marked so. */
+static bool used_pending(struct virtqueue *vq)
+{
+	uint16_t n = (uint16_t)(READ_ONCE(vq->vr.used->idx) - vq->last_used);
+
+	if (n > vq->num && !vq->broken) {
+		vq->broken = true;
+		pr_err("virtqueue %u: device used index is %u entries ahead "
+		       "of a ring of %u; queue stopped\n",
+		       vq->index,
+		       n,
+		       vq->num);
+	}
+	return n && !vq->broken;
 }
 
 /* Nothing new: with event idx, ask for an interrupt at the next entry and
  * look once more so an entry that slipped in is not left without one. */
 static bool used_empty(struct virtqueue *vq)
 {
-	if (vq->last_used != READ_ONCE(vq->vr.used->idx))
+	if (used_pending(vq))
 		return false;
-	if (!vq->event_idx)
+	if (!vq->event_idx || vq->broken)
 		return true;
 	WRITE_ONCE(vring_used_event(&vq->vr), vq->last_used);
 	smp_mb();
-	return vq->last_used == READ_ONCE(vq->vr.used->idx);
+	return !used_pending(vq);
+}
+
+/* The used entry names the head of a buffer in flight? */
+static bool used_id_valid(struct virtqueue *vq, uint32_t id)
+{
+	if (id < vq->num && vq->state[id].token)
+		return true;
+	vq->bad_used++;
+	pr_err("virtqueue %u: device used id %u, not a buffer in flight; "
+	       "ignored\n",
+	       vq->index,
+	       id);
+	return false;
 }
 
 /**
  * virtqueue_get_buf - take the next buffer the device has finished.
  * @len: set to the number of bytes the device wrote.
+ * @err: set to 0, or -EIO when the device claims to have written more
+ *       than the buffer lets it (the buffer's contents are not to be
+ *       trusted; the buffer is finished all the same).
  *
- * A used entry naming a descriptor that is not in flight is reported and
- * dropped (a device bug must not complete someone else's request).
+ * A used entry naming a descriptor that is not the head of a buffer in
+ * flight is reported and dropped (a device bug must not complete someone
+ * else's request, nor free a descriptor twice).
  * Context: any, typically the device's interrupt; takes vq->lock.
  * Return: the buffer's token, or NULL when there is none.
  */
-void *virtqueue_get_buf(struct virtqueue *vq, uint32_t *len)
+void *virtqueue_get_buf(struct virtqueue *vq, uint32_t *len, int *err)
 {
 	unsigned long flags = spin_lock_irqsave(&vq->lock);
 	void *token = NULL;
@@ -293,18 +395,24 @@ void *virtqueue_get_buf(struct virtqueue *vq, uint32_t *len)
 
 		smp_rmb();
 		e = &vq->vr.used->ring[vq->last_used % vq->num];
-		id = e->id;
-		*len = e->len;
+		id = READ_ONCE(e->id);
+		*len = READ_ONCE(e->len);
 		vq->last_used++;
-		if (id >= vq->num || !vq->tokens[id]) {
-			vq->bad_used++;
-			pr_err("virtqueue: device used id %u, not in flight; "
-			       "ignored\n",
-			       id);
+		if (!used_id_valid(vq, id))
 			continue;
+		token = vq->state[id].token;
+		vq->state[id].token = NULL;
+		*err = 0;
+		if (*len > vq->state[id].in_bytes) {
+			pr_err(
+			    "virtqueue %u: device wrote %u bytes into buffer "
+			    "%u of %u; failed\n",
+			    vq->index,
+			    *len,
+			    id,
+			    vq->state[id].in_bytes);
+			*err = -EIO;
 		}
-		token = vq->tokens[id];
-		vq->tokens[id] = NULL;
 		free_chain(vq, (uint16_t)id);
 		if (vq->event_idx) {
 			WRITE_ONCE(vring_used_event(&vq->vr), vq->last_used);

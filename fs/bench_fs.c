@@ -169,9 +169,12 @@ static int bench_fs(const char *dir, uint8_t *buf)
 static int bench_fs_cmd(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "";
-	uint8_t *buf = kmalloc(BENCH_BIG_IO, GFP_KERNEL);
+	uint8_t *buf;
 	int err;
 
+	if (argc > 2)
+		return shell_bench_usage(argv[0]);
+	buf = kmalloc(BENCH_BIG_IO, GFP_KERNEL);
 	if (!buf)
 		return 1;
 	err = bench_fs(strcmp(dir, "/") ? dir : "", buf);

@@ -7,7 +7,7 @@
  * hold f->f_pos_lock around them (fs/syscalls.c), so sharers of one file
  * see each read or write as a whole.
  *
- * Locking, as the issue and DESIGN.md want it:
+ * Locking, as the issue and docs/design.md want it:
  *   - reads take no i_rwsem (filemap_read has its own rules);
  *   - writes, O_APPEND's look at i_size, O_TRUNC and truncate take i_rwsem
  *     exclusive, so an append lands at the end even against other appenders;

@@ -7,7 +7,8 @@
  *   - of an inode with i_nlink == 0 evicts it: page cache truncated,
  *     s_op->evict_inode frees it on disk, then it is destroyed;
  *   - of a live inode leaves it cached on the LRU, unreferenced, until
- *     prune_icache() (memory pressure, unmount) destroys it if it is clean.
+ *     prune_icache() destroys it if it is clean: at unmount, and under
+ *     memory pressure through reclaim's shrinker (mm/vmscan.c).
  * An inode being evicted (I_FREEING) stays hashed until it is gone, so that
  * iget/new_inode of the same number wait for it instead of seeing two
  * inodes for one file.
@@ -32,16 +33,31 @@ static DEFINE_SPINLOCK(inode_hash_lock);
 /* protected by inode_hash_lock: */
 static struct list_head inode_hash[INODE_HASH_SIZE];
 static struct list_head inode_lru = LIST_HEAD_INIT(inode_lru);
+static unsigned long nr_unused; /* inodes on inode_lru */
 
 /* Woken when an I_FREEING inode leaves the hash. */
 static DEFINE_WAIT_QUEUE_HEAD(inode_freed_wq);
 static DEFINE_LOCK_CLASS(i_rwsem_class, LOCK_RANK_I_RWSEM);
 
+/* Memory pressure: clean unused inodes go, with their page cache. */
+static unsigned long icache_scan(unsigned long nr)
+{
+	return prune_icache(NULL, nr);
+}
+
+static struct shrinker icache_shrinker = { .scan = icache_scan };
+
 static int inode_cache_init(void)
 {
 	for (size_t i = 0; i < INODE_HASH_SIZE; i++)
 		list_init(&inode_hash[i]);
+	register_shrinker(&icache_shrinker);
 	return 0;
+}
+
+unsigned long icache_unused(void)
+{
+	return READ_ONCE(nr_unused);
 }
 INIT_HOOK(inode_cache, inode_cache_init, INIT_LEVEL_SCHED);
 
@@ -142,6 +158,7 @@ static bool inode_get_locked(struct inode *inode)
 	ok = !(inode->i_state & I_FREEING);
 	if (ok && inode->i_count++ == 0) {
 		list_del(&inode->i_lru);
+		nr_unused--;
 	}
 	spin_unlock(&inode->i_lock);
 	return ok;
@@ -305,6 +322,7 @@ void iput(struct inode *inode)
 	}
 	if (!inode_unhashed(inode) && inode->i_nlink > 0) {
 		list_add_tail(&inode->i_lru, &inode_lru);
+		nr_unused++;
 		spin_unlock(&inode->i_lock);
 		spin_unlock(&inode_hash_lock);
 		return;
@@ -365,6 +383,7 @@ unsigned long prune_icache(struct super_block *sb, unsigned long nr)
 			inode->i_state |= I_FREEING;
 			list_del(&inode->i_lru);
 			list_add_tail(&inode->i_lru, &victims);
+			nr_unused--;
 			done++;
 		}
 		spin_unlock(&inode->i_lock);

@@ -6,7 +6,7 @@
  *     rename_mutex (cross-directory renames)
  *       inode->i_rwsem (parent before child; two unrelated directories in
  *                       address order)
- *         ... DESIGN.md's order below i_rwsem ...
+ *         ... docs/design.md's order below i_rwsem ...
  *           inode_hash_lock > sb->s_inode_lock > inode->i_lock
  *           fdtable->lock
  */
@@ -44,6 +44,10 @@ struct inode *path_lookup_at(struct inode *base,
 /* The working directory of the running task (the root if it never
  * changed it), referenced, or ERR_PTR(-ENODEV/-ENOENT). */
 struct inode *cwd_get(void);
+/* May an entry be added to @dir? Caller holds dir->i_rwsem exclusive.
+ * Return: 0, -ENOENT for a removed directory (Linux's IS_DEADDIR), -EROFS
+ * or -EPERM. */
+int may_create(struct inode *dir);
 
 /* file.c */
 /* Run f_op->iterate of @dir from position 0. Caller holds dir->i_rwsem. */

@@ -4,14 +4,17 @@
  * They act on the last component itself, never following a symbolic link
  * there (unlink removes the link, rename moves it, link links it).
  * Directory calls lock the parent's i_rwsem exclusive, then the victim's
- * (unlink, rmdir, rename's target). A cross-directory rename takes
- * rename_mutex first, which keeps the tree's shape still while it checks
+ * (unlink, rmdir, rename's target); rename also locks the moved inode
+ * unless it is a directory staying in its parent. A cross-directory rename
+ * takes rename_mutex first, which keeps the tree's shape still while it checks
  * ancestry, then locks the two directories ancestor first (address order
  * if neither contains the other), as Linux's lock_rename does.
  */
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
+#include <kernel/panic.h>
+#include <kernel/race.h>
 #include <fs/internal.h>
 
 #define MAX_DEPTH 4096 /* ancestry walks give up (-ELOOP) past this */
@@ -38,6 +41,27 @@ static int may_change(struct inode *dir)
 	if (!dir->i_op)
 		return -EPERM;
 	return 0;
+}
+
+/*
+ * A directory removed (rmdir, or replaced by rename) is marked S_DEAD under
+ * its own i_rwsem, held with its parent's. A creator found the directory
+ * before taking its lock: once it holds the lock it must look again, or it
+ * would add an entry, and an inode, to a directory no path reaches.
+ */
+int may_create(struct inode *dir)
+{
+	lockdep_assert_held_write(&dir->i_rwsem);
+	if (dir->i_flags & S_DEAD)
+		return -ENOENT;
+	return may_change(dir);
+}
+
+/* Caller holds @dir's i_rwsem exclusive; @dir has just been removed. */
+static void mark_dead_dir(struct inode *dir)
+{
+	lockdep_assert_held_write(&dir->i_rwsem);
+	dir->i_flags |= S_DEAD;
 }
 
 /* What makes a new name: mkdir's mode or symlink's target. */
@@ -93,7 +117,7 @@ static int new_name_at(const char *path, const struct new_name *what)
 		err = -EEXIST;
 	} else if (PTR_ERR(inode) != -ENOENT) {
 		err = PTR_ERR(inode);
-	} else if (!(err = may_change(dir))) {
+	} else if (!(err = may_create(dir))) {
 		err = make_name(dir, name, len, what);
 	}
 	up_write(&dir->i_rwsem);
@@ -176,6 +200,8 @@ int vfs_rmdir(const char *path)
 			err = dir->i_op->rmdir
 				  ? dir->i_op->rmdir(dir, name, len, victim)
 				  : -EPERM;
+		if (!err)
+			mark_dead_dir(victim);
 		unlock_victim(dir, victim);
 	}
 	iput(dir);
@@ -235,14 +261,14 @@ int vfs_link(const char *oldpath, const char *newpath)
 	err = -EXDEV;
 	if (old->i_sb != dir->i_sb)
 		goto out_put_dir;
-	if ((err = may_change(dir)))
-		goto out_put_dir;
 	down_write(&dir->i_rwsem);
 	exists = lookup_one(dir, name, len);
 	if (!IS_ERR(exists)) {
 		iput(exists);
 		err = -EEXIST;
-	} else if ((err = PTR_ERR(exists)) == -ENOENT) {
+	} else if (PTR_ERR(exists) != -ENOENT) {
+		err = PTR_ERR(exists);
+	} else if (!(err = may_create(dir))) {
 		down_write_nested(&old->i_rwsem, 1);
 		if (!old->i_nlink)
 			err = -ENOENT;
@@ -372,12 +398,49 @@ static int rename_check(struct rename_ctx *r)
 	return 0;
 }
 
+/*
+ * The moved inode is locked when it is not a directory or when it changes
+ * parent (the filesystem rewrites its ".."; a create in it must not run
+ * meanwhile), and the victim when there is one: Linux's lock_two_inodes.
+ * Both are of one type (rename_check) and neither contains the other, so
+ * they go in address order, after the parents.
+ */
+static bool rename_locks_moved(const struct rename_ctx *r)
+{
+	return !S_ISDIR(r->moved->i_mode) || r->odir != r->ndir;
+}
+
+static void lock_rename_children(struct rename_ctx *r)
+{
+	struct inode *a = rename_locks_moved(r) ? r->moved : NULL;
+	struct inode *b = r->victim;
+
+	if (a && b && b < a) {
+		b = a;
+		a = r->victim;
+	}
+	if (a)
+		down_write_nested(&a->i_rwsem, 2);
+	if (b)
+		down_write_nested(&b->i_rwsem, 3);
+}
+
+static void unlock_rename_children(struct rename_ctx *r)
+{
+	if (r->victim)
+		up_write(&r->victim->i_rwsem);
+	if (rename_locks_moved(r))
+		up_write(&r->moved->i_rwsem);
+}
+
 /* Both directories locked: find the two inodes and move. */
 static int rename_locked(struct rename_ctx *r)
 {
 	struct inode *odir = r->odir, *ndir = r->ndir;
-	int err;
+	int err = may_create(ndir);
 
+	if (err)
+		return err;
 	r->moved = lookup_one(odir, r->oname, r->olen);
 	if (IS_ERR(r->moved))
 		return PTR_ERR(r->moved);
@@ -394,8 +457,8 @@ static int rename_locked(struct rename_ctx *r)
 	if (!err && r->moved != r->victim)
 		err = rename_check(r);
 	if (!err && r->moved != r->victim) {
-		if (r->victim)
-			down_write_nested(&r->victim->i_rwsem, 2);
+		lock_rename_children(r);
+		race_point(RACE_RENAME_LOCKED, r->moved);
 		err = odir->i_op->rename ? odir->i_op->rename(odir,
 							      r->oname,
 							      r->olen,
@@ -405,8 +468,9 @@ static int rename_locked(struct rename_ctx *r)
 							      r->moved,
 							      r->victim)
 					 : -EPERM;
-		if (r->victim)
-			up_write(&r->victim->i_rwsem);
+		if (r->victim && !err && S_ISDIR(r->victim->i_mode))
+			mark_dead_dir(r->victim);
+		unlock_rename_children(r);
 	}
 	iput(r->victim);
 	iput(r->moved);

@@ -32,9 +32,10 @@ static struct inode *open_create(
 		return inode;
 	if (name[len] == '/')
 		return ERR_PTR(-EISDIR);
-	if (dir->i_sb->s_rdonly)
-		return ERR_PTR(-EROFS);
-	if (!dir->i_op || !dir->i_op->create)
+	err = may_create(dir);
+	if (err)
+		return ERR_PTR(err == -EPERM ? -EACCES : err);
+	if (!dir->i_op->create)
 		return ERR_PTR(-EACCES);
 	err =
 	    dir->i_op->create(dir, name, len, S_IFREG | (mode & 07777), &inode);

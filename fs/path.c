@@ -24,6 +24,7 @@
  */
 #include <string.h>
 #include <kernel/err.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
 
@@ -265,6 +266,8 @@ struct inode *path_lookup_at(struct inode *base,
 	ret = walk(nd, start, path, last, lastlen);
 	nd_release(nd);
 	kfree(nd);
+	if ((flags & LOOKUP_PARENT) && !IS_ERR(ret))
+		race_point(RACE_LOOKUP_PARENT, ret);
 	return ret;
 }
 

@@ -228,18 +228,19 @@ SHELL_COMMAND(stat, cmd_stat, "stat PATH...", "show inode attributes");
 
 static int cmd_sync(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	return vfs_sync() ? 1 : 0;
 }
 SHELL_COMMAND(sync, cmd_sync, "sync", "write all cached data to disk");
 
 static int cmd_drop_caches(int argc, char **argv)
 {
-	long n = vfs_drop_caches();
+	long n;
 
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
+	n = vfs_drop_caches();
 	if (n < 0) {
 		printf("drop_caches: %s\n", vfs_strerror((int)-n));
 		return 1;

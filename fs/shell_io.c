@@ -2,7 +2,10 @@
  * fs/shell_io.c: `io`, xfs_io's command syntax on one file.
  *
  *   io [-f] [-r] [-t] -c "SUBCMD ARGS" [-c ...] FILE
- *     -f create, -r read-only, -t truncate on open
+ *     -f create, -r read-only, -t truncate on open; options may come in
+ *     any order and after FILE (as with xfs_io's getopt), "--" ends them
+ *     and exactly one FILE is taken. A -c string is split at blanks only,
+ *     as xfs_io splits it, with no limit on its words.
  *   pwrite [-S 0xNN] [-b BSIZE] [-q] OFF LEN   (pattern 0xcd by default)
  *   pread [-v] [-b BSIZE] [-q] OFF LEN
  *   truncate SIZE     fsync     fdatasync     stat
@@ -21,10 +24,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <kernel/shell.h>
+#include <kernel/shell_parse.h>
 #include <kernel/time.h>
 #include <fs/internal.h>
 
-#define IO_MAX_ARGS	 16
 #define IO_DEFAULT_BSIZE 4096
 
 struct io_file {
@@ -327,67 +330,93 @@ static const struct io_cmd *io_find(const char *name)
 	return NULL;
 }
 
-/* Split @line in place at blanks. */
-static int io_split(char *line, char **argv)
+/* Run one -c string, split at blanks as xfs_io splits it (no quoting). */
+static int io_run(struct io_file *io, const char *line)
 {
-	int argc = 0;
-
-	for (char *tok = strtok_r(line, " \t", &line);
-	     tok && argc < IO_MAX_ARGS;
-	     tok = strtok_r(NULL, " \t", &line))
-		argv[argc++] = tok;
-	return argc;
-}
-
-static int io_run(struct io_file *io, char *line)
-{
-	char *argv[IO_MAX_ARGS];
-	int argc = io_split(line, argv);
+	struct shell_words w;
 	const struct io_cmd *c;
+	const char *why;
+	char **argv;
+	int argc, pos = 0, status;
 
-	if (!argc)
-		return 0;
-	c = io_find(argv[0]);
-	if (!c) {
-		printf("command \"%s\" not found\n", argv[0]);
+	if (shell_parse(line, 0, &w, &why)) {
+		printf("io: %s\n", why);
 		return 1;
 	}
-	if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
+	argv = shell_words_next(&w, &pos, &argc);
+	if (!argc) {
+		status = 0;
+	} else if (!(c = io_find(argv[0]))) {
+		printf("command \"%s\" not found\n", argv[0]);
+		status = 1;
+	} else if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
 		printf("bad argument count %d to %s, expected %d arguments\n"
 		       "usage: %s\n",
 		       argc - 1,
 		       c->name,
 		       c->min_args,
 		       c->usage);
-		return 1;
+		status = 1;
+	} else {
+		status = c->fn(io, argc, argv);
 	}
-	return c->fn(io, argc, argv);
+	shell_words_free(&w);
+	return status;
+}
+
+/*
+ * Options anywhere, as xfs_io's getopt takes them; exactly one FILE; "--"
+ * ends the options. Return: 0, or 2 after saying what is wrong.
+ */
+static int io_args(struct io_file *io, int argc, char **argv)
+{
+	bool options = true;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (options && !strcmp(a, "--")) {
+			options = false;
+		} else if (options && a[0] == '-' && a[1]) {
+			if (!strcmp(a, "-f")) {
+				io->flags |= O_CREAT;
+			} else if (!strcmp(a, "-r")) {
+				io->flags = (io->flags & ~O_ACCMODE) | O_RDONLY;
+			} else if (!strcmp(a, "-t")) {
+				io->flags |= O_TRUNC;
+			} else if (!strcmp(a, "-c")) {
+				if (++i == argc) {
+					printf("io: -c needs a command\n");
+					return shell_usage("io");
+				}
+			} else {
+				printf("io: unknown option %s\n", a);
+				return shell_usage("io");
+			}
+		} else if (io->path) {
+			printf(
+			    "io: one FILE, not both %s and %s\n", io->path, a);
+			return shell_usage("io");
+		} else {
+			io->path = a;
+		}
+	}
+	if (!io->path) {
+		printf("io: no FILE\n");
+		return shell_usage("io");
+	}
+	return 0;
 }
 
 static int cmd_io(int argc, char **argv)
 {
 	struct io_file io = { .flags = O_RDWR, .blocksize = 4096 };
-	char *cmds[IO_MAX_ARGS];
-	int ncmds = 0, i, status = 0;
+	int i, status;
 	struct stat st;
 
-	for (i = 1; i < argc - 1; i++) {
-		if (!strcmp(argv[i], "-f"))
-			io.flags |= O_CREAT;
-		else if (!strcmp(argv[i], "-r"))
-			io.flags = (io.flags & ~O_ACCMODE) | O_RDONLY;
-		else if (!strcmp(argv[i], "-t"))
-			io.flags |= O_TRUNC;
-		else if (!strcmp(argv[i], "-c") && ncmds < IO_MAX_ARGS)
-			cmds[ncmds++] = argv[++i];
-		else
-			break;
-	}
-	if (i != argc - 1) {
-		printf("usage: io [-f] [-r] [-t] -c \"cmd\" ... FILE\n");
-		return 2;
-	}
-	io.path = argv[i];
+	status = io_args(&io, argc, argv);
+	if (status)
+		return status;
 	io.fd = open(io.path, io.flags, 0644);
 	if (io.fd < 0) {
 		printf("%s: %s\n", io.path, vfs_strerror(errno));
@@ -395,8 +424,10 @@ static int cmd_io(int argc, char **argv)
 	}
 	if (!fstat(io.fd, &st))
 		io.blocksize = st.st_blksize;
-	for (i = 0; i < ncmds; i++)
-		status |= io_run(&io, cmds[i]);
+	/* io_args checked that each -c has its string. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-c"))
+			status |= io_run(&io, argv[++i]);
 	close(io.fd);
 	return status;
 }

@@ -8,12 +8,13 @@
  * backs newlib's POSIX calls (fs/syscalls.c). Errors are negative errnos
  * with Linux's values.
  *
- * Locks and what they protect (order: see DESIGN.md and mm/filemap.h):
+ * Locks and what they protect (order: see docs/design.md and mm/filemap.h):
  *   inode->i_rwsem   - writes, truncate, directory changes of this inode
  *                      (exclusive); reads take no i_rwsem; lookup and
  *                      readdir take it shared. Two directories (rename)
  *                      are locked ancestor first, else in address order;
- *                      a directory before the inodes in it.
+ *                      a directory before the inodes in it (rename: the
+ *                      moved inode and the victim, in address order).
  *   inode->i_lock    - i_state, i_size updates vs. readers of i_size
  *   inode_hash_lock  - the inode cache (fs/inode.c)
  *   file->f_pos_lock - f_pos of a shared file
@@ -43,6 +44,9 @@ struct file;
 #define SEEK_DATA 3
 #define SEEK_HOLE 4
 #endif
+
+/* inode->i_flags bits */
+#define S_DEAD 0x1 /* a removed directory: nothing may be created in it */
 
 /* inode->i_state bits */
 #define I_NEW	  0x1 /* being read in: wait for it */
@@ -195,6 +199,7 @@ struct inode {
 	struct address_space *i_mapping; /* &i_data */
 	struct address_space i_data;
 	struct rw_semaphore i_rwsem;
+	unsigned int i_flags; /* S_*: set and tested under i_rwsem (write) */
 	struct spinlock i_lock;
 	/* protected by i_lock: */
 	unsigned int i_state;
@@ -247,6 +252,8 @@ void mark_inode_dirty(struct inode *inode);
 void inode_set_size(struct inode *inode, loff_t size);
 /* Drop unreferenced cached inodes (memory pressure, unmount). */
 unsigned long prune_icache(struct super_block *sb, unsigned long nr);
+/* Unreferenced inodes cached (on the LRU). */
+unsigned long icache_unused(void);
 /* Write back everything (data, then metadata, then sync_fs). */
 int sync_filesystem(struct super_block *sb, bool wait);
 int vfs_sync(void);

@@ -110,9 +110,27 @@ void lockdep_acquire(const struct lockdep_map *map,
 	check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
+		lt->untracked++;
 		return;
 	}
 	lt->held[lt->depth++] = (struct held_lock){ map, site, mode, subclass };
+}
+
+/* Unlocking what one does not hold: a double unlock, or someone else's
+ * lock. Reported every time, with the stack. */
+static void report_bad_release(const struct lockdep_map *map)
+{
+	unsigned long flags = arch_irq_save();
+
+	raw_spin_lock(&report_lock);
+	nreports++;
+	raw_spin_unlock(&report_lock);
+	arch_irq_restore(flags);
+	pr_warn("lockdep: task %s releases %s (%s), which it does not hold\n",
+		current_task_name(),
+		map->name,
+		class_name(map));
+	dump_stack();
 }
 
 void lockdep_release(const struct lockdep_map *map)
@@ -129,6 +147,10 @@ void lockdep_release(const struct lockdep_map *map)
 			return;
 		}
 	}
+	if (lt->untracked) /* perhaps one taken past the table */
+		lt->untracked--;
+	else
+		report_bad_release(map);
 }
 
 void lockdep_downgrade(const struct lockdep_map *map)

@@ -2,7 +2,7 @@
  * kernel/lockdep.h: lock debugging, lite.
  *
  * Every lock embeds a struct lockdep_map naming its class. A class carries a
- * rank from DESIGN.md's lock order; a task may only acquire a ranked lock
+ * rank from docs/design.md's lock order; a task may only acquire a ranked lock
  * whose rank is greater than the rank of every ranked lock it holds. An
  * acquisition out of order is reported once per pair of classes, with both
  * acquisition sites, and the kernel goes on (WARN, not panic).
@@ -11,7 +11,7 @@
  * also answers lockdep_assert_held*() for any kind of lock. Spinlocks taken
  * in interrupt context are not tracked (no task owns them).
  *
- * The documented order (outermost first; see DESIGN.md):
+ * The documented order (outermost first; see docs/design.md):
  *   inode->i_rwsem                 LOCK_RANK_I_RWSEM
  *     mm->mmap_lock                LOCK_RANK_MMAP
  *       mapping->invalidate_lock   LOCK_RANK_INVALIDATE
@@ -74,6 +74,7 @@ struct held_lock {
 /* Per-task state, embedded in struct task. */
 struct lockdep_task {
 	unsigned int depth;
+	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
 	struct held_lock held[LOCKDEP_MAX_HELD];
 };
 
@@ -89,7 +90,8 @@ void lockdep_release(const struct lockdep_map *map);
 void lockdep_downgrade(const struct lockdep_map *map);
 bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode);
 void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
-/* Order violations reported since boot (tests read it). */
+/* Order violations, and releases of locks the task did not hold,
+ * reported since boot (tests read it). */
 unsigned long lockdep_reports(void);
 
 #define lockdep_assert_held(l) \

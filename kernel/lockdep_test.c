@@ -1,7 +1,7 @@
 /*
  * kernel/lockdep_test.c: suite locks_lockdep - acquisitions against the
  * documented order are reported (once per pair), acquisitions in order and
- * ordered nesting of one class are not.
+ * ordered nesting of one class are not; releasing a lock not held is.
  */
 #include <kernel/ktest.h>
 #include <kernel/lockdep.h>
@@ -79,11 +79,30 @@ static void held_assertions_see_mode(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, lockdep_is_held(&m.dep, LOCK_MODE_ANY));
 }
 
+/* Rule: releasing a lock the task does not hold is a bug lockdep reports
+ * (as Linux's "bad unlock balance"), each time. */
+static void release_unheld_is_reported(struct ktest *t)
+{
+	struct mutex m;
+	unsigned long before;
+
+	mutex_init(&m, "m", &test_inner_class);
+	before = lockdep_reports();
+	lockdep_release(&m.dep); /* never taken */
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
+	mutex_lock(&m);
+	mutex_unlock(&m);
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
+	lockdep_release(&m.dep); /* released twice */
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 2);
+}
+
 static struct ktest_case lockdep_cases[] = {
 	KTEST_CASE(in_order_is_quiet),
 	KTEST_CASE(inversion_is_reported_once),
 	KTEST_CASE(same_class_needs_nesting),
 	KTEST_CASE(held_assertions_see_mode),
+	KTEST_CASE(release_unheld_is_reported),
 	{},
 };
 KTEST_SUITE(locks_lockdep, lockdep_cases);

@@ -87,8 +87,16 @@ void dump_stack(void)
 	backtrace_from((uintptr_t)__builtin_frame_address(0), 0);
 }
 
+static unsigned long nr_warnings;
+
+unsigned long warn_count(void)
+{
+	return __atomic_load_n(&nr_warnings, __ATOMIC_RELAXED);
+}
+
 void __warn(const char *file, int line, const char *cond)
 {
+	__atomic_fetch_add(&nr_warnings, 1, __ATOMIC_RELAXED);
 	pr_warn("WARNING: %s at %s:%d (cpu %u, task %s)\n",
 		cond,
 		file,

@@ -17,6 +17,8 @@ void backtrace_from(uintptr_t fp, uintptr_t pc);
 void dump_stack(void);
 /* "name+0xoff/0xsize" for a code address, into buf. */
 const char *ksym_format(uintptr_t addr, char *buf, size_t len);
+/* WARN_ON/WARN_ON_ONCE reports since boot (tests read it). */
+unsigned long warn_count(void);
 void __warn(const char *file, int line, const char *cond);
 /* Set once a hart panics; other harts stop at their next trap. */
 extern volatile int panic_in_progress;

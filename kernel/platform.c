@@ -7,7 +7,9 @@
  * The one file that names the board's devices.
  */
 #include <string.h>
+#include <kernel/init.h>
 #include <kernel/platform.h>
+#include <kernel/printk.h>
 #include <kernel/fdt.h>
 #include <kernel/arch/riscv64/sbi.h>
 
@@ -44,6 +46,8 @@ static void find_harts(unsigned long boot_hartid)
 			continue;
 		if (platform.nharts < MAX_CPUS)
 			platform.hartids[platform.nharts++] = hartid;
+		else
+			platform.harts_ignored++;
 	}
 }
 
@@ -93,8 +97,9 @@ static void find_virtio(void)
 {
 	for (int n = fdt_next_compatible(-1, "virtio,mmio"); n >= 0;
 	     n = fdt_next_compatible(n, "virtio,mmio")) {
-		if (platform.nvirtio < PLATFORM_MAX_VIRTIO &&
-		    mmio_dev(n, &platform.virtio[platform.nvirtio]))
+		if (platform.nvirtio == PLATFORM_MAX_VIRTIO)
+			platform.virtio_ignored++;
+		else if (mmio_dev(n, &platform.virtio[platform.nvirtio]))
 			platform.nvirtio++;
 	}
 	/* QEMU lists slots from the highest address down; probe in address
@@ -138,6 +143,24 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 		platform.bootargs = "";
 	return 0;
 }
+
+/* platform_init runs before the console: say what it left out now. */
+static int platform_report_limits(void)
+{
+	if (platform.harts_ignored)
+		pr_warn("platform: the device tree has %u harts; whole runs on "
+			"the first %u (MAX_CPUS), the other %u stay stopped\n",
+			platform.nharts + platform.harts_ignored,
+			platform.nharts,
+			platform.harts_ignored);
+	if (platform.virtio_ignored)
+		pr_warn("platform: %u virtio-mmio slots past the first %u "
+			"(PLATFORM_MAX_VIRTIO) are not probed\n",
+			platform.virtio_ignored,
+			PLATFORM_MAX_VIRTIO);
+	return 0;
+}
+INIT_HOOK(platform_limits, platform_report_limits, INIT_LEVEL_ARCH);
 
 /* Exit code to the host through sifive_test: 0x5555 passes, anything else
  * is (code << 16) | 0x3333. Without the device, SBI system reset. */

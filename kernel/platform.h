@@ -4,7 +4,9 @@
  * platform_init() fills `platform` once on the boot hart before anything
  * else runs; afterwards it is read-only. This is the only place that knows
  * device-tree compatible strings of the board's devices: drivers take their
- * addresses and interrupt numbers from here.
+ * addresses and interrupt numbers from here. Harts past MAX_CPUS and
+ * virtio-mmio slots past PLATFORM_MAX_VIRTIO are counted, not used, and
+ * a warning on the console says so.
  */
 #pragma once
 
@@ -23,16 +25,16 @@ struct platform {
 	uint64_t mem_base, mem_size;
 	uintptr_t dtb;
 	uint32_t dtb_size;
-	unsigned int nharts;
-	unsigned long hartids[MAX_CPUS]; /* [0] is the boot hart */
-	int plic_context[MAX_CPUS];	 /* S-mode context per logical cpu */
+	unsigned int nharts, harts_ignored; /* past MAX_CPUS */
+	unsigned long hartids[MAX_CPUS];    /* [0] is the boot hart */
+	int plic_context[MAX_CPUS];	    /* S-mode context per logical cpu */
 	uint64_t timebase_hz;
 	struct platform_mmio_dev uart;
 	uint32_t uart_clock;
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
-	uintptr_t test_base; /* sifive,test0: 0 if absent */
-	unsigned int nvirtio;
+	uintptr_t test_base;		      /* sifive,test0: 0 if absent */
+	unsigned int nvirtio, virtio_ignored; /* past PLATFORM_MAX_VIRTIO */
 	struct platform_mmio_dev virtio[PLATFORM_MAX_VIRTIO];
 	const char *bootargs;
 };

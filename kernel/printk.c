@@ -39,22 +39,40 @@ void console_write(const char *s, size_t len)
 	spin_unlock_irqrestore(&console_lock, flags);
 }
 
+/*
+ * A formatted line of @total bytes did not fit in @buf[@size]: end what was
+ * kept with a mark that says how much is missing, so a cut line never
+ * passes for a whole one. Return: the length now in @buf.
+ */
+static size_t mark_cut(char *buf, size_t size, size_t total)
+{
+	static const char fmt[] = " [... %zu bytes cut]\n";
+	size_t room = snprintf(NULL, 0, fmt, total), kept = size - 1 - room;
+
+	/* The count may have fewer digits than @total: keep one more byte. */
+	room = snprintf(NULL, 0, fmt, total - kept);
+	kept = size - 1 - room;
+	return kept + snprintf(buf + kept, room + 1, fmt, total - kept);
+}
+
 void console_printf(const char *fmt, ...)
 {
-	char buf[512];
+	char buf[CONSOLE_LINE_MAX];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (n >= (int)sizeof(buf))
+		n = mark_cut(buf, sizeof(buf), n);
 	if (n > 0)
-		console_write(buf, MIN((size_t)n, sizeof(buf) - 1));
+		console_write(buf, n);
 }
 
 void vprintk(int level, const char *fmt, va_list ap)
 {
-	char buf[512];
+	char buf[CONSOLE_LINE_MAX];
 	uint64_t ns = time_ns();
 	int n;
 
@@ -66,10 +84,8 @@ void vprintk(int level, const char *fmt, va_list ap)
 		     (unsigned long long)(ns / 1000000000),
 		     (unsigned long long)(ns / 1000 % 1000000));
 	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
-	if (n >= (int)sizeof(buf)) {
-		n = sizeof(buf) - 1;
-		buf[n - 1] = '\n';
-	}
+	if (n >= (int)sizeof(buf))
+		n = mark_cut(buf, sizeof(buf), n);
 	console_write(buf, n);
 }
 

@@ -6,12 +6,16 @@
  * from different harts never interleave. Lines above the console level
  * (bootarg loglevel=N, `quiet` = warnings only) are dropped.
  * console_write() writes raw text (KTAP, the shell) under the same lock.
+ * A printk or console_printf line longer than CONSOLE_LINE_MAX - 1 bytes is
+ * cut, and its end says so: " [... N bytes cut]" and a newline.
  * Safe from any context, including interrupt handlers and panic.
  */
 #pragma once
 
 #include <stdarg.h>
 #include <kernel/compiler.h>
+
+#define CONSOLE_LINE_MAX 512
 
 #define LOGLEVEL_EMERG	 0
 #define LOGLEVEL_ERR	 3

@@ -3,7 +3,13 @@
  * once; each line must reach the console whole. The boot "printk" of
  * tools/boots.py checks the console afterwards: every line from every
  * task, each intact, none mixed with another.
+ *
+ * Suite printk_cut - a line longer than the console's line buffer keeps its
+ * start and ends with a mark saying how many bytes were cut (the console
+ * output is captured at console_putc to check it).
  */
+#include <stdio.h>
+#include <string.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
 #include <kernel/printk.h>
@@ -40,3 +46,89 @@ static struct ktest_case printk_cases[] = {
 	{},
 };
 KTEST_SUITE(printk_lines, printk_cases);
+
+#define CUT_PAYLOAD 1000
+/* Starts with '[' so the KTAP runner takes the line for a log line. */
+#define CUT_TAG "[cut-test] "
+
+static char captured[2 * CONSOLE_LINE_MAX];
+static size_t ncaptured;
+static void (*real_putc)(char c);
+
+static void capture_putc(char c)
+{
+	if (ncaptured < sizeof(captured) - 1)
+		captured[ncaptured++] = c;
+	real_putc(c);
+}
+
+/*
+ * Check the captured line that holds CUT_TAG: from @line_start it must
+ * fit in CONSOLE_LINE_MAX - 1 bytes (the console adds a '\r' before the
+ * newline) and end with " [... N bytes cut]\n" where the bytes kept plus N
+ * are the @whole length the line would have had.
+ */
+static void expect_cut(struct ktest *t, const char *line_start, size_t whole)
+{
+	const char *mark = strstr(line_start, " [... "), *payload;
+	size_t cut = 0, kept;
+	char tail[32];
+
+	KTEST_ASSERT_NOT_NULL(t, mark);
+	kept = mark - line_start;
+	KTEST_EXPECT_EQ(t, sscanf(mark, " [... %zu bytes cut]", &cut), 1);
+	KTEST_EXPECT_EQ(t, kept + cut, whole);
+	snprintf(tail, sizeof(tail), " [... %zu bytes cut]\r\n", cut);
+	KTEST_EXPECT_EQ(t, strncmp(mark, tail, strlen(tail)), 0);
+	KTEST_EXPECT_LE(t, kept + strlen(tail) - 1, CONSOLE_LINE_MAX - 1);
+	/* What was kept is the line's start, unchanged. */
+	payload = strstr(line_start, CUT_TAG) + strlen(CUT_TAG);
+	KTEST_EXPECT_EQ(t, strspn(payload, "x"), kept - (payload - line_start));
+}
+
+static void capture_begin(void)
+{
+	ncaptured = 0;
+	real_putc = console_putc;
+	console_putc = capture_putc;
+}
+
+static void capture_end(void)
+{
+	console_putc = real_putc;
+	captured[ncaptured] = '\0';
+}
+
+static void long_lines_mark_the_cut(struct ktest *t)
+{
+	static char payload[CUT_PAYLOAD + 1];
+	const char *line, *start;
+
+	memset(payload, 'x', CUT_PAYLOAD);
+	capture_begin();
+	console_printf(CUT_TAG "%s end\n", payload);
+	capture_end();
+	line = strstr(captured, CUT_TAG);
+	KTEST_ASSERT_NOT_NULL(t, line);
+	expect_cut(t, line, strlen(CUT_TAG) + CUT_PAYLOAD + strlen(" end\n"));
+
+	capture_begin();
+	pr_warn(CUT_TAG "%s end\n", payload);
+	capture_end();
+	line = strstr(captured, CUT_TAG);
+	KTEST_ASSERT_NOT_NULL(t, line);
+	/* The timestamp "[    1.234567] " comes first. */
+	for (start = line - 1; start > captured && *start != '['; start--)
+		;
+	KTEST_ASSERT_EQ(t, *start, '[');
+	expect_cut(t,
+		   start,
+		   (line - start) + strlen(CUT_TAG) + CUT_PAYLOAD +
+		       strlen(" end\n"));
+}
+
+static struct ktest_case printk_cut_cases[] = {
+	KTEST_CASE(long_lines_mark_the_cut),
+	{},
+};
+KTEST_SUITE(printk_cut, printk_cut_cases);

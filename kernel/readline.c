@@ -4,6 +4,7 @@
  * The line is redrawn from the cursor to the end after each edit; the
  * cursor is moved back with backspaces, which every terminal understands.
  */
+#include <errno.h>
 #include <string.h>
 #include <kernel/readline.h>
 
@@ -23,6 +24,7 @@ struct line {
 	char *buf;
 	size_t len, cur, cap;
 	int hist; /* history entry shown, nhistory = the line being typed */
+	bool too_long; /* a key was refused: the line does not fit */
 };
 
 static void echo(struct readline *rl, const char *s, size_t n)
@@ -80,8 +82,11 @@ static int read_key(struct readline *rl)
 
 static void insert_char(struct readline *rl, struct line *l, char c)
 {
-	if (l->len + 1 >= l->cap)
+	if (l->len + 1 >= l->cap) {
+		l->too_long = true;
+		echo(rl, "\a", 1);
 		return;
+	}
 	memmove(l->buf + l->cur + 1, l->buf + l->cur, l->len - l->cur);
 	l->buf[l->cur] = c;
 	l->len++;
@@ -174,10 +179,14 @@ static bool edit(struct readline *rl, struct line *l, int key)
 		break;
 	case KEY_UP: history_step(rl, l, -1); break;
 	case KEY_DOWN: history_step(rl, l, 1); break;
-	case KEY_CTRL('u'): replace_line(rl, l, ""); break;
+	case KEY_CTRL('u'):
+		replace_line(rl, l, "");
+		l->too_long = false;
+		break;
 	case KEY_CTRL('c'):
 		echo(rl, "^C", 2);
 		l->len = 0;
+		l->too_long = false;
 		return true;
 	default:
 		if (key >= ' ' && key < 0x7f)
@@ -197,6 +206,8 @@ int readline_read(struct readline *rl, char *buf, size_t len)
 		if (edit(rl, &l, key)) {
 			buf[l.len] = '\0';
 			echo(rl, "\n", 1);
+			if (l.too_long)
+				return -E2BIG;
 			history_add(rl, buf);
 			return (int)l.len;
 		}

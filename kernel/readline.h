@@ -11,7 +11,7 @@
 
 #include <kernel/compiler.h>
 
-#define READLINE_MAX	 256
+#define READLINE_MAX	 1024
 #define READLINE_HISTORY 16
 
 struct readline {
@@ -22,6 +22,9 @@ struct readline {
 	unsigned int nhistory; /* entries stored, newest last */
 };
 
-/* Read one line into @buf (NUL-terminated). Return: its length, or -1 when
- * input ended before a newline. */
+/* Read one line into @buf (NUL-terminated). A key that would make the line
+ * longer than @len - 1 is refused with a bell and the whole line with it.
+ * Return: its length, -E2BIG for a line that did not fit (@buf holds its
+ * start; it is not added to the history), or -1 when input ended before
+ * a newline. */
 int readline_read(struct readline *rl, char *buf, size_t len);

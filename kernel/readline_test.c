@@ -2,6 +2,7 @@
  * kernel/readline_test.c: suite shell_readline - key sequences as a
  * terminal sends them produce the expected line.
  */
+#include <errno.h>
 #include <kernel/ktest.h>
 #include <kernel/readline.h>
 
@@ -25,14 +26,19 @@ static void no_echo(void *ctx, const char *s, size_t n)
 
 static struct readline rl; /* history persists across calls */
 
-static const char *type(const char *input, char *buf, size_t len)
+static int type_status(const char *input, char *buf, size_t len)
 {
 	struct keys k = { input, 0 };
 
 	rl.getc = next_key;
 	rl.echo = no_echo;
 	rl.ctx = &k;
-	return readline_read(&rl, buf, len) < 0 ? "<eof>" : buf;
+	return readline_read(&rl, buf, len);
+}
+
+static const char *type(const char *input, char *buf, size_t len)
+{
+	return type_status(input, buf, len) < 0 ? "<eof>" : buf;
 }
 
 static void plain_and_backspace(struct ktest *t)
@@ -77,19 +83,32 @@ static void history_walks(struct ktest *t)
 	    t, type("\x1b[A\x1b[Bnew\r", buf, sizeof(buf)), "new");
 }
 
-static void long_line_is_cut(struct ktest *t)
+/* A line that does not fit is refused whole, never cut and run. */
+static void long_line_is_refused(struct ktest *t)
 {
 	char buf[8];
 
+	rl.nhistory = 0;
+	KTEST_EXPECT_EQ(t, type_status("0123456\r", buf, sizeof(buf)), 7);
+	KTEST_EXPECT_EQ(t, type_status("01234567\r", buf, sizeof(buf)), -E2BIG);
+	KTEST_EXPECT_EQ(
+	    t, type_status("0123456789\r", buf, sizeof(buf)), -E2BIG);
+	/* Deleting a character afterwards does not make the line whole. */
+	KTEST_EXPECT_EQ(
+	    t, type_status("01234567\x7f\r", buf, sizeof(buf)), -E2BIG);
+	/* Ctrl-U and Ctrl-C start over. */
 	KTEST_EXPECT_STREQ(
-	    t, type("0123456789\r", buf, sizeof(buf)), "0123456");
+	    t, type("0123456789\x15ok\r", buf, sizeof(buf)), "ok");
+	KTEST_EXPECT_EQ(t, type_status("0123456789\x03", buf, sizeof(buf)), 0);
+	/* Only the line that fitted and "ok" are in the history. */
+	KTEST_EXPECT_EQ(t, rl.nhistory, 2);
 }
 
 static struct ktest_case readline_cases[] = {
 	KTEST_CASE(plain_and_backspace),
 	KTEST_CASE(cursor_movement),
 	KTEST_CASE(history_walks),
-	KTEST_CASE(long_line_is_cut),
+	KTEST_CASE(long_line_is_refused),
 	{},
 };
 KTEST_SUITE(shell_readline, readline_cases);

@@ -16,6 +16,7 @@
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <kernel/init.h>
 #include <kernel/irq.h>
 #include <kernel/timer.h>
@@ -154,6 +155,23 @@ static void set_running(struct cpu *c, struct task *next)
 	c->current = next;
 }
 
+/*
+ * The task's own reference, dropped on the hart that switched away from it
+ * for the last time. The drop and the wake-up of its joiners are one
+ * critical section of t->exited's lock, and the unlock is the last access:
+ * a joiner that sees the count drop takes that lock (finish_wait) before it
+ * can free the task.
+ */
+static void task_put_own(struct task *t)
+{
+	unsigned long flags = spin_lock_irqsave(&t->exited.lock);
+
+	__atomic_sub_fetch(&t->refs, 1, __ATOMIC_RELEASE);
+	race_point(RACE_TASK_EXIT_WAKE, t);
+	wake_up_all_locked(&t->exited);
+	spin_unlock_irqrestore(&t->exited.lock, flags);
+}
+
 /* Runs on the new task right after a switch, rq_lock held, irqs off. */
 static void finish_switch(struct task *prev)
 {
@@ -162,7 +180,7 @@ static void finish_switch(struct task *prev)
 	prev->on_cpu = false;
 	raw_spin_unlock(&rq_lock);
 	if (dead)
-		wake_up_all(&prev->exited);
+		task_put_own(prev);
 }
 
 /*
@@ -275,6 +293,14 @@ static __noreturn void task_entry(void)
 	task_exit(t->fn(t->arg));
 }
 
+/* A name that does not fit keeps its start and ends in '~', so ps and the
+ * reports never show a cut name as if it were whole. */
+static void task_set_name(struct task *t, const char *name)
+{
+	if (strlcpy(t->name, name, sizeof(t->name)) >= sizeof(t->name))
+		t->name[sizeof(t->name) - 2] = '~';
+}
+
 static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
 {
 	struct task *t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -288,11 +314,12 @@ static struct task *task_alloc(const char *name, int (*fn)(void *), void *arg)
 	}
 	t->stack_size = TASK_STACK_SIZE;
 	t->stack_lo = (uintptr_t)t->stack;
-	strncpy(t->name, name, sizeof(t->name) - 1);
+	task_set_name(t, name);
 	t->fn = fn;
 	t->arg = arg;
 	t->affinity = CPU_ANY;
 	t->state = TASK_RUNNABLE;
+	t->refs = 2; /* its own until its last switch, and its joiner's */
 	t->ctx.ra = (uintptr_t)task_entry;
 	t->ctx.sp = (uintptr_t)t->stack + t->stack_size;
 	list_init(&t->run_node);
@@ -369,20 +396,35 @@ void task_kill_current(const char *why)
 	task_exit(TASK_EXIT_KILLED);
 }
 
-int task_join(struct task *t)
+/* The last reference frees the task. Context: task, may sleep. */
+static void task_put(struct task *t)
 {
 	unsigned long flags;
-	int code;
 
-	wait_event(&t->exited,
-		   READ_ONCE(t->state) == TASK_DEAD && !READ_ONCE(t->on_cpu));
-	code = t->exit_code;
+	if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL))
+		return;
 	flags = spin_lock_irqsave(&tasks_lock);
 	list_del(&t->all_node);
 	spin_unlock_irqrestore(&tasks_lock, flags);
 	files_release(t);
 	vm_free_stack(t->stack, t->stack_size);
 	kfree(t);
+}
+
+/* Only the joiner's reference is left: the task has made its last switch
+ * and no hart uses it any more. */
+static bool task_gone(struct task *t)
+{
+	return __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) == 1;
+}
+
+int task_join(struct task *t)
+{
+	int code;
+
+	wait_event(&t->exited, task_gone(t));
+	code = t->exit_code;
+	task_put(t);
 	return code;
 }
 

@@ -7,7 +7,12 @@
  * held). Idle harts wait in wfi and are woken by an IPI when work arrives.
  *
  *   t = task_create("name", fn, arg);   // runnable at once; ERR_PTR on error
- *   code = task_join(t);                // wait for exit, free, get fn's result
+ *   code = task_join(t);                // wait for exit, get fn's result
+ *
+ * A task holds two references: its own, dropped after its last context
+ * switch, and its joiner's; task_join waits for the first and drops the
+ * second, which frees the task (stack, descriptors, struct) before it
+ * returns.
  *
  * A task ends by returning from fn or by task_exit(code). A task that traps
  * is killed with a report; its joiner sees TASK_EXIT_KILLED.
@@ -26,7 +31,7 @@
 
 struct blk_plug;
 
-#define TASK_NAME_LEN	 24
+#define TASK_NAME_LEN	 40 /* a longer name is cut and ends in '~' */
 #define TASK_STACK_SIZE	 (16 * 1024)
 #define TASK_EXIT_KILLED (-1000)
 #define CPU_ANY		 (-1)
@@ -71,6 +76,8 @@ struct task {
 	uint64_t runtime_ns;
 	uint64_t switches;
 
+	int refs; /* atomic: the task's own until its last switch, the
+		   * joiner's; the last task_put frees the task */
 	struct list_head all_node;     /* protected by tasks_lock */
 	struct wait_queue_head exited; /* joiners wait here */
 	bool joined;
@@ -79,6 +86,7 @@ struct task {
 	void *files;		     /* descriptor table, owned by the vfs */
 	struct inode *cwd;	     /* working directory, owned by the vfs */
 	struct blk_plug *plug;	     /* held block I/O (drivers/block.h) */
+	unsigned int fail_nth;	     /* tests: the nth kmalloc from now fails */
 };
 
 struct task *task_create(const char *name, int (*fn)(void *), void *arg);

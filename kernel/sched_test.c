@@ -150,6 +150,33 @@ static void ticks_on_every_hart(struct ktest *t)
 		KTEST_EXPECT_GT(t, READ_ONCE(cpus[c].ticks), before[c]);
 }
 
+static int nothing(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* A name that fits is kept whole; a longer one is cut with a '~' at the
+ * end (rule of task_create in sched.h). */
+static void long_names_show_the_cut(struct ktest *t)
+{
+	static const char
+	    fits[] = "task-name-of-exactly-39-characters-fits",
+	    longer[] = "a-task-name-of-fifty-characters-is-cut-at-forty!!!";
+	struct task *a = task_create(fits, nothing, NULL),
+		    *b = task_create(longer, nothing, NULL);
+
+	KTEST_ASSERT_FALSE(t, IS_ERR(a));
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	KTEST_EXPECT_EQ(t, strlen(fits), TASK_NAME_LEN - 1);
+	KTEST_EXPECT_STREQ(t, a->name, fits);
+	KTEST_EXPECT_EQ(t, strlen(b->name), TASK_NAME_LEN - 1);
+	KTEST_EXPECT_EQ(t, strncmp(b->name, longer, TASK_NAME_LEN - 2), 0);
+	KTEST_EXPECT_EQ(t, b->name[TASK_NAME_LEN - 2], '~');
+	task_join(a);
+	task_join(b);
+}
+
 static struct ktest_case sched_cases[] = {
 	KTEST_CASE(many_tasks_finish),
 	KTEST_CASE(every_hart_runs_tasks),
@@ -158,6 +185,7 @@ static struct ktest_case sched_cases[] = {
 	KTEST_CASE(wait_wake_ping_pong),
 	KTEST_CASE(completion_times_out),
 	KTEST_CASE(ticks_on_every_hart),
+	KTEST_CASE(long_names_show_the_cut),
 	{},
 };
 KTEST_SUITE(sched_basic, sched_cases);

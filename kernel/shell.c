@@ -1,10 +1,11 @@
 /*
  * kernel/shell.c: command parsing and the built-in commands.
  *
- * A line is split at ';' into commands and each command into words
- * (double quotes group words). The interactive loop reads lines through
- * the line editor (kernel/readline.c).
+ * A line is parsed whole first (kernel/shell_parse.c: ';', quotes,
+ * backslash); a line that does not parse runs nothing. The interactive
+ * loop reads lines through the line editor (kernel/readline.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,38 +16,16 @@
 #include <kernel/readline.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
+#include <kernel/shell_parse.h>
 #include <kernel/time.h>
 #include <drivers/uart_ns16550.h>
 #include <mm/page_alloc.h>
-
-#define MAX_ARGS 32
 
 extern const struct shell_command __shell_commands_start[],
     __shell_commands_end[];
 extern const struct shell_bench __shell_benches_start[], __shell_benches_end[];
 
 static bool powering_off;
-
-/* Split @s into words in place; return the count. */
-static int split_words(char *s, char **argv, int max)
-{
-	int argc = 0;
-
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || argc == max)
-			return argc;
-		bool quoted = *s == '"';
-		if (quoted)
-			s++;
-		argv[argc++] = s;
-		while (*s && (quoted ? *s != '"' : (*s != ' ' && *s != '\t')))
-			s++;
-		if (*s)
-			*s++ = '\0';
-	}
-}
 
 static const struct shell_command *find_command(const char *name)
 {
@@ -58,16 +37,19 @@ static const struct shell_command *find_command(const char *name)
 	return NULL;
 }
 
-static int run_command(char *cmd)
+int shell_usage(const char *name)
 {
-	char *argv[MAX_ARGS + 1];
-	int argc = split_words(cmd, argv, MAX_ARGS);
-	const struct shell_command *c;
+	const struct shell_command *c = find_command(name);
 
-	if (argc == 0)
-		return 0;
-	argv[argc] = NULL;
-	c = find_command(argv[0]);
+	console_printf("usage: %s\n", c ? c->usage : name);
+	return 2;
+}
+
+/* Run one command; @argc > 0. */
+static int run_command(int argc, char **argv)
+{
+	const struct shell_command *c = find_command(argv[0]);
+
 	if (!c) {
 		console_printf("%s: command not found (try 'help')\n", argv[0]);
 		return 127;
@@ -75,14 +57,22 @@ static int run_command(char *cmd)
 	return c->fn(argc, argv);
 }
 
-int shell_run_line(char *line)
+int shell_run_line(const char *line)
 {
-	int status = 0;
-	char *save, *cmd;
+	struct shell_words w;
+	const char *why;
+	char **argv;
+	int status = 0, pos = 0, argc;
 
-	for (cmd = strtok_r(line, ";", &save); cmd && !powering_off;
-	     cmd = strtok_r(NULL, ";", &save))
-		status = run_command(cmd);
+	if (shell_parse(line, SHELL_PARSE_SH, &w, &why)) {
+		console_printf("shell: %s; nothing was run\n", why);
+		return 2;
+	}
+	/* The empty command after a final ';' keeps the status, as in sh. */
+	while (!powering_off && (argv = shell_words_next(&w, &pos, &argc)))
+		if (argc)
+			status = run_command(argc, argv);
+	shell_words_free(&w);
 	return status;
 }
 
@@ -103,34 +93,31 @@ static struct readline console_rl = { .getc = console_getc,
 
 int shell_main(const char *cmdline)
 {
-	char line[READLINE_MAX];
-	int status = 0;
+	static char line[READLINE_MAX];
+	int status = 0, len;
 
-	if (cmdline) {
-		/* The boot arguments are not limited to a typed line's size. */
-		char *copy = strdup(cmdline);
-
-		if (!copy) {
-			console_printf("shell: no memory for the command\n");
-			return 1;
-		}
-		status = shell_run_line(copy);
-		free(copy);
-		return status;
-	}
+	if (cmdline)
+		return shell_run_line(cmdline);
 	console_printf("whole shell: 'help' lists the commands\n");
 	while (!powering_off) {
 		console_printf("whole> ");
-		if (readline_read(&console_rl, line, sizeof(line)) >= 0)
+		len = readline_read(&console_rl, line, sizeof(line));
+		if (len == -E2BIG) {
+			console_printf("shell: line longer than %d characters; "
+				       "nothing was run\n",
+				       READLINE_MAX - 1);
+			status = 2;
+		} else if (len >= 0) {
 			status = shell_run_line(line);
+		}
 	}
 	return status;
 }
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	for (const struct shell_command *c = __shell_commands_start;
 	     c < __shell_commands_end;
 	     c++)
@@ -141,9 +128,13 @@ SHELL_COMMAND(help, cmd_help, "help", "list the commands");
 
 static int cmd_echo(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		console_printf("%s%s", argv[i], i + 1 < argc ? " " : "");
-	console_printf("\n");
+	/* Not through console_printf: a word may be longer than its buffer. */
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			console_write(" ", 1);
+		console_write(argv[i], strlen(argv[i]));
+	}
+	console_write("\n", 1);
 	return 0;
 }
 SHELL_COMMAND(echo, cmd_echo, "echo WORD...", "print the words");
@@ -152,8 +143,8 @@ static int cmd_uptime(int argc, char **argv)
 {
 	uint64_t ns = time_ns();
 
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	console_printf("up %llu.%03llu s\n",
 		       (unsigned long long)(ns / NSEC_PER_SEC),
 		       (unsigned long long)(ns / NSEC_PER_MSEC % 1000));
@@ -176,8 +167,8 @@ static void ps_one(struct task *t, void *arg)
 
 static int cmd_ps(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	console_printf("  TID  STATE  CPU  TIME(ms)  NAME\n");
 	task_for_each(ps_one, NULL);
 	return 0;
@@ -186,8 +177,8 @@ SHELL_COMMAND(ps, cmd_ps, "ps", "tasks, their state and the hart running them");
 
 static int cmd_mem(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	console_printf("pages: %lu free of %lu (%lu KiB free)\n",
 		       pages_free(),
 		       pages_total(),
@@ -198,6 +189,8 @@ SHELL_COMMAND(mem, cmd_mem, "mem", "free and total memory pages");
 
 static int cmd_test(int argc, char **argv)
 {
+	if (argc > 2)
+		return shell_usage(argv[0]);
 	return ktest_run(argc > 1 ? argv[1] : "*") ? 1 : 0;
 }
 SHELL_COMMAND(test,
@@ -207,11 +200,21 @@ SHELL_COMMAND(test,
 
 static int cmd_poweroff(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1)
+		return shell_usage(argv[0]);
 	powering_off = true;
 	return 0;
 }
+int shell_bench_usage(const char *name)
+{
+	for (const struct shell_bench *b = __shell_benches_start;
+	     b < __shell_benches_end;
+	     b++)
+		if (!strcmp(b->name, name))
+			console_printf("usage: bench %s\n", b->usage);
+	return 2;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	const struct shell_bench *b;

@@ -6,10 +6,16 @@
  * the return value is the status of the last command (0 = success), which
  * becomes QEMU's exit code.
  *
+ * A command line is parsed whole before anything runs (shell_parse.h:
+ * ';', quotes, backslash, no limit on words or length); a line that does
+ * not parse runs nothing and says why. A typed line holds READLINE_MAX - 1
+ * characters; a longer one is refused whole.
+ *
  * Commands register with SHELL_COMMAND(name, fn, "usage", "help text");
- * fn(argc, argv) returns 0 or a non-zero status. Benchmarks register with
- * SHELL_BENCH(name, fn, "usage") and run as `bench NAME ARGS...`, so each
- * subsystem keeps its own (fn gets argv[0] == NAME).
+ * fn(argc, argv) returns 0 or a non-zero status. A command given words it
+ * does not take says so (shell_usage) rather than ignoring them. Benchmarks
+ * register with SHELL_BENCH(name, fn, "usage") and run as `bench NAME ARGS...`,
+ * so each subsystem keeps its own (fn gets argv[0] == NAME).
  */
 #pragma once
 
@@ -37,5 +43,10 @@ struct shell_bench {
 	    __section(".shell_benches") = { #bname, bfn, busage }
 
 int shell_main(const char *cmdline);
-/* Run one command line (may hold several commands separated by ';'). */
-int shell_run_line(char *line);
+/* Run one command line (may hold several commands separated by ';').
+ * Return: the last command's status, 2 if the line does not parse. */
+int shell_run_line(const char *line);
+/* Print "usage: " and command @name's usage line. Return: 2. */
+int shell_usage(const char *name);
+/* The same for benchmark @name ("usage: bench ..."). Return: 2. */
+int shell_bench_usage(const char *name);

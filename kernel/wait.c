@@ -6,6 +6,8 @@
  * each re-checks its condition. Lock: wq->lock (irqsave), then rq_lock.
  */
 #include <kernel/wait.h>
+#include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 
 void wait_queue_init(struct wait_queue_head *wq)
@@ -57,17 +59,30 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
-static void __wake_up(struct wait_queue_head *wq, bool all)
+/* Caller holds wq->lock. */
+static void __wake_up_locked(struct wait_queue_head *wq, bool all)
 {
-	unsigned long flags = spin_lock_irqsave(&wq->lock);
 	struct wait_queue_entry *w;
 
+	DEBUG_ASSERT(spin_lock_held(&wq->lock));
 	list_for_each_entry (w, &wq->waiters, node) {
 		wake_up_task(w->task);
 		if (w->exclusive && !all)
 			break;
 	}
+}
+
+static void __wake_up(struct wait_queue_head *wq, bool all)
+{
+	unsigned long flags = spin_lock_irqsave(&wq->lock);
+
+	__wake_up_locked(wq, all);
 	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void wake_up_all_locked(struct wait_queue_head *wq)
+{
+	__wake_up_locked(wq, true);
 }
 
 void wake_up(struct wait_queue_head *wq)
@@ -86,14 +101,22 @@ void init_completion(struct completion *c)
 	wait_queue_init(&c->wq);
 }
 
+/*
+ * complete() and complete_all() count and wake under the queue's lock, and
+ * the unlock is their last access to @c. A waiter takes that lock to see
+ * the count (try_consume) and again in finish_wait, so when
+ * wait_for_completion returns the waker is done with @c: a completion on
+ * the waiter's stack may go out of scope at once.
+ */
 void complete(struct completion *c)
 {
 	unsigned long flags = spin_lock_irqsave(&c->wq.lock);
 
 	if (c->done != UINT32_MAX)
 		c->done++;
+	race_point(RACE_COMPLETE_WAKE, c);
+	__wake_up_locked(&c->wq, false);
 	spin_unlock_irqrestore(&c->wq.lock, flags);
-	wake_up(&c->wq);
 }
 
 void complete_all(struct completion *c)
@@ -101,8 +124,8 @@ void complete_all(struct completion *c)
 	unsigned long flags = spin_lock_irqsave(&c->wq.lock);
 
 	c->done = UINT32_MAX;
+	__wake_up_locked(&c->wq, true);
 	spin_unlock_irqrestore(&c->wq.lock, flags);
-	wake_up_all(&c->wq);
 }
 
 /* Take one completion if there is one. */

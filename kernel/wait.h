@@ -44,6 +44,11 @@ void prepare_to_wait_exclusive(struct wait_queue_head *wq,
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w);
 void wake_up(struct wait_queue_head *wq);
 void wake_up_all(struct wait_queue_head *wq);
+/* Caller holds wq->lock: wake in the same critical section as a change of
+ * the condition, when the waker's unlock must be its last access to the
+ * object the queue lives in (a waiter may free it once it sees the
+ * condition: it takes the lock in finish_wait first). */
+void wake_up_all_locked(struct wait_queue_head *wq);
 void schedule(void);
 /* Sleep until woken or until the counter passes @deadline_ns (time_ns()).
  * Return: false if the deadline passed. */

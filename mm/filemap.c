@@ -2,7 +2,7 @@
  * mm/filemap.c: the page cache - page state, look-ups, the insertion door,
  * buffered read and write.
  *
- * Lock order (outermost first; DESIGN.md, kernel/lockdep.h):
+ * Lock order (outermost first; docs/design.md, kernel/lockdep.h):
  *
  *   inode->i_rwsem                 filemap_write's caller (not read)
  *     mapping->invalidate_lock     not taken here yet: the next step puts it

@@ -307,9 +307,20 @@ void file_ra_state_init(struct file_ra_state *ra);
 
 /* LRU and reclaim (mm/vmscan.c). */
 void lru_add(struct page *page);
-/* Free up to @nr pages of clean cache (writing dirty ones back first).
- * Return: pages freed. Called by the page allocator when memory is low. */
+/* Free up to @nr pages of clean cache (writing dirty ones back first),
+ * then, if that was not enough and the task holds no lock, shrink the
+ * registered caches. Called by the page allocator when memory is low.
+ * Return: pages and cache objects freed. */
 unsigned long reclaim_pages(unsigned long nr);
+/* A cache of other objects that reclaim shrinks (Linux's shrinkers):
+ * @scan frees up to @nr objects and returns how many. It runs in a task
+ * that holds no lock but reclaim's own, so it may sleep and take
+ * filesystem locks. */
+struct shrinker {
+	unsigned long (*scan)(unsigned long nr);
+	struct list_head node;
+};
+void register_shrinker(struct shrinker *s);
 /* Pages on the LRU, i.e. in some mapping. */
 unsigned long lru_pages(void);
 /* Pages freed and dirty pages written by reclaim since boot. */

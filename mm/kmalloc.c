@@ -10,12 +10,18 @@
  * back to the page allocator at once, so kmalloc caches no memory.
  * Larger requests take 2^order whole pages (PG_KMALLOC, page->order).
  *
+ * Tests inject failures as Linux's fail-nth does: a task that sets its
+ * fail_nth to N sees its Nth kmalloc from then on return NULL (never in an
+ * interrupt handler, never another task's).
+ *
  * Locking: each class has its own lock (irqsave: kmalloc(GFP_ATOMIC) works
  * in interrupt handlers). It protects the class's partial list and the
  * freelist/inuse of its slabs; the page allocator is called without it.
  */
 #include <string.h>
+#include <kernel/irq.h>
 #include <kernel/panic.h>
+#include <kernel/sched.h>
 #include <kernel/spinlock.h>
 #include <mm/kmalloc.h>
 
@@ -152,8 +158,20 @@ static void *large_alloc(size_t size, gfp_t gfp)
 	return page_address(page);
 }
 
+static bool fail_injected(void)
+{
+	struct task *t;
+
+	if (in_interrupt())
+		return false;
+	t = current_task();
+	return unlikely(t->fail_nth) && --t->fail_nth == 0;
+}
+
 void *kmalloc(size_t size, gfp_t gfp)
 {
+	if (fail_injected())
+		return NULL;
 	if (size > KMALLOC_MAX_SIZE)
 		return large_alloc(size, gfp);
 	return slab_alloc(class_for(size), gfp);

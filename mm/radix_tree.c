@@ -5,8 +5,10 @@
  * bits of the index, the root the most significant ones. Inserting an index
  * that does not fit grows the tree at the top (the old root becomes slot 0
  * of a new root); deleting frees every node left empty and shrinks the top
- * while only slot 0 of the root is used. Nodes come from kmalloc(GFP_ATOMIC)
- * so the owner may insert under a spinlock; there is no internal locking.
+ * while only slot 0 of the root is used. An insert that runs out of memory
+ * undoes the same way what it had built, so no node ever stays empty. Nodes
+ * come from kmalloc(GFP_ATOMIC) so the owner may insert under a spinlock; there
+ * is no internal locking.
  */
 #include <errno.h>
 #include <mm/kmalloc.h>
@@ -43,6 +45,9 @@ static unsigned long max_index(unsigned int height)
 	return (1UL << (height * RADIX_SHIFT)) - 1;
 }
 
+static void shrink(struct radix_tree *t);
+static void prune_path(struct radix_tree *t, unsigned long index);
+
 static int grow(struct radix_tree *t, unsigned long index)
 {
 	while (t->height == 0 || index > max_index(t->height)) {
@@ -66,8 +71,10 @@ int radix_tree_insert(struct radix_tree *t, unsigned long index, void *item)
 	unsigned int shift;
 	int err = grow(t, index);
 
-	if (err)
+	if (err) {
+		shrink(t);
 		return err;
+	}
 	n = t->root;
 	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
 	     shift -= RADIX_SHIFT) {
@@ -75,9 +82,10 @@ int radix_tree_insert(struct radix_tree *t, unsigned long index, void *item)
 
 		if (!*slot) {
 			*slot = kzalloc(sizeof(*n), GFP_ATOMIC);
-			if (!*slot)
-				return -ENOMEM; /* empty nodes above stay:
-						   harmless */
+			if (!*slot) {
+				prune_path(t, index);
+				return -ENOMEM;
+			}
 			n->count++;
 		}
 		n = *slot;
@@ -121,17 +129,49 @@ static void shrink(struct radix_tree *t)
 	}
 }
 
-void *radix_tree_delete(struct radix_tree *t, unsigned long index)
+/* Free the nodes on @index's path that hold nothing, bottom up, then
+ * shrink the top. */
+static void prune_path(struct radix_tree *t, unsigned long index)
 {
 	struct radix_node *path[RADIX_MAX_HEIGHT];
-	unsigned int shift = (t->height - 1) * RADIX_SHIFT, level;
+	unsigned int shift, level = 0;
+
+	if (!t->root)
+		return;
+	path[0] = t->root;
+	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
+	     shift -= RADIX_SHIFT) {
+		struct radix_node *next =
+		    path[level]->slots[slot_of(index, shift)];
+
+		if (!next)
+			break;
+		path[++level] = next;
+	}
+	/* The parent at level L - 1 indexes path[L] by the bits at
+	 * (height - L) * RADIX_SHIFT. */
+	for (; level > 0 && path[level]->count == 0; level--) {
+		struct radix_node *parent = path[level - 1];
+
+		kfree(path[level]);
+		parent
+		    ->slots[slot_of(index, (t->height - level) * RADIX_SHIFT)] =
+		    NULL;
+		parent->count--;
+	}
+	shrink(t);
+}
+
+void *radix_tree_delete(struct radix_tree *t, unsigned long index)
+{
 	struct radix_node *n = t->root;
+	unsigned int shift;
 	void *item;
 
 	if (!n || index > max_index(t->height))
 		return NULL;
-	for (level = 0; shift; level++, shift -= RADIX_SHIFT) {
-		path[level] = n;
+	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
+	     shift -= RADIX_SHIFT) {
 		n = n->slots[slot_of(index, shift)];
 		if (!n)
 			return NULL;
@@ -140,13 +180,8 @@ void *radix_tree_delete(struct radix_tree *t, unsigned long index)
 	if (!item)
 		return NULL;
 	n->slots[slot_of(index, 0)] = NULL;
-	/* Free the leaf and each parent that becomes empty, bottom up. */
-	for (shift = 0; --n->count == 0 && level > 0; shift += RADIX_SHIFT) {
-		kfree(n);
-		n = path[--level];
-		n->slots[slot_of(index, shift + RADIX_SHIFT)] = NULL;
-	}
-	shrink(t);
+	n->count--;
+	prune_path(t, index);
 	return item;
 }
 

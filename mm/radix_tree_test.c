@@ -2,10 +2,12 @@
  * mm/radix_tree_test.c: suite pcache_radix.
  *
  * Dense and sparse key sets, indices near ULONG_MAX, the tree shrinking
- * back to empty as entries leave, and gang lookups in index order.
+ * back to empty as entries leave, gang lookups in index order, and
+ * inserts that run out of memory leaving nothing behind.
  */
 #include <errno.h>
 #include <kernel/ktest.h>
+#include <kernel/sched.h>
 #include <mm/radix_tree.h>
 
 /* A distinct, non-NULL item for each index. */
@@ -113,11 +115,45 @@ static void radix_gang_lookup_order(struct ktest *t)
 	KTEST_EXPECT_NULL(t, tree.root);
 }
 
+/*
+ * Rule: an insert that fails with -ENOMEM leaves the tree as it was, so
+ * deleting every entry still empties it (no empty node stays counted).
+ * Allocation failures are injected with the task's fail_nth.
+ */
+static void radix_enomem_leaves_no_nodes(struct ktest *t)
+{
+	struct radix_tree tree = RADIX_TREE_INIT;
+	const unsigned long far = 3UL << 12 | 5; /* height 3 */
+
+	/* Growing an empty tree: the second new level fails. */
+	current_task()->fail_nth = 2;
+	KTEST_EXPECT_EQ(t, radix_tree_insert(&tree, far, item_of(1)), -ENOMEM);
+	current_task()->fail_nth = 0;
+	KTEST_EXPECT_NULL(t, tree.root);
+	KTEST_EXPECT_EQ(t, tree.height, 0);
+
+	/* Two new roots, then the path below: its second node fails. */
+	KTEST_ASSERT_EQ(t, radix_tree_insert(&tree, 0, item_of(0)), 0);
+	current_task()->fail_nth = 4;
+	KTEST_EXPECT_EQ(t, radix_tree_insert(&tree, far, item_of(1)), -ENOMEM);
+	current_task()->fail_nth = 0;
+	KTEST_EXPECT_EQ(t, tree.height, 1);
+	KTEST_EXPECT_NULL(t, radix_tree_lookup(&tree, far));
+	KTEST_EXPECT_TRUE(t, radix_tree_delete(&tree, 0) == item_of(0));
+	KTEST_EXPECT_NULL(t, tree.root);
+
+	/* The same insert with memory succeeds and empties cleanly. */
+	KTEST_ASSERT_EQ(t, radix_tree_insert(&tree, far, item_of(1)), 0);
+	KTEST_EXPECT_TRUE(t, radix_tree_delete(&tree, far) == item_of(1));
+	KTEST_EXPECT_NULL(t, tree.root);
+}
+
 static struct ktest_case radix_cases[] = {
 	KTEST_CASE(radix_dense),
 	KTEST_CASE(radix_sparse_and_huge),
 	KTEST_CASE(radix_delete_frees_nodes),
 	KTEST_CASE(radix_gang_lookup_order),
+	KTEST_CASE(radix_enomem_leaves_no_nodes),
 	{},
 };
 KTEST_SUITE(pcache_radix, radix_cases);

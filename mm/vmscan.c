@@ -15,6 +15,11 @@
  * drops clean pages, as Linux's GFP_NOFS reclaim does; dirty throttling
  * (balance_dirty_pages) keeps clean pages there to drop.
  *
+ * When the page cache does not give enough, reclaim asks the registered
+ * shrinkers (the inode cache) to free objects, again only from a task that
+ * holds no lock besides reclaim_mutex, as Linux's shrinkers run only for
+ * allocations that may enter the filesystem.
+ *
  * The page allocator calls reclaim_pages when a GFP_KERNEL allocation
  * fails. Reclaim sleeps (page I/O), so it refuses to run where the caller
  * cannot sleep - under any spinlock (i_pages_lock included) or in an
@@ -22,7 +27,8 @@
  * that reclaim called does not reclaim again.
  *
  * Locks: lru_lock (a spinlock, inside i_pages_lock) protects the list and
- * PG_lru; reclaim_mutex lets one task reclaim at a time (others retry their
+ * PG_lru; reclaim_mutex protects the shrinker list and lets one task
+ * reclaim at a time (others retry their
  * allocation rather than queue behind a writer that may need their locks).
  * Reclaim takes page locks only with trylock.
  */
@@ -43,6 +49,14 @@ static unsigned long nr_lru;
 
 static DEFINE_MUTEX(reclaim_mutex);
 static unsigned long nr_reclaimed, nr_written; /* atomic */
+static struct list_head shrinkers = LIST_HEAD_INIT(shrinkers);
+
+void register_shrinker(struct shrinker *s)
+{
+	mutex_lock(&reclaim_mutex);
+	list_add_tail(&s->node, &shrinkers);
+	mutex_unlock(&reclaim_mutex);
+}
 
 void lru_add(struct page *page)
 {
@@ -130,6 +144,20 @@ out_put:
 	return freed;
 }
 
+/* Caller holds reclaim_mutex and nothing else (may_write_pages). */
+static unsigned long run_shrinkers(unsigned long nr)
+{
+	unsigned long freed = 0;
+	struct shrinker *s;
+
+	list_for_each_entry (s, &shrinkers, node) {
+		if (freed >= nr)
+			break;
+		freed += s->scan(nr - freed);
+	}
+	return freed;
+}
+
 bool current_is_reclaiming(void)
 {
 	return READ_ONCE(reclaim_mutex.owner) == current_task();
@@ -153,8 +181,10 @@ unsigned long reclaim_pages(unsigned long nr)
 		spin_lock(&lru_lock);
 	}
 	spin_unlock(&lru_lock);
-	mutex_unlock(&reclaim_mutex);
 	__atomic_fetch_add(&nr_reclaimed, freed, __ATOMIC_RELAXED);
+	if (freed < nr && may_write_pages())
+		freed += run_shrinkers(nr - freed);
+	mutex_unlock(&reclaim_mutex);
 	return freed;
 }
 

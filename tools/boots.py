@@ -1,15 +1,23 @@
 """tools/boots.py: the QEMU boots that tools/test runs, one row each.
 
-Each boot runs the in-kernel suites matching `filter` (ktest.filter=GLOB) on
-one QEMU machine and is parsed as KTAP by tools/ktest_runner.py.
+Each boot runs the in-kernel suites it lists on one QEMU machine and is
+parsed as KTAP by tools/ktest_runner.py.
 
 Fields:
   name       log goes to build/test-logs/<name>.log; BOOT_GLOB matches it
   smp, mem   -smp and -m
-  filter     ktest.filter over suite names: comma-separated globs, a
-             leading - excludes ("*,-virtio_blk_*"); each suite runs in
-             the boot that has what it needs (a disk, an image), never
-             passing by having nothing to do
+  suites     the suites the boot must run, by exact name: each must print
+             a result, no other may run. Each suite runs in the boot that
+             has what it needs (a disk, an image), never passing by having
+             nothing to do; every suite linked into the kernel must be
+             listed by some boot
+  filter     ktest.filter, if not the list of suites: comma-separated
+             globs, a leading - excludes ("*,-virtio_blk_*"). A filter of
+             plain names stands for `suites` too; one with globs needs them
+  allow      kernel reports (tools/kconsole.py) this boot expects, as
+             (kind, glob over "suite.case"), besides EXPECTED_REPORTS
+  may_skip   globs over "suite.case" of the cases that may skip here; any
+             other skip fails the boot (it has what its suites need)
   timeout    seconds for the whole boot; then QEMU's process group is killed
   qemu_args  extra QEMU arguments, e.g. drives:
                ("-global", "virtio-mmio.force-legacy=false",
@@ -138,23 +146,58 @@ def ext2_args(name):
             "-device", "virtio-blk-device,drive=d0")
 
 
-# Corrupt images (tools/mkbadimg.py): the console must say why.
+# Corrupt images (tools/mkbadimg.py): while its suite runs (not at the
+# boot-time root mount, before it), the console must say why.
 def ext2_bad_prepare(kind):
     def prepare(build: Path) -> None:
         mkbadimg.make_bad(kind, build / f"ext2_bad_{kind}.img")
     return prepare
 
 
+def message_in_suite(log, suite, message):
+    """Raise CheckFailed unless @message is on a console line after the
+    line "# Subtest: @suite"."""
+    lines = log.splitlines()
+    header = next((i for i, l in enumerate(lines)
+                   if l.strip() == f"# Subtest: {suite}"), None)
+    if header is None:
+        raise ext2img.CheckFailed(f"suite {suite} never began")
+    if not any(message in l for l in lines[header + 1:]):
+        raise ext2img.CheckFailed(
+            f"no console message containing {message!r} after suite {suite} began")
+
+
 def ext2_bad_check(kind):
     def post_check(build: Path) -> None:
         log = (build / "test-logs" / f"ext2_bad_{kind}.log").read_text(
             errors="replace")
-        if mkbadimg.MESSAGES[kind] not in log:
-            raise ext2img.CheckFailed(
-                f"no console message containing {mkbadimg.MESSAGES[kind]!r}")
+        message_in_suite(log, mkbadimg.SUITES[kind], mkbadimg.MESSAGES[kind])
         if kind == "blocknr":
             mkbadimg.check_meta_untouched(build / f"ext2_bad_{kind}.img")
     return post_check
+
+
+# Kernel reports (tools/kconsole.py) that cases provoke on purpose, in
+# whichever boot runs them: (kind, glob over "suite.case"). Anywhere else
+# such a report fails its boot.
+EXPECTED_REPORTS = (
+    ("bootargs", "bootargs.finds_the_test_filter"),
+    ("lockdep", "locks_lockdep.inversion_is_reported_once"),
+    ("lockdep", "locks_lockdep.same_class_needs_nesting"),
+    ("lockdep", "locks_lockdep.release_unheld_is_reported"),
+    ("io-timeout", "blk_sync.late_*_after_timeout"),
+    ("virtqueue", "virtio_ring.*"),
+    ("warning", "mm_page_alloc.bad_free_is_ignored"),
+    ("oops", "mm_vm.text_and_rodata_are_read_only"),
+    ("oops", "mm_vm.data_is_not_executable"),
+    ("oops", "mm_vm.stack_overflow_kills_task"),
+    ("oops", "mm_vm.freed_stack_is_unmapped"),
+    ("oops", "traps.faulting_task_is_killed"),
+    ("oops", "traps.illegal_instruction_is_killed"),
+    ("oops", "traps.unmapped_load_is_killed"),
+    ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
+    ("ext2-error", "ext2_bad_blocks.block_*"),
+)
 
 
 @dataclass(frozen=True)
@@ -162,48 +205,80 @@ class Boot:
     name: str
     smp: int
     mem: str
-    filter: str
+    filter: str = ""
     timeout: int = 300
     qemu_args: tuple = ()
     bootargs: str = ""
     prepare: Callable | None = None
     post_check: Callable | None = None
     expect_panic: str | None = None  # the boot must panic, this in the backtrace
+    suites: tuple = ()
+    allow: tuple = ()
+    may_skip: tuple = ()
 
+    def ktest_filter(self):
+        return self.filter or ",".join(self.suites)
+
+    def required(self):
+        """The suites the boot must run, or None if its filter has globs
+        and the row does not list them."""
+        if self.suites:
+            return tuple(self.suites)
+        names = tuple(self.filter.split(",")) if self.filter else ()
+        if not names or any(n.startswith("-") or set(n) & set("*?[") for n in names):
+            return None
+        return names
+
+
+def allowed_reports(boot):
+    return EXPECTED_REPORTS + tuple(boot.allow)
+
+
+MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_vm")
+PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
+                 "pcache_readahead", "pcache_reclaim", "pcache_writeback",
+                 "pcache_zero_range")
+VFS_SUITES = ("vfs_attr", "vfs_cksum", "vfs_cwd", "vfs_deaddir", "vfs_dir",
+              "vfs_fd", "vfs_file", "vfs_icache", "vfs_namei", "vfs_persist",
+              "vfs_rename_lock", "vfs_special", "vfs_symlink")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
-         filter="*,-virtio_blk_*,-selftest_panic,-vfs_*,-ext2_*,"
-                "-printk_lines,-fs_*"),
-    Boot("printk", smp=4, mem="128M", filter="printk_lines",
+         suites=("blk_sync", "bootargs", "locks_completion", "locks_lockdep",
+                 "locks_mutex", "locks_rwsem", "locks_spinlock", *MM_SUITES,
+                 *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
+                 "shell_parse", "shell_readline", "timers", "traps",
+                 "virtio_ring")),
+    Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check),
-    Boot("panic", smp=2, mem="128M", filter="selftest_panic",
+    Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),
          expect_panic="panic_is_reported", timeout=60),
-    Boot("mem128", smp=2, mem="128M", filter="mm_*"),
-    Boot("mem1g", smp=4, mem="1G", filter="mm_*"),
+    Boot("mem128", smp=2, mem="128M", suites=MM_SUITES),
+    Boot("mem1g", smp=4, mem="1G", suites=MM_SUITES),
     # A 128 MiB file written and read back through a cache that must
     # reclaim: the page cache's memory-pressure case.
-    Boot("pcache64m", smp=4, mem="64M", filter="pcache_*"),
+    Boot("pcache64m", smp=4, mem="64M", suites=PCACHE_SUITES),
     *[b for legacy in (False, True) for b in (
         Boot(f"blk_{'legacy' if legacy else 'modern'}", smp=4, mem="256M",
-             filter="virtio_blk_read,virtio_blk_write,virtio_blk_queue,"
-                    "virtio_blk_stress",
+             suites=("virtio_blk_queue", "virtio_blk_read", "virtio_blk_stress",
+                     "virtio_blk_write"),
              qemu_args=blk_args("blk_rw", legacy),
              bootargs="vblk.test=rw", prepare=blk_prepare("blk_rw")),
         Boot(f"blk_ro_{'legacy' if legacy else 'modern'}", smp=2, mem="256M",
-             filter="virtio_blk_read,virtio_blk_ro", bootargs="vblk.test=ro",
+             suites=("virtio_blk_read", "virtio_blk_ro"), bootargs="vblk.test=ro",
              qemu_args=blk_args("blk_ro", legacy, ",readonly=on"),
              prepare=blk_prepare("blk_ro")),
         Boot(f"blk_errors_{'legacy' if legacy else 'modern'}", smp=2, mem="256M",
-             filter="virtio_blk_errors", bootargs="vblk.test=errors",
+             suites=("virtio_blk_errors",), bootargs="vblk.test=errors",
              qemu_args=blk_args("blk_errors", legacy),
              prepare=blk_prepare("blk_errors")),
     )],
-    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", filter="vfs_*",
+    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", suites=VFS_SUITES,
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 2048, 1024)],
-    *[Boot(name, smp=4, mem="256M", filter="ext2_read,ext2_write,ext2_tail",
+    *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
+                                          "ext2_tail", "ext2_write"),
            timeout=600, qemu_args=ext2_args(name),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
@@ -214,10 +289,10 @@ BOOTS = [
           ("ext2_none", 1024, "none"))],
     # Files bigger than memory through the real filesystem: reclaim
     # writes back and drops ext2's pages.
-    Boot("fs_pressure", smp=4, mem="64M", filter="fs_pressure",
+    Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),
          timeout=600, qemu_args=ext2_args("fs_pressure"), bootargs="root=vda",
          prepare=pressure_prepare, post_check=pressure_check),
-    *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", filter="ext2_bad",
+    *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],),
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))
       for kind in mkbadimg.KINDS],

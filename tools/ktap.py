@@ -4,7 +4,9 @@
     result = ktap.parse(console_text_or_lines, end_reason=None)
     result.passed    -> names of passed cases ("suite.case")
     result.failures  -> [Failure(name, reason, context)], one per counted failure
-    python3 tools/ktap.py [LOG]   # prints failures, then "N passed, N failed"
+    result.skipped   -> [Failure(name, reason)] of the cases marked "# SKIP"
+    result.suites()  -> {suite name: Test} of the top-level suites that began
+    python3 tools/ktap.py [LOG]   # failures, then "N passed, N failed, N skipped"
 
 The console holds OpenSBI's banner, kernel log lines (starting with "[" after
 optional blanks) and, raw, the KTAP block. Everything before the first
@@ -19,6 +21,11 @@ each planned case without a result is one failure (the first one of a
 crashed or truncated run carries the reason); a suite that never printed
 its plan is one failure; every malformed, misnumbered or misplaced line is
 one failure. A "Kernel panic" line ends the parse: it is a crash.
+
+Nothing run is a failure: a top-level plan 1..0 (no suite), and a suite
+whose plan is 1..0 (no case) unless its result says "# SKIP". A result
+marked "# SKIP" counts as skipped, apart from passes and failures; whether
+a skip fails the run is the runner's rule (tools/ktest_runner.py).
 """
 
 import re
@@ -68,6 +75,7 @@ class Result:
     root: Test | None
     passed: list = field(default_factory=list)
     failures: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
     crashed: bool = False
     ended_early: bool = False    # crash, truncation or no KTAP at all
     lines: list = field(default_factory=list)   # the whole console
@@ -77,7 +85,18 @@ class Result:
         return len(self.failures)
 
     def summary(self):
-        return f"{len(self.passed)} passed, {self.failed} failed"
+        return summary(len(self.passed), self.failed, len(self.skipped))
+
+    def suites(self):
+        """The top-level suites that printed their header or result."""
+        if self.root is None:
+            return {}
+        return {t.name: t for t in self.root.subtests if t.is_suite and t.name}
+
+
+def summary(passed, failed, skipped):
+    """The closing line of every count: it starts "N passed, N failed"."""
+    return f"{passed} passed, {failed} failed, {skipped} skipped"
 
 
 def _crash_context(lines, idx):
@@ -232,6 +251,10 @@ def _skipped(test):
     return test.directive.upper().startswith("SKIP")
 
 
+def _skip_reason(test):
+    return test.directive[4:].strip() or "no reason given"
+
+
 class _Counter:
     """Walks the parsed tree and turns it into passes and failures."""
 
@@ -256,11 +279,20 @@ class _Counter:
         before, missed_before = res.failed, self.missed
         if test.plan is None:
             self.missing(path or "KTAP", "no plan printed")
+        elif test.plan == 0 and not path:
+            res.failures.append(Failure("KTAP", "plan 1..0: no suite ran"))
+        elif test.plan == 0 and not _skipped(test):
+            res.failures.append(Failure(path, "plan 1..0: the suite has no case",
+                                        test.context))
+        elif test.plan == 0:
+            res.skipped.append(Failure(path, _skip_reason(test)))
         for child in test.subtests:
             name = _join(path, child.name or f"#{child.number}")
             if child.is_suite:
                 self.count(child, name)
-            elif child.ok or _skipped(child):
+            elif _skipped(child):
+                res.skipped.append(Failure(name, _skip_reason(child), child.context))
+            elif child.ok:
                 res.passed.append(name)
             else:
                 res.failures.append(Failure(name, "not ok", child.context))
@@ -276,7 +308,7 @@ class _Counter:
         elif test.ok is False and res.failed == before and not _skipped(test):
             res.failures.append(Failure(path, "reported not ok, though no case failed",
                                         test.context))
-        elif test.ok and any(c.ok is False for c in test.subtests):
+        elif test.ok and any(c.ok is False and not _skipped(c) for c in test.subtests):
             res.failures.append(Failure(path, "reported ok, though a case failed"))
 
 
@@ -348,6 +380,8 @@ def main(argv):
         res = parse(f.read())
     for f in res.failures:
         print(format_failure(f))
+    for f in res.skipped:
+        print(f"SKIP {f.name}: {f.reason}")
     print(res.summary())
     return 1 if res.failures else 0
 

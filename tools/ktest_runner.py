@@ -3,16 +3,24 @@
 
     python3 tools/ktest_runner.py [BOOT_GLOB [SUITE_GLOB]]   (via tools/test)
 
-First the host unit tests (tools/test_*.py, as the pseudo-boot "host"),
-then each boot of tools/boots.py whose name matches BOOT_GLOB: QEMU runs
-build/whole.elf with ktest.filter=GLOB, the console goes to
-build/test-logs/<boot>.log and is parsed by tools/ktap.py. A SUITE_GLOB
-replaces each boot's filter; boots whose own filter selects none of the
-suites it matches (per the kernel's symbol table) are skipped.
+First the host unit tests (tools/test_*.py, as the pseudo-boot "host", by
+tools/host_tests.py), then each boot of tools/boots.py whose name matches
+BOOT_GLOB: QEMU runs build/whole.elf with ktest.filter= the boot's suites,
+the console goes to build/test-logs/<boot>.log and is parsed by
+tools/ktap.py. A
+SUITE_GLOB narrows each boot to its suites that match it (host: the test
+modules); boots left with none are not run.
 
-Each failure is printed with its diagnostics; the last line is
-"N passed, N failed" (cases; crashes, timeouts, missing results and failed
-hooks count as failures). Exit status 1 if anything failed.
+Each failure is printed with its diagnostics, each skip with its reason;
+the last line is "N passed, N failed, N skipped" (cases). Failures are
+also: a crash, a timeout, a missing result, a failed hook; a boot or a
+whole run with no result at all; a BOOT_GLOB or SUITE_GLOB that matches
+nothing; a suite the boot lists (boots.py `suites`) that printed no
+result or one that ran but is not listed; a skip the boot does not allow
+(boots.py `may_skip`; host: none), one failure per boot naming them; a
+suite linked into the kernel that no boot lists (full runs); a kernel
+report of a bug on the console (tools/kconsole.py) the boot does not allow.
+Exit status 1 if anything failed.
 
 Environment: WHOLE_QEMU replaces the QEMU command (e.g. a script, for
 testing this runner); WHOLE_TIMEOUT_SCALE multiplies every boot timeout.
@@ -27,13 +35,14 @@ import subprocess
 import sys
 import time
 import traceback
-import unittest
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 sys.path.insert(0, str(TOOLS))
 import boots  # noqa: E402
+import host_tests  # noqa: E402
+import kconsole  # noqa: E402
 import ktap  # noqa: E402
 from ext2img import CheckFailed  # noqa: E402
 
@@ -48,51 +57,31 @@ class Tally:
     def __init__(self):
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
 
     def fail(self, name, reason, context=()):
         self.failed += 1
         print(ktap.format_failure(ktap.Failure(name, reason, list(context))))
 
-    def summary(self):
-        return f"{self.passed} passed, {self.failed} failed"
+    def skip(self, name, reason):
+        self.skipped += 1
+        print(f"SKIP {name}: {reason}")
 
+    def fail_skips(self, name, skipped, may_skip=()):
+        """Under tools/test every boot has what its suites need, so a skip
+        is of a required test unless @may_skip (globs) lets it: one
+        failure names them."""
+        required = [n for n in skipped
+                    if not any(fnmatch.fnmatchcase(n, g) for g in may_skip)]
+        if required:
+            self.fail(name, f"required tests skipped ({len(required)}): " +
+                      ", ".join(required))
 
-class _HostResult(unittest.TestResult):
-    def __init__(self, tally):
-        super().__init__()
-        self.tally = tally
+    def mark(self):
+        return (self.passed, self.failed, self.skipped)
 
-    def addSuccess(self, test):
-        self.tally.passed += 1
-
-    def addSkip(self, test, reason):
-        # A skipped test proved nothing: it counts as a failure.
-        self.tally.fail(f"host.{test.id()}", f"skipped: {reason}")
-
-    def addFailure(self, test, err):
-        self.tally.fail(f"host.{test.id()}", "failed",
-                        self._exc_info_to_string(err, test).splitlines())
-
-    addError = addFailure
-
-    def addExpectedFailure(self, test, err):
-        self.tally.passed += 1
-
-    def addUnexpectedSuccess(self, test):
-        self.tally.fail(f"host.{test.id()}", "unexpected success")
-
-
-def run_host_tests(tally, suite_glob):
-    loader = unittest.TestLoader()
-    tests = unittest.TestSuite(
-        loader.loadTestsFromName(path.stem)
-        for path in sorted(TOOLS.glob("test_*.py"))
-        if fnmatch.fnmatchcase(path.stem, suite_glob))
-    before = (tally.passed, tally.failed)
-    print(f"== host: {tests.countTestCases()} unit tests", flush=True)
-    tests.run(_HostResult(tally))
-    print(f"host: {tally.passed - before[0]} passed, "
-          f"{tally.failed - before[1]} failed", flush=True)
+    def summary(self, since=(0, 0, 0)):
+        return ktap.summary(*(now - then for now, then in zip(self.mark(), since)))
 
 
 def filter_matches(ktest_filter, suite):
@@ -167,44 +156,75 @@ def run_hook(tally, boot, what, hook):
         return False
 
 
-def check_panic(tally, boot, status, console):
+def check_panic(tally, boot, status, lines, required):
     """A boot that must panic: exit code 3, the panic line, and a
-    symbolized backtrace naming boot.expect_panic."""
-    lines = console.splitlines()
+    symbolized backtrace naming boot.expect_panic, inside its suites."""
     frame = re.compile(rf"^\[[ \d.]+\]\s+{re.escape(boot.expect_panic)}\+0x[0-9a-f]+/0x")
     problems = []
     if status != 3:
         problems.append(f"QEMU exit status {status}, expected 3 (panic)")
     if not any("Kernel panic" in l for l in lines):
         problems.append("no 'Kernel panic' line")
-    if not any(frame.search(l.rstrip("\r")) for l in lines):
+    if not any(frame.search(l) for l in lines):
         problems.append(f"no backtrace frame {boot.expect_panic}+0x.../0x...")
+    began = {l.strip()[len("# Subtest: "):] for l in lines
+             if l.strip().startswith("# Subtest: ")}
+    problems += [f"suite {name} never began" for name in required if name not in began]
     if problems:
         tally.fail(boot.name, "; ".join(problems), lines[-TAIL:])
     else:
         tally.passed += 1
 
 
-def count_ktap(tally, boot, status, console, end_reason):
+def check_suites(tally, boot, res, required):
+    """Each suite the boot lists printed a result; no suite ran that the
+    boot does not list."""
+    ran = res.suites()
+    for name in required:
+        suite = ran.get(name)
+        if suite is None and not res.ended_early:
+            linked = kernel_suites()
+            hint = (": it is not linked into whole.elf (renamed or dropped?)"
+                    if linked is not None and name not in linked else "")
+            tally.fail(f"{boot.name}.{name}",
+                       f"listed in tools/boots.py but printed no result{hint}")
+    for name in sorted(set(ran) - set(required)):
+        tally.fail(f"{boot.name}.{name}",
+                   "ran, but the boot's suites in tools/boots.py do not list it")
+
+
+def check_reports(tally, boot, lines):
+    """Kernel reports of a bug fail the boot unless it expects them."""
+    for report in kconsole.unexpected(kconsole.scan(lines), boots.allowed_reports(boot)):
+        f = report.failure(boot.name)
+        tally.fail(f.name, f.reason, f.context)
+
+
+def count_ktap(tally, boot, status, console, end_reason, required):
     res = ktap.parse(console, end_reason)
     tail = res.lines[-TAIL:]
     for f in res.failures:
         tally.fail(f"{boot.name}.{f.name}", f.reason, f.context)
+    for f in res.skipped:
+        tally.skip(f"{boot.name}.{f.name}", f.reason)
+    tally.fail_skips(boot.name, [f.name for f in res.skipped], boot.may_skip)
     tally.passed += len(res.passed)
     if end_reason and not res.ended_early:
         tally.fail(boot.name, end_reason, tail)
     elif status == 1 and not res.failures:
         tally.fail(boot.name, "QEMU exit status 1, yet KTAP shows no failure", tail)
+    check_suites(tally, boot, res, required)
+    return res.lines
 
 
-def run_boot(tally, boot, ktest_filter):
+def run_boot(tally, boot, ktest_filter, required):
     scale = float(os.environ.get("WHOLE_TIMEOUT_SCALE", "1"))
     timeout = max(1, round(boot.timeout * scale))
     cmd = qemu_command(boot, ktest_filter)
     log_path = LOGS / f"{boot.name}.log"
     print(f"== {boot.name}: smp {boot.smp}, {boot.mem}, ktest.filter={ktest_filter}, "
           f"timeout {timeout}s", flush=True)
-    before = (tally.passed, tally.failed)
+    before = tally.mark()
     start = time.monotonic()
     if boot.prepare and not run_hook(tally, boot, "prepare", boot.prepare):
         return
@@ -219,22 +239,84 @@ def run_boot(tally, boot, ktest_filter):
         end_reason = None
     console = log_path.read_bytes().decode("utf-8", errors="replace")
     if boot.expect_panic:
-        check_panic(tally, boot, status, console)
+        lines = [l.rstrip() for l in console.split("\n")]
+        check_panic(tally, boot, status, lines, required)
     else:
-        count_ktap(tally, boot, status, console, end_reason)
+        lines = count_ktap(tally, boot, status, console, end_reason, required)
+    check_reports(tally, boot, lines)
     if boot.post_check:
         run_hook(tally, boot, "post_check", boot.post_check)
-    failed = tally.failed - before[1]
-    if failed:
+    if tally.mark() == before:
+        tally.fail(boot.name, "no result at all", lines[-TAIL:])
+    if tally.failed > before[1]:
         print(f"   command: {shlex.join(cmd)}")
-    print(f"{boot.name}: {tally.passed - before[0]} passed, {failed} failed "
+    print(f"{boot.name}: {tally.summary(before)} "
           f"({elapsed:.1f}s, log {os.path.relpath(log_path, ROOT)})", flush=True)
+
+
+def plan_boots(tally, boot_glob, suite_glob):
+    """[(boot, ktest filter, suites it must run)] for the selected boots."""
+    runs = []
+    for boot in boots.BOOTS:
+        if not fnmatch.fnmatchcase(boot.name, boot_glob):
+            continue
+        required = boot.required()
+        if required is None:
+            tally.fail(boot.name, f"filter {boot.filter!r} has globs, yet the row "
+                       "lists no suites= (the suites the boot must run)")
+            continue
+        ktest_filter = boot.ktest_filter()
+        if suite_glob != "*":
+            required = tuple(s for s in required if filter_matches(suite_glob, s))
+            if not required:
+                print(f"== {boot.name}: not run, none of its suites matches {suite_glob!r}")
+                continue
+            ktest_filter = ",".join(required)
+        runs.append((boot, ktest_filter, required))
+    return runs
+
+
+def check_linked(tally):
+    """Full runs: every suite linked into the kernel is some boot's."""
+    linked = kernel_suites()
+    if linked is None:
+        tally.fail("whole.elf", f"cannot list the suites linked into {KERNEL}")
+        return
+    listed = {s for b in boots.BOOTS for s in (b.required() or ())}
+    for name in sorted(linked - listed):
+        tally.fail(name, "linked into whole.elf, but no boot in tools/boots.py lists it")
+
+
+def run_all(tally, boot_glob, suite_glob):
+    ran_host = False
+    if fnmatch.fnmatchcase("host", boot_glob):
+        host_glob = "test_*" if suite_glob == "*" else suite_glob
+        tests = host_tests.load(host_glob)
+        if tests.countTestCases() or suite_glob == "*":
+            host_tests.run(tally, host_glob, tests)
+            ran_host = True
+    runs = plan_boots(tally, boot_glob, suite_glob)
+    for boot, ktest_filter, required in runs:
+        run_boot(tally, boot, ktest_filter, required)
+    if boot_glob == "*" and suite_glob == "*":
+        check_linked(tally)
+    names = [b.name for b in boots.BOOTS if fnmatch.fnmatchcase(b.name, boot_glob)]
+    if fnmatch.fnmatchcase("host", boot_glob):
+        names.insert(0, "host")
+    if not names:
+        tally.fail(f"BOOT_GLOB {boot_glob!r}", "matched nothing; boots: host, " +
+                   ", ".join(b.name for b in boots.BOOTS))
+    elif not ran_host and not runs:
+        tally.fail(f"SUITE_GLOB {suite_glob!r}",
+                   f"matched nothing in the boots {', '.join(names)}")
+    elif tally.mark() == (0, 0, 0):
+        tally.fail("run", "nothing ran")
 
 
 def main(argv):
     if len(argv) > 3 or any(a.startswith("-") for a in argv[1:]):
         print("usage: tools/test [BOOT_GLOB [SUITE_GLOB]]", file=sys.stderr)
-        print("0 passed, 1 failed")
+        print(ktap.summary(0, 1, 0))
         return 2
     boot_glob = argv[1] if len(argv) > 1 else "*"
     suite_glob = argv[2] if len(argv) > 2 else "*"
@@ -244,26 +326,7 @@ def main(argv):
     LOGS.mkdir(parents=True, exist_ok=True)
 
     tally = Tally()
-    if fnmatch.fnmatchcase("host", boot_glob):
-        run_host_tests(tally, "test_*" if suite_glob == "*" else suite_glob)
-    suites = kernel_suites() if suite_glob != "*" else None
-    selected = [b for b in boots.BOOTS if fnmatch.fnmatchcase(b.name, boot_glob)]
-    for boot in selected:
-        ktest_filter = boot.filter
-        if suite_glob != "*":
-            ktest_filter = suite_glob
-            if suites is not None:
-                both = sorted(s for s in suites if filter_matches(boot.filter, s)
-                              and filter_matches(suite_glob, s))
-                if not both:
-                    print(f"== {boot.name}: not run, no suite matches both "
-                          f"{boot.filter!r} and {suite_glob!r}")
-                    continue
-                ktest_filter = ",".join(both)
-        run_boot(tally, boot, ktest_filter)
-    if not selected and not fnmatch.fnmatchcase("host", boot_glob):
-        tally.fail(boot_glob, "no boot matches; boots: host, " +
-                   ", ".join(b.name for b in boots.BOOTS))
+    run_all(tally, boot_glob, suite_glob)
     print(tally.summary())
     return 1 if tally.failed else 0
 

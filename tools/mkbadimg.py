@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/mkbadimg.py: corrupt ext2 images for suite ext2_bad.
+"""tools/mkbadimg.py: corrupt ext2 images for the suites ext2_bad_*.
 
     python3 tools/mkbadimg.py KIND IMG [--block 1024|4096]
 
@@ -14,8 +14,9 @@ meta; contents by tools/ext2tree.py's pattern) and then gets one fault:
   ino       bad/victim names inode 0x7fffffff         -> -EUCLEAN
   blocknr   far's block[0] past the device, meta's on the inode table
             -> reads and writes -EUCLEAN; the inode table is untouched
-MESSAGES[KIND] is what the kernel must print about it; for blocknr,
-IMG.meta keeps the inode-table block to compare after the boot.
+SUITES[KIND] is the suite (fs/ext2/ext2_bad_test.c) that runs on it, and
+MESSAGES[KIND] what the kernel must print about it while that suite runs;
+for blocknr, IMG.meta keeps the inode-table block to compare after the boot.
 """
 
 import argparse
@@ -40,6 +41,16 @@ MESSAGES = {
     "reclen": "bad entry in block",
     "ino": "bad entry in block",
     "blocknr": "is outside the data area",
+}
+SUITES = {
+    "trunc": "ext2_bad_mount",
+    "magic": "ext2_bad_mount",
+    "zero": "ext2_bad_mount",
+    "incompat": "ext2_bad_mount",
+    "rocompat": "ext2_bad_rocompat",
+    "reclen": "ext2_bad_entries",
+    "ino": "ext2_bad_entries",
+    "blocknr": "ext2_bad_blocks",
 }
 SB = 1024
 S_MAGIC, S_INCOMPAT, S_RO_COMPAT = 0x38, 0x60, 0x64

@@ -44,6 +44,19 @@ class Ext2ImgTest(unittest.TestCase):
         with self.assertRaisesRegex(ext2img.CheckFailed, "counted="):
             ext2img.check_image(self.img)
 
+    def test_any_declined_prompt_is_unclean(self):
+        # e2fsck -n answers "no" to every question; any of them is a
+        # repair it would have made, whatever its exit status.
+        for line in ("Inode 12 has zero dtime.  Fix? no",
+                     "Unattached inode 13\nConnect to /lost+found? no",
+                     "Entry 'x' in / (2) has deleted/unused inode 14.  Clear? no",
+                     "Free blocks count wrong (100, counted=99)."):
+            with self.subTest(line=line):
+                self.assertTrue(ext2img.unclean(line))
+        self.assertFalse(ext2img.unclean(
+            "Pass 1: Checking inodes, blocks, and sizes\n"
+            "t.img: 11/1024 files (0.0% non-contiguous), 1100/4096 blocks\n"))
+
     def test_mke2fs_error_is_reported(self):
         with self.assertRaisesRegex(ext2img.CheckFailed, "mke2fs"):
             ext2img.make_image(self.img, "4M", os.path.join(self.dir, "absent"))

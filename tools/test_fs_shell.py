@@ -3,7 +3,7 @@
 
 Each test boots the real kernel (tools/run -c) once on a fresh small ext2
 image and checks what it printed and what it left on the image with tools
-that are not ours (DESIGN.md, "Correctness oracles"):
+that are not ours (docs/design.md, "Correctness oracles"):
 
 - io: the same xfs_io commands run on a Linux file print the same lines
   (timings aside) and leave the same bytes (debugfs dump); the blocks the
@@ -252,6 +252,93 @@ class CksumMatchesPosix(unittest.TestCase):
         status, lines = boot(img, "cksum " + " ".join("/" + n for n in names) + " /nope")
         self.assertEqual(lines, want)
         self.assertEqual(status, 1)
+        ext2img.check_image(img)
+
+
+    def test_many_names(self):
+        # More names than any fixed table would hold: every one is checked.
+        tmp = Path(tempfile.mkdtemp(prefix="fs-shell-cksum-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        skel, img = tmp / "skel", tmp / "img"
+        skel.mkdir()
+        names = [f"f{i:03}" for i in range(100)]
+        for i, name in enumerate(names):
+            (skel / name).write_bytes(bytes([i]) * (i * 37))
+        ext2img.make_image(img, "8M", skel=skel, block=1024)
+        host = subprocess.run(["cksum"] + names, cwd=skel, capture_output=True,
+                              text=True, check=True)
+        want = [re.sub(r" (\S+)$", r" /\1", line) for line in host.stdout.splitlines()]
+        status, lines = boot(img, "cksum " + " ".join("/" + n for n in names))
+        self.assertEqual(lines, want)
+        self.assertEqual(status, 0)
+
+
+class IoCommandLine(unittest.TestCase):
+    """io takes its command line as xfs_io does: options anywhere, every
+    -c in order, one FILE; a line it cannot take runs nothing."""
+
+    def test_matches_xfs_io(self):
+        tmp = Path(tempfile.mkdtemp(prefix="fs-shell-iocl-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        img, host = tmp / "img", tmp / "host"
+        host.mkdir()
+        (host / "kept").write_bytes(b"k" * 3000)
+        ext2img.make_image(img, "8M", skel=host, block=1024)
+        # (io's words after "io", file): 20 -c options (more than any
+        # fixed table held), FILE before the options, blanks in a -c.
+        runs = [(["-f"] + [w for i in range(20)
+                           for w in ("-c", f"pwrite -S {0x40 + i:#x} {i * 100} 100")]
+                 + ["-c", "pread -v 1990 20", "-c", "stat"], "twenty"),
+                (["-c", "pread -v 0 16", "-c", "  stat  "], "kept"),
+                (["FILE", "-c", "pwrite -S 0x31 10 5", "-c", "pread -v 0 32"], "kept")]
+        script, expect = [], []
+        for n, (words, file) in enumerate(runs):
+            argv = [str(host / file) if w == "FILE" else w for w in words]
+            if "FILE" not in words:
+                argv.append(str(host / file))
+            res = subprocess.run(["stdbuf", "-o0", "xfs_io"] + argv, env=ENV,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True)
+            self.assertEqual(res.returncode, 0, res.stdout)
+            expect.append(normalize(res.stdout.replace(str(host), "").rstrip("\n").split("\n")))
+            quoted = " ".join(f'"{w}"' if " " in w else ("/" + file if w == "FILE" else w)
+                              for w in words)
+            script += [f"echo @@{n}", f"io {quoted}" + ("" if "FILE" in words else f" /{file}")]
+        status, lines = boot(img, "; ".join(script))
+        self.assertEqual(status, 0, "\n".join(lines))
+        got = sections(lines)
+        ext2img.check_image(img)
+        for n, (words, file) in enumerate(runs):
+            with self.subTest(run=n):
+                want = [re.sub(r"^stat\.(ino|blocks) = .*", r"stat.\1", line)
+                        for line in expect[n]]
+                have = [re.sub(r"^stat\.(ino|blocks) = .*", r"stat.\1", line)
+                        for line in normalize(got[str(n)])]
+                self.assertEqual(have, want)
+        for file in ("twenty", "kept"):
+            self.assertEqual(dump(img, f"/{file}", tmp / "out"), (host / file).read_bytes())
+
+    def test_bad_lines_change_nothing(self):
+        tmp = Path(tempfile.mkdtemp(prefix="fs-shell-iobad-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        img, skel = tmp / "img", tmp / "skel"
+        skel.mkdir()
+        (skel / "f").write_bytes(b"f" * 100)
+        ext2img.make_image(img, "8M", skel=skel, block=1024)
+        # (line, the message, status): each fails before touching /f.
+        cases = [('io -c "pwrite 0 1; fsync" -c', "io: -c needs a command", 2),
+                 ("io -c stat", "io: no FILE", 2),
+                 ("io -c stat /f /g", "io: one FILE, not both /f and /g", 2),
+                 ("io -x -c stat /f", "io: unknown option -x", 2),
+                 ('io -c "pwrite 0 1; fsync" /f', "bad argument count 3 to pwrite, "
+                  "expected 2 arguments", 1),
+                 ('io -t -c "pwrite 0 1 /f', 'shell: unterminated " quote; nothing was run', 2)]
+        for line, message, status in cases:
+            with self.subTest(line=line):
+                got_status, lines = boot(img, line)
+                self.assertEqual(lines[0] if lines else "", message, "\n".join(lines))
+                self.assertEqual(got_status, status)
+        self.assertEqual(dump(img, "/f", tmp / "out"), b"f" * 100)
         ext2img.check_image(img)
 
 

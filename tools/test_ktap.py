@@ -56,7 +56,7 @@ class KtapTest(unittest.TestCase):
         self.assertCounts(res, 4, 0)
         self.assertEqual(res.passed[0], "sched_basic.many_tasks_finish")
         self.assertFalse(res.crashed or res.ended_early)
-        self.assertEqual(res.summary(), "4 passed, 0 failed")
+        self.assertEqual(res.summary(), "4 passed, 0 failed, 0 skipped")
 
     def test_crlf_and_banner_ignored(self):
         res = ktap.parse((BANNER + GOOD).replace("\n", "\r\n"))
@@ -205,9 +205,29 @@ class KtapTest(unittest.TestCase):
         self.assertCounts(res, 4, 1)
         self.assertEqual(res.failures[0].name, "locks_rwsem")
 
-    def test_skip_counts_as_passed(self):
+    def test_skip_is_counted_apart(self):
         res = run(GOOD.replace("    ok 3 other", "    ok 3 other # SKIP no disk"))
-        self.assertCounts(res, 4, 0)
+        self.assertCounts(res, 3, 0)
+        self.assertEqual([(f.name, f.reason) for f in res.skipped],
+                         [("sched_basic.other", "no disk")])
+        self.assertEqual(res.summary(), "3 passed, 0 failed, 1 skipped")
+
+    def test_not_ok_skip_is_a_skip(self):
+        res = run(GOOD.replace("    ok 3 other", "    not ok 3 other # SKIP")
+                  .replace("ok 1 sched_basic", "not ok 1 sched_basic # SKIP"))
+        self.assertCounts(res, 3, 0)
+        self.assertEqual([(f.name, f.reason) for f in res.skipped],
+                         [("sched_basic.other", "no reason given")])
+
+    def test_suite_skipped_whole(self):
+        res = run(GOOD.replace("    1..1\n    ok 1 readers_parallel",
+                               "    1..1\n    ok 1 readers_parallel # SKIP one hart"))
+        self.assertCounts(res, 3, 0)
+        res = run(GOOD.replace("    1..1\n    ok 1 readers_parallel\nok 2 locks_rwsem",
+                               "    1..0\nok 2 locks_rwsem # SKIP no harts"))
+        self.assertCounts(res, 3, 0)
+        self.assertEqual([(f.name, f.reason) for f in res.skipped],
+                         [("locks_rwsem", "no harts")])
 
     def test_trailing_text_after_block_is_ignored(self):
         res = run(GOOD + "# totals: pass:4 fail:0\nwhole: powering off\n")
@@ -220,9 +240,16 @@ class KtapTest(unittest.TestCase):
         self.assertCounts(res, 4, 0)  # the runner counts the timeout itself
         self.assertFalse(res.ended_early)
 
-    def test_empty_plan(self):
+    def test_empty_plan_fails(self):
         res = run("KTAP version 1\n1..0\n")
-        self.assertCounts(res, 0, 0)
+        self.assertCounts(res, 0, 1)
+        self.assertEqual(reasons(res), [("KTAP", "plan 1..0: no suite ran")])
+
+    def test_suite_without_cases_fails(self):
+        res = run(GOOD.replace("    1..1\n    ok 1 readers_parallel\n", "    1..0\n"))
+        self.assertCounts(res, 3, 1)
+        self.assertEqual(reasons(res),
+                         [("locks_rwsem", "plan 1..0: the suite has no case")])
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ commands and exits with the last one's status; typed input reaches the
 shell through the UART's receive interrupt and the line editor.
 """
 import os
+import re
 import select
 import subprocess
 import time
@@ -19,6 +20,26 @@ RUN = [str(ROOT / "tools" / "run"), "--smp", "2", "--mem", "128M"]
 def run_c(commands, timeout=120):
     return subprocess.run(RUN + ["-c", commands], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def console(res):
+    """The console lines after the kernel's bootargs line, "\r" removed."""
+    lines = res.stdout.replace("\r", "").split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\[ *[0-9.]+\] whole: .*bootargs ", line):
+            out = lines[i + 1:]
+            while out and out[-1] == "":
+                out.pop()
+            return out
+    raise AssertionError(f"no bootargs line; console:\n{res.stdout[-3000:]}")
+
+
+def posix_sh(line):
+    """(status, output lines) of POSIX sh running @line: the oracle for how
+    the shell splits a line, for the part of sh it takes."""
+    res = subprocess.run(["sh", "-c", line], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL)
+    return res.returncode, res.stdout.splitlines()
 
 
 class Interactive:
@@ -66,13 +87,80 @@ class ShellTest(unittest.TestCase):
         self.assertIn("no-such-command: command not found", bad.stdout)
 
     def test_c_longer_than_a_typed_line_runs_whole(self):
-        # A typed line holds 255 characters; -c is not cut there.
+        # A typed line holds 1023 characters; -c is not cut there.
         res = run_c("echo " + "x" * 300 + "; echo long-c-end")
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
         # Whole lines: the bootargs line of the log quotes the command.
         lines = res.stdout.replace("\r", "").split("\n")
         self.assertIn("x" * 300, lines)
         self.assertIn("long-c-end", lines)
+
+    def test_quoting_matches_posix_sh(self):
+        # ';' inside quotes or after a backslash does not end a command;
+        # quotes anywhere in a word; "" is an empty word. (No backslash
+        # reaches echo: dash's echo would interpret it.)
+        line = ("echo \"a; b\" 'c;d' e\\;f \"x\"'y'z \"\" end; "
+                "echo 'io -c \"pwrite 0 1; fsync\" f'; echo \"it's\" 'say \"hi\"'")
+        want_status, want = posix_sh(line)
+        res = run_c(line)
+        self.assertEqual(console(res), want)
+        self.assertEqual(res.returncode, want_status)
+
+    def test_final_semicolon_keeps_the_status(self):
+        # After a final ';' the status is the last command's, as sh's
+        # (127: command not found).
+        line = "echo a; no-such-command ;"
+        want_status, _ = posix_sh(line)
+        self.assertEqual(want_status, 127)
+        self.assertEqual(run_c(line).returncode, want_status)
+
+    def test_bad_quoting_runs_nothing(self):
+        # sh refuses the whole line (status 2) before running its first
+        # command; so does whole, and it says why.
+        for line, why in (("echo first; echo \"abc", "unterminated \" quote"),
+                          ("echo first; echo 'abc", "unterminated ' quote"),
+                          ("echo first;; echo b", "';' with no command before it"),
+                          ("; echo first", "';' with no command before it")):
+            with self.subTest(line=line):
+                want_status, want = posix_sh(line)
+                self.assertEqual((want_status, want), (2, []))
+                res = run_c(line)
+                self.assertEqual(console(res), [f"shell: {why}; nothing was run"])
+                self.assertEqual(res.returncode, want_status)
+
+    def test_long_lines_and_many_words_run_whole(self):
+        # 2000 words, then a word of 10,000 characters: no limit cuts them.
+        line = ("echo " + " ".join(f"w{i}" for i in range(2000))
+                + "; echo " + "x" * 10000 + "; echo end")
+        want_status, want = posix_sh(line)
+        res = run_c(line)
+        self.assertEqual(console(res), want)
+        self.assertEqual(res.returncode, want_status)
+
+    def test_extra_words_are_refused(self):
+        for line, usage in (("uptime now", "uptime"), ("test a b", "test [GLOB]"),
+                            ("poweroff now", "poweroff"), ("disks vda", "disks"),
+                            ("sync now", "sync"), ("drop_caches 3", "drop_caches"),
+                            ("bench blk vda vdb",
+                             "bench blk [vdX]  (overwrites the first 64 MiB)"),
+                            ("bench fs / /", "bench fs [DIR]  (a 64 MiB file and "
+                             "1000 files in DIR)")):
+            with self.subTest(line=line):
+                res = run_c(line)
+                self.assertEqual(console(res), [f"usage: {usage}"])
+                self.assertEqual(res.returncode, 2)
+        # poweroff with a word did not power off: the next command ran.
+        res = run_c("poweroff now; echo still-here")
+        self.assertEqual(console(res), ["usage: poweroff", "still-here"])
+
+    def test_harts_past_the_table_are_reported(self):
+        res = subprocess.run([str(ROOT / "tools" / "run"), "--smp", "10", "--mem", "128M",
+                              "-c", "uptime"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=240, stdin=subprocess.DEVNULL)
+        self.assertEqual(res.returncode, 0, res.stdout[-800:])
+        self.assertIn("platform: the device tree has 10 harts; whole runs on the "
+                      "first 8 (MAX_CPUS), the other 2 stay stopped", res.stdout)
+        self.assertIn("whole: 8 harts", res.stdout)
 
     def test_disks_lists_the_attached_disk(self):
         res = run_c("disks")
@@ -86,6 +174,23 @@ class ShellTest(unittest.TestCase):
             # "ecx", Backspace, "ho", Home, End, then the words: "echo typed-ok"
             sh.type("ecx\x7fho\x1b[H\x1b[F typed-ok\r")
             sh.expect("typed-ok\r\nwhole> ")
+            sh.type("poweroff\r")
+            self.assertEqual(sh.proc.wait(timeout=60), 0)
+        finally:
+            sh.close()
+
+    def test_typed_line_too_long_is_refused(self):
+        # 1100 characters do not fit a typed line (1023): the line is
+        # refused whole and the shell goes on. They arrive faster than the
+        # shell reads them (more than the UART's 256-byte ring): none of
+        # them, nor the Enter after them, may be lost.
+        sh = Interactive()
+        try:
+            sh.expect("whole> ")
+            sh.type("echo " + "y" * 1100 + "; poweroff\r")
+            sh.expect("shell: line longer than 1023 characters; nothing was run\r\nwhole> ")
+            sh.type("echo still-here\r")
+            sh.expect("still-here\r\nwhole> ")
             sh.type("poweroff\r")
             self.assertEqual(sh.proc.wait(timeout=60), 0)
         finally:

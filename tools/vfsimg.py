@@ -9,6 +9,13 @@ from it. The folder holds cksums.txt: the host's own `cksum` output for its
 files, named as the kernel names them (relative to "/"), which the
 vfs_cksum suite compares byte for byte with the kernel's cksum lines.
 
+The image also holds special files that mke2fs -d does not copy, added
+with debugfs (SPECIAL_FILES): a character device whose device number, in
+i_block[0], equals the block number of big.bin's fourth block (freeing a
+"block map" of a device node would free big.bin's block, which e2fsck
+reports), a FIFO, a fast and a slow symbolic link. vfs_special unlinks
+them.
+
 check is the boot's post-check: e2fsck must find the image clean, and the
 file the vfs_persist suite wrote and fsynced (PERSIST_NAME) must hold the
 bytes it wrote (read back with debugfs).
@@ -27,6 +34,9 @@ import ext2img
 CKSUM_FILES = ["hello.txt", "empty", "dir/a.txt", "dir/sub/b.txt", "big.bin"]
 PERSIST_NAME = "persist.bin"
 PERSIST_SIZE = 20000
+# Special files of the image root, made by debugfs (fs/vfs_special_test.c).
+SPECIAL_FILES = ["chardev", "fifo", "fastlink", "slowlink"]
+SLOW_TARGET = "dir/sub/" + "s" * 80  # over 60 bytes: kept in a block
 
 # Symbolic links of the skeleton (name: target); fs/symlink_test.c reads
 # them with the same targets. slow.lnk's target (89 bytes) does not fit in
@@ -82,10 +92,36 @@ def make_skeleton(skel: Path):
     (skel / "cksums.txt").write_bytes(run.stdout)
 
 
+def debugfs(img: Path, *requests, write=False):
+    """Run debugfs requests on @img; return stdout (CheckFailed on error)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".cmds") as cmds:
+        cmds.write("\n".join(requests) + "\n")
+        cmds.flush()
+        run = subprocess.run(
+            ["debugfs", *(["-w"] if write else []), "-f", cmds.name, str(img)],
+            env=ext2img._ENV, capture_output=True, text=True)
+    errors = [l for l in run.stderr.splitlines()
+              if not l.startswith("debugfs ")]  # the version banner
+    if run.returncode or errors:
+        raise ext2img.CheckFailed(f"debugfs {requests}: {run.stderr}")
+    return run.stdout
+
+
+def add_special_files(img: Path):
+    """SPECIAL_FILES; chardev's number names big.bin's fourth block."""
+    blk = int(debugfs(img, "bmap /big.bin 3").split()[-1])
+    if blk >= 65536:
+        raise ext2img.CheckFailed(f"big.bin block {blk}: no old-style dev_t")
+    debugfs(img, f"mknod chardev c {blk >> 8} {blk & 0xff}",
+            "mknod fifo p", "symlink fastlink hello.txt",
+            f"symlink slowlink {SLOW_TARGET}", write=True)
+
+
 def make_image(img: Path, block: int):
     skel = img.parent / f"vfs-skel-{block}"
     make_skeleton(skel)
     ext2img.make_image(img, "32M", skel, block=block)
+    add_special_files(img)
 
 
 def check_links(img: Path):

@@ -205,7 +205,7 @@ static int trunc_branch(struct inode *inode,
 			uint64_t from)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	uint64_t span = (uint64_t)1 << (sbi->s_addr_bits * (depth - 1));
+	uint64_t span; /* blocks under one child: defined for depth >= 1 */
 	struct ext2_buf *b;
 	bool empty;
 	int err = 0;
@@ -218,6 +218,7 @@ static int trunc_branch(struct inode *inode,
 		free_slot(inode, slot, holder);
 		return 0;
 	}
+	span = (uint64_t)1 << (sbi->s_addr_bits * (depth - 1));
 	b = ext2_bread(sbi, *slot);
 	if (IS_ERR(b))
 		return PTR_ERR(b);

@@ -15,19 +15,22 @@
  * EXT2_BCACHE_MAX_CLEAN. A freed block's buffer is forgotten
  * (ext2_bforget) so it is never written over the block's next owner.
  *
- * Locks: bcache.lock (spinlock) protects the index, the LRU, b_count,
- * b_uptodate and b_hashed. b_io_lock (a mutex) serialises the read-in of
- * one buffer. The contents are protected by whoever owns the metadata
- * (s_alloc_lock for bitmaps, i_map_lock for indirect blocks, the dir's
- * i_rwsem for directory blocks); inode-table blocks are shared, each inode
- * writing only its own slot. b_dirty is set after a change and cleared
- * before the write, so a change racing a write leaves the buffer dirty.
+ * Locks: bcache.lock (spinlock) protects the index, the LRU, b_count and
+ * b_hashed. b_io_lock (a mutex) serialises the read-in and the writes of
+ * one buffer, and ext2_bforget takes it to wait for a write in flight;
+ * b_uptodate is set under it with release and read with acquire. The contents
+ * are protected by whoever owns the metadata (s_alloc_lock for bitmaps,
+ * i_map_lock for indirect blocks, the dir's i_rwsem for directory blocks);
+ * inode-table blocks are shared, each inode writing only its own slot. b_dirty
+ * is set after a change and cleared before the write, so a change racing a
+ * write leaves the buffer dirty.
  */
 #include <errno.h>
 #include <string.h>
 #include <drivers/block.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
 
@@ -145,27 +148,39 @@ static struct ext2_buf *buf_get(struct ext2_sb_info *sbi, uint32_t blk)
 	return nb;
 }
 
+/*
+ * b_uptodate is set once, with release, after b_data is filled; it is read
+ * with acquire, so a reader that sees it set also sees the data (RISC-V
+ * may otherwise let the data loads pass the flag's).
+ */
+static bool buf_uptodate(struct ext2_buf *b)
+{
+	return __atomic_load_n(&b->b_uptodate, __ATOMIC_ACQUIRE);
+}
+
+static void buf_set_uptodate(struct ext2_buf *b)
+{
+	__atomic_store_n(&b->b_uptodate, true, __ATOMIC_RELEASE);
+}
+
 struct ext2_buf *ext2_bread(struct ext2_sb_info *sbi, uint32_t blk)
 {
 	struct ext2_buf *b = buf_get(sbi, blk);
 	int err = 0;
 
-	if (IS_ERR(b) || READ_ONCE(b->b_uptodate))
+	if (IS_ERR(b) || buf_uptodate(b))
 		return b;
 	mutex_lock(&b->b_io_lock);
-	if (!READ_ONCE(b->b_uptodate)) {
+	if (!buf_uptodate(b)) {
 		err = ext2_read_blocks(sbi, blk, b->b_data, 1);
-		if (!err) {
-			__atomic_thread_fence(__ATOMIC_RELEASE);
-			WRITE_ONCE(b->b_uptodate, true);
-		}
+		if (!err)
+			buf_set_uptodate(b);
 	}
 	mutex_unlock(&b->b_io_lock);
 	if (err) {
 		ext2_brelse(sbi, b);
 		return ERR_PTR(err);
 	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return b;
 }
 
@@ -177,7 +192,7 @@ struct ext2_buf *ext2_bget_new(struct ext2_sb_info *sbi, uint32_t blk)
 		return b;
 	mutex_lock(&b->b_io_lock);
 	memset(b->b_data, 0, sbi->s_sb->s_blocksize);
-	WRITE_ONCE(b->b_uptodate, true);
+	buf_set_uptodate(b);
 	mutex_unlock(&b->b_io_lock);
 	return b;
 }
@@ -229,6 +244,13 @@ void ext2_bmark_dirty(struct ext2_buf *b)
 	__atomic_store_n(&b->b_dirty, 1, __ATOMIC_RELEASE);
 }
 
+/**
+ * ext2_bforget - drop block @blk's buffer: the block is being freed
+ * A write of its old contents may be in flight (ext2_bsync_all): wait for
+ * it under b_io_lock, so that it reaches the disk before the block's next
+ * owner can write there, and clear b_dirty so no later write starts.
+ * Context: task, may sleep; the caller may hold s_alloc_lock.
+ */
 void ext2_bforget(struct ext2_sb_info *sbi, uint32_t blk)
 {
 	struct ext2_bcache *bc = &sbi->s_bcache;
@@ -239,28 +261,31 @@ void ext2_bforget(struct ext2_sb_info *sbi, uint32_t blk)
 	if (b) {
 		list_del(&b->b_hash);
 		b->b_hashed = false;
-		__atomic_store_n(&b->b_dirty, 0, __ATOMIC_RELEASE);
-		if (b->b_count == 0) {
-			list_del(&b->b_lru);
-			bc->nr_lru--;
-		} else {
-			b = NULL; /* the last brelse frees it */
-		}
+		get_locked(bc, b);
 	}
 	spin_unlock(&bc->lock);
-	if (b)
-		buf_free(b);
+	if (!b)
+		return;
+	mutex_lock(&b->b_io_lock);
+	__atomic_store_n(&b->b_dirty, 0, __ATOMIC_RELEASE);
+	mutex_unlock(&b->b_io_lock);
+	ext2_brelse(sbi, b); /* unhashed: the last reference frees it */
 }
 
+/* Write @b if dirty. b_io_lock is held across the write: ext2_bforget
+ * waits on it. Context: task, may sleep; no other buffer's b_io_lock. */
 int ext2_bwrite(struct ext2_sb_info *sbi, struct ext2_buf *b)
 {
-	int err;
+	int err = 0;
 
-	if (!__atomic_exchange_n(&b->b_dirty, 0, __ATOMIC_ACQ_REL))
-		return 0;
-	err = ext2_write_blocks(sbi, b->b_blocknr, b->b_data, 1);
-	if (err)
-		ext2_bmark_dirty(b);
+	mutex_lock(&b->b_io_lock);
+	if (__atomic_exchange_n(&b->b_dirty, 0, __ATOMIC_ACQ_REL)) {
+		race_point(RACE_BUF_WRITE, b);
+		err = ext2_write_blocks(sbi, b->b_blocknr, b->b_data, 1);
+		if (err)
+			ext2_bmark_dirty(b);
+	}
+	mutex_unlock(&b->b_io_lock);
 	return err;
 }
 

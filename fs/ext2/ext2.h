@@ -4,7 +4,7 @@
  * On-disk structures come from e2fsprogs' <ext2fs/ext2_fs.h>; the fields
  * are little-endian, which is also riscv64's order, so they are used as is.
  *
- * Locks, outermost first (see also fs/vfs.h and DESIGN.md):
+ * Locks, outermost first (see also fs/vfs.h and docs/design.md):
  *   inode->i_rwsem             directory entries of a directory; writes and
  *                              truncate of a file (the VFS or file.c takes it)
  *   mapping->invalidate_lock   X around truncate (inode.c)
@@ -13,7 +13,8 @@
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
  *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
  *                              inside i_map_lock when a block is allocated)
- *   buffer b_io_lock           one metadata block's read-in (buffer.c)
+ *   buffer b_io_lock           one metadata block's read-in and writes
+ *                              (buffer.c)
  *   sbi->s_bcache.lock         the buffer cache's index and LRU (spinlock)
  */
 #pragma once
@@ -43,15 +44,15 @@ struct block_device;
 struct ext2_buf {
 	uint32_t b_blocknr;
 	void *b_data;		/* blocksize bytes */
-	struct mutex b_io_lock; /* serialises the read-in */
+	struct mutex b_io_lock; /* serialises read-in, writes, forget */
 	/* protected by bcache.lock: */
 	int b_count; /* references */
-	bool b_uptodate;
 	bool b_hashed;
 	struct list_head b_hash;
 	struct list_head b_lru; /* unreferenced buffers, oldest first */
 	/* atomic: */
 	int b_dirty;
+	bool b_uptodate; /* set (release) under b_io_lock, read (acquire) */
 };
 
 struct ext2_bcache {

@@ -1,9 +1,15 @@
 /*
- * fs/ext2/ext2_bad_test.c: suite ext2_bad - corrupt images made by
- * tools/mkbadimg.py; bootarg ext2.bad=KIND says which one this boot has.
- * Each must fail cleanly (the mount, or the operation with -EIO/-EUCLEAN),
- * never panic or hang; the host checks the console message and that no
- * block outside the filesystem's data was written.
+ * fs/ext2/ext2_bad_test.c: suites ext2_bad_* - corrupt images made by
+ * tools/mkbadimg.py, one suite per kind of damage, each run only in the
+ * boot whose image has that damage (bootarg ext2.bad=KIND; a suite in a
+ * boot of another kind fails, so no case passes by having nothing to do):
+ *   ext2_bad_mount     trunc, magic, zero, incompat: the mount is refused
+ *   ext2_bad_rocompat  rocompat: mounted read-only, writes refused
+ *   ext2_bad_entries   reclen, ino: the broken entry fails -EUCLEAN/-EIO
+ *   ext2_bad_blocks    blocknr: blocks outside the data area, never used
+ * Each must fail cleanly, never panic or hang; the host checks that the
+ * suite's console names the cause and that no block outside the
+ * filesystem's data was written (tools/boots.py).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,60 +25,95 @@ static bool corrupt(long err)
 	return err == -EUCLEAN || err == -EIO;
 }
 
-static void bad_kind(struct ktest *t, char *kind, size_t len)
+/* The boot's ext2.bad= kind must be one of @kinds (NULL-terminated). */
+static void require_kind(struct ktest *t, const char *const *kinds)
 {
-	if (!bootarg_get("ext2.bad", kind, len))
+	char kind[16] = "";
+
+	if (!bootarg_get("ext2.bad", kind, sizeof(kind))) {
 		ktest_fail(t, __FILE__, __LINE__, "no ext2.bad= boot argument");
-}
-
-/* trunc, magic, zero, geometry, incompat: no root, and mounting again
- * fails the same way. */
-static void bad_mount(struct ktest *t)
-{
-	char kind[16] = "";
-	struct block_device *bdev = blkdev_get("vda");
-	bool must_fail;
-
-	bad_kind(t, kind, sizeof(kind));
-	must_fail = strcmp(kind, "rocompat") && strcmp(kind, "reclen") &&
-		    strcmp(kind, "blocknr") && strcmp(kind, "ino");
-	KTEST_ASSERT_NOT_NULL(t, bdev);
-	if (!must_fail) {
-		KTEST_EXPECT_NOT_NULL(t, vfs_root_sb());
-		return;
+		ktest_abort(t);
 	}
-	KTEST_EXPECT_NULL(t, vfs_root_sb());
-	KTEST_EXPECT_LT(t, vfs_mount_root("ext2", bdev), 0);
+	for (; *kinds; kinds++)
+		if (!strcmp(kind, *kinds))
+			return;
+	ktest_fail(
+	    t, __FILE__, __LINE__, "ext2.bad=%s: not this suite's", kind);
+	ktest_abort(t);
 }
 
-static void bad_rocompat(struct ktest *t)
-{
-	char kind[16] = "";
-	struct file *f;
+static const char *const mount_kinds[] = {
+	"trunc", "magic", "zero", "incompat", NULL
+};
 
-	bad_kind(t, kind, sizeof(kind));
-	if (strcmp(kind, "rocompat"))
-		return;
+/* The boot-time root mount was refused; mounting again fails the same
+ * way (-EINVAL, as Linux's ext2 refuses a bad superblock). */
+static void mount_refused(struct ktest *t)
+{
+	struct block_device *bdev = blkdev_get("vda");
+
+	require_kind(t, mount_kinds);
+	KTEST_ASSERT_NOT_NULL(t, bdev);
+	KTEST_EXPECT_NULL(t, vfs_root_sb());
+	KTEST_EXPECT_EQ(t, vfs_mount_root("ext2", bdev), -EINVAL);
+	KTEST_EXPECT_NULL(t, vfs_root_sb());
+}
+
+static struct ktest_case ext2_bad_mount_cases[] = {
+	KTEST_CASE(mount_refused),
+	{},
+};
+KTEST_SUITE(ext2_bad_mount, ext2_bad_mount_cases);
+
+static const char *const rocompat_kinds[] = { "rocompat", NULL };
+
+/* Unmounted and mounted again, the root is read-only again. */
+static void remount_is_read_only(struct ktest *t)
+{
+	struct block_device *bdev = blkdev_get("vda");
+
+	require_kind(t, rocompat_kinds);
+	KTEST_ASSERT_NOT_NULL(t, bdev);
 	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
 	KTEST_EXPECT_TRUE(t, vfs_root_sb()->s_rdonly);
-	ext2_test_check(t, "/f4097", 4, 0, 4097);
-	f = vfs_open("/new", O_WRONLY | O_CREAT, 0644);
-	KTEST_EXPECT_TRUE(t, IS_ERR(f));
-	if (!IS_ERR(f))
-		fput(f);
-	KTEST_EXPECT_LT(t, vfs_mkdir("/newdir", 0755), 0);
+	KTEST_ASSERT_EQ(t, vfs_unmount_root(), 0);
+	KTEST_ASSERT_EQ(t, vfs_mount_root("ext2", bdev), 0);
+	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
+	KTEST_EXPECT_TRUE(t, vfs_root_sb()->s_rdonly);
 }
 
-static void bad_entries(struct ktest *t)
+/* Reads work; creating a file or a folder fails -EROFS. */
+static void writes_refused(struct ktest *t)
 {
-	char kind[16] = "";
+	struct file *f;
+
+	require_kind(t, rocompat_kinds);
+	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
+	ext2_test_check(t, "/f4097", 4, 0, 4097);
+	f = vfs_open("/new", O_WRONLY | O_CREAT, 0644);
+	KTEST_EXPECT_EQ(t, IS_ERR(f) ? PTR_ERR(f) : 0, -EROFS);
+	if (!IS_ERR(f))
+		fput(f);
+	KTEST_EXPECT_EQ(t, vfs_mkdir("/newdir", 0755), -EROFS);
+}
+
+static struct ktest_case ext2_bad_rocompat_cases[] = {
+	KTEST_CASE(remount_is_read_only),
+	KTEST_CASE(writes_refused),
+	{},
+};
+KTEST_SUITE(ext2_bad_rocompat, ext2_bad_rocompat_cases);
+
+static const char *const entries_kinds[] = { "reclen", "ino", NULL };
+
+/* The entry the image broke, and a name created past it, fail. */
+static void broken_entry_fails(struct ktest *t)
+{
 	struct inode *inode;
 	struct file *f;
 
-	bad_kind(t, kind, sizeof(kind));
-	if (strcmp(kind, "reclen") && strcmp(kind, "ino"))
-		return;
-	/* The entry the image broke, and a name past it. */
+	require_kind(t, entries_kinds);
+	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
 	inode = vfs_lookup("/bad/victim");
 	KTEST_EXPECT_TRUE(t, IS_ERR(inode) && corrupt(PTR_ERR(inode)));
 	if (!IS_ERR(inode))
@@ -81,44 +122,62 @@ static void bad_entries(struct ktest *t)
 	KTEST_EXPECT_TRUE(t, IS_ERR(f) && corrupt(PTR_ERR(f)));
 	if (!IS_ERR(f))
 		fput(f);
-	/* Good directories still work. */
+}
+
+static void good_directories_work(struct ktest *t)
+{
+	require_kind(t, entries_kinds);
+	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
 	ext2_test_check(t, "/f4097", 4, 0, 4097);
 }
 
-static void bad_blocks(struct ktest *t)
-{
-	char kind[16] = "", buf[64];
-	struct file *f;
-	loff_t pos = 0;
-	int err;
+static struct ktest_case ext2_bad_entries_cases[] = {
+	KTEST_CASE(broken_entry_fails),
+	KTEST_CASE(good_directories_work),
+	{},
+};
+KTEST_SUITE(ext2_bad_entries, ext2_bad_entries_cases);
 
-	bad_kind(t, kind, sizeof(kind));
-	if (strcmp(kind, "blocknr"))
-		return;
-	/* i_block[0] past the end of the device. */
+static const char *const blocks_kinds[] = { "blocknr", NULL };
+
+/* /far's i_block[0] is past the end of the device. */
+static void block_past_device(struct ktest *t)
+{
+	char buf[64];
+	loff_t pos = 0;
+	struct file *f;
+
+	require_kind(t, blocks_kinds);
 	f = vfs_open("/far", O_RDONLY, 0);
 	KTEST_ASSERT_FALSE(t, IS_ERR(f));
 	KTEST_EXPECT_TRUE(t, corrupt(vfs_read(f, buf, sizeof(buf), &pos)));
 	fput(f);
-	/* i_block[0] on the inode table: neither read nor written. */
+}
+
+/* /meta's i_block[0] is on the inode table: neither read nor written;
+ * syncing goes on (the page cache may report the failed I/O again). */
+static void block_on_metadata(struct ktest *t)
+{
+	char buf[64];
+	loff_t pos = 0;
+	struct file *f;
+	int err;
+
+	require_kind(t, blocks_kinds);
 	f = vfs_open("/meta", O_RDWR, 0);
 	KTEST_ASSERT_FALSE(t, IS_ERR(f));
-	pos = 0;
 	KTEST_EXPECT_TRUE(t, corrupt(vfs_read(f, buf, sizeof(buf), &pos)));
 	memset(buf, 0xee, sizeof(buf));
 	pos = 0;
 	KTEST_EXPECT_TRUE(t, corrupt(vfs_write(f, buf, sizeof(buf), &pos)));
 	fput(f);
-	/* Syncing goes on; the page cache may report the failed I/O again. */
 	err = vfs_sync();
 	KTEST_EXPECT_TRUE(t, err == 0 || err == -EIO);
 }
 
-static struct ktest_case ext2_bad_cases[] = {
-	KTEST_CASE(bad_mount),
-	KTEST_CASE(bad_rocompat),
-	KTEST_CASE(bad_entries),
-	KTEST_CASE(bad_blocks),
+static struct ktest_case ext2_bad_blocks_cases[] = {
+	KTEST_CASE(block_past_device),
+	KTEST_CASE(block_on_metadata),
 	{},
 };
-KTEST_SUITE(ext2_bad, ext2_bad_cases);
+KTEST_SUITE(ext2_bad_blocks, ext2_bad_blocks_cases);

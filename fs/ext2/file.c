@@ -51,7 +51,10 @@ struct read_bio {
 
 static void read_page_put(struct read_page_state *ps)
 {
-	if (__atomic_sub_fetch(&ps->pending, 1, __ATOMIC_ACQ_REL) == 0)
+	int left = __atomic_sub_fetch(&ps->pending, 1, __ATOMIC_ACQ_REL);
+
+	WARN_ON_ONCE(left < 0); /* a bio put a page it did not count */
+	if (left == 0)
 		page_read_done(ps->page, ps->err);
 }
 
@@ -103,7 +106,11 @@ queue_block(struct read_builder *rd, unsigned int i, uint32_t pblk, void *dst)
 	struct ext2_sb_info *sbi = EXT2_SBI(rd->ctx->inode->i_sb);
 	uint32_t bs = sbi->s_sb->s_blocksize;
 
-	if (rd->bio && pblk == rd->next_pblk && !bio_add_buf(rd->bio, dst, bs))
+	/* A bio covers pages [first, last], each counted once: it may go on
+	 * into the next page, never past a page it has no block of (a hole
+	 * page between two contiguous blocks). */
+	if (rd->bio && pblk == rd->next_pblk && i <= rd->rb->last + 1 &&
+	    !bio_add_buf(rd->bio, dst, bs))
 		goto added;
 	submit_read(rd);
 	rd->rb = kmalloc(sizeof(*rd->rb), GFP_KERNEL);

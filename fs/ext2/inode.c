@@ -199,10 +199,18 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 	return err;
 }
 
-/* Fast symlinks keep their target in i_data: no blocks to free. */
+/*
+ * Only regular files, directories and slow symlinks have a block map in
+ * i_data. A fast symlink keeps its target there, and device inodes their
+ * device numbers: read as block numbers, those name other files' blocks.
+ * A symlink is fast when it owns no block but its extended-attribute
+ * block (Linux: ext2_inode_is_fast_symlink).
+ */
 static bool has_block_map(struct inode *inode)
 {
-	return !ext2_inode_is_fast_symlink(inode);
+	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+		return true;
+	return S_ISLNK(inode->i_mode) && !ext2_inode_is_fast_symlink(inode);
 }
 
 static void ext2_evict_inode(struct inode *inode)

@@ -3,7 +3,8 @@
  * symlink, link, unlink, rmdir, rename - and the link counts they keep.
  *
  * The VFS calls these with the parent directory's i_rwsem held exclusive
- * (both directories for rename, ordered by the VFS), and never with "." or
+ * (both directories for rename, ordered by the VFS, and the moved inode
+ * when it changes parent: its ".." is rewritten), and never with "." or
  * "..". A directory has 2 + (number of subdirectories) links; moving a
  * directory to another parent rewrites its ".." and moves one link.
  */
@@ -221,6 +222,7 @@ static int ext2_rename(struct inode *odir,
 	if (err)
 		return err;
 	if (dir && odir != ndir) {
+		lockdep_assert_held_write(&moved->i_rwsem);
 		err = ext2_set_dotdot(moved, ndir->i_ino);
 		odir->i_nlink--;
 		ndir->i_nlink++;

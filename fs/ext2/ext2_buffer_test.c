@@ -1,0 +1,120 @@
+/*
+ * fs/ext2/ext2_buffer_test.c: suite ext2_buffer - the metadata block cache
+ * (fs/ext2/buffer.c) on the root ext2 of the ext2 boots.
+ *
+ * forget_waits_for_write: a freed block's buffer can be in the middle of
+ * being written by ext2_bsync_all. The interleaving is forced: the sync
+ * task stops at RACE_BUF_WRITE (dirty flag taken, write not started) on
+ * the test's block; only then the test frees the block and writes the
+ * next owner's bytes to it directly; the sync waits up to HOLD_NS for
+ * that write before its own. On disk the next owner's bytes must be what
+ * stays (read back with the block cache bypassed). Had ext2_bforget not
+ * waited for the write in flight, the stale buffer would land last.
+ */
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/race.h>
+#include <kernel/sched.h>
+#include <kernel/time.h>
+#include <mm/kmalloc.h>
+#include "ext2.h"
+#include "ext2_test.h"
+
+#define HOLD_NS	  (100 * NSEC_PER_MSEC)
+#define OLD_BYTE  0x0d
+#define NEXT_BYTE 0x4e
+
+struct forget_race {
+	struct ext2_sb_info *sbi;
+	uint32_t blk;
+	bool in_write;	   /* the sync holds at the race point */
+	bool next_written; /* the next owner's bytes are on disk */
+	bool hook_ran;
+	int sync_err;
+};
+
+static struct forget_race *race;
+
+static void hold_buffer_write(void *obj)
+{
+	struct forget_race *r = race;
+	struct ext2_buf *b = obj;
+	uint64_t end = time_ns() + HOLD_NS;
+
+	if (!r || b->b_blocknr != r->blk)
+		return;
+	r->hook_ran = true;
+	__atomic_store_n(&r->in_write, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&r->next_written, __ATOMIC_ACQUIRE) &&
+	       time_ns() < end)
+		task_sleep_ms(1);
+}
+
+static int sync_task(void *arg)
+{
+	struct forget_race *r = arg;
+
+	r->sync_err = ext2_bsync_all(r->sbi);
+	return 0;
+}
+
+/* A block whose buffer is dirty with OLD_BYTE and not yet written. */
+static int
+dirty_new_block(struct ktest *t, struct inode *owner, struct forget_race *r)
+{
+	struct ext2_buf *b;
+
+	KTEST_EXPECT_EQ(t, ext2_new_block(owner, 0, &r->blk), 0);
+	if (t->failed)
+		return -1;
+	b = ext2_bget_new(r->sbi, r->blk);
+	KTEST_EXPECT_FALSE(t, IS_ERR(b));
+	if (IS_ERR(b))
+		return -1;
+	memset(b->b_data, OLD_BYTE, owner->i_sb->s_blocksize);
+	ext2_bmark_dirty(b);
+	ext2_brelse(r->sbi, b);
+	return 0;
+}
+
+static void forget_waits_for_write(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+	struct forget_race r = { 0 };
+	struct task *sync;
+	uint8_t *buf;
+	size_t bs;
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	bs = sb->s_blocksize;
+	r.sbi = EXT2_SBI(sb);
+	buf = kmalloc(bs, GFP_KERNEL);
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(t, dirty_new_block(t, sb->s_root, &r), 0);
+	race = &r;
+	race_hook_set(RACE_BUF_WRITE, hold_buffer_write);
+	sync = task_create("bsync", sync_task, &r);
+	KTEST_ASSERT_FALSE(t, IS_ERR(sync));
+	while (!__atomic_load_n(&r.in_write, __ATOMIC_ACQUIRE))
+		task_sleep_ms(1);
+	ext2_free_blocks(sb->s_root, r.blk, 1);
+	memset(buf, NEXT_BYTE, bs);
+	KTEST_EXPECT_EQ(t, ext2_write_blocks(r.sbi, r.blk, buf, 1), 0);
+	__atomic_store_n(&r.next_written, true, __ATOMIC_RELEASE);
+	KTEST_EXPECT_EQ(t, task_join(sync), 0);
+	race_hook_set(RACE_BUF_WRITE, NULL);
+	race = NULL;
+	KTEST_EXPECT_TRUE(t, r.hook_ran);
+	KTEST_EXPECT_EQ(t, r.sync_err, 0);
+	memset(buf, 0, bs);
+	KTEST_EXPECT_EQ(t, ext2_read_blocks(r.sbi, r.blk, buf, 1), 0);
+	KTEST_EXPECT_EQ(t, buf[0], NEXT_BYTE);
+	KTEST_EXPECT_EQ(t, buf[bs - 1], NEXT_BYTE);
+	kfree(buf);
+}
+
+static struct ktest_case buffer_cases[] = {
+	KTEST_CASE(forget_waits_for_write),
+	{},
+};
+KTEST_SUITE(ext2_buffer, buffer_cases);

@@ -1,0 +1,173 @@
+/*
+ * kernel/shell_parse.c: the command-line parser (see shell_parse.h).
+ *
+ * One pass over the line. The words are copied, quotes removed, into one
+ * buffer of strlen(line) + 1 bytes: a word never has more characters than
+ * the text it came from, and its terminating NUL takes the place of the
+ * blank, ';' or end of line that ended it. argv grows as words come.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <kernel/shell_parse.h>
+
+struct parser {
+	const char *s; /* next input character */
+	char *out;     /* next output character in w->text */
+	unsigned int flags;
+	struct shell_words *w;
+	int cap; /* entries allocated in w->argv */
+	const char *why;
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool ends_command(const struct parser *p, char c)
+{
+	return c == ';' && (p->flags & SHELL_PARSE_COMMANDS);
+}
+
+/* sh refuses a ';' with no command before it (";;", a leading ';'). */
+static bool command_has_words(struct parser *p)
+{
+	struct shell_words *w = p->w;
+
+	if (w->len && w->argv[w->len - 1])
+		return true;
+	p->why = "';' with no command before it";
+	return false;
+}
+
+static int push(struct parser *p, char *word)
+{
+	struct shell_words *w = p->w;
+
+	if (w->len == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 16;
+		char **argv = realloc(w->argv, cap * sizeof(*argv));
+
+		if (!argv) {
+			p->why = "out of memory for the command line";
+			return -ENOMEM;
+		}
+		w->argv = argv;
+		p->cap = cap;
+	}
+	w->argv[w->len++] = word;
+	return 0;
+}
+
+/* Copy a quoted part, p->s just past the opening @quote. */
+static int copy_quoted(struct parser *p, char quote)
+{
+	for (; *p->s != quote; p->s++) {
+		if (!*p->s) {
+			p->why = quote == '"' ? "unterminated \" quote"
+					      : "unterminated ' quote";
+			return -EINVAL;
+		}
+		if (quote == '"' && *p->s == '\\' &&
+		    (p->s[1] == '"' || p->s[1] == '\\'))
+			p->s++;
+		*p->out++ = *p->s;
+	}
+	p->s++;
+	return 0;
+}
+
+/* Copy one word, p->s on its first character, and NUL-terminate it. */
+static int copy_word(struct parser *p)
+{
+	bool quotes = p->flags & SHELL_PARSE_QUOTES;
+	int ret = 0;
+
+	while (*p->s && !is_blank(*p->s) && !ends_command(p, *p->s) && !ret) {
+		char c = *p->s++;
+
+		if (quotes && (c == '"' || c == '\'')) {
+			ret = copy_quoted(p, c);
+		} else if (quotes && c == '\\') {
+			if (!*p->s) {
+				p->why = "backslash at the end of the line";
+				return -EINVAL;
+			}
+			*p->out++ = *p->s++;
+		} else {
+			*p->out++ = c;
+		}
+	}
+	*p->out++ = '\0';
+	return ret;
+}
+
+static int parse(struct parser *p)
+{
+	int ret;
+
+	for (;;) {
+		while (is_blank(*p->s))
+			p->s++;
+		if (!*p->s)
+			return push(p, NULL);
+		if (ends_command(p, *p->s)) {
+			p->s++;
+			ret = command_has_words(p) ? push(p, NULL) : -EINVAL;
+		} else {
+			char *word = p->out;
+
+			ret = copy_word(p);
+			if (!ret)
+				ret = push(p, word);
+		}
+		if (ret)
+			return ret;
+	}
+}
+
+int shell_parse(const char *line,
+		unsigned int flags,
+		struct shell_words *w,
+		const char **why)
+{
+	struct parser p = { .s = line, .flags = flags, .w = w };
+	int ret;
+
+	*w = (struct shell_words){ 0 };
+	w->text = malloc(strlen(line) + 1);
+	if (!w->text) {
+		*why = "out of memory for the command line";
+		return -ENOMEM;
+	}
+	p.out = w->text;
+	ret = parse(&p);
+	if (ret) {
+		shell_words_free(w);
+		*why = p.why;
+	}
+	return ret;
+}
+
+void shell_words_free(struct shell_words *w)
+{
+	free(w->argv);
+	free(w->text);
+	*w = (struct shell_words){ 0 };
+}
+
+char **shell_words_next(const struct shell_words *w, int *pos, int *argc)
+{
+	char **argv;
+	int n = 0;
+
+	if (*pos >= w->len)
+		return NULL;
+	argv = w->argv + *pos;
+	while (argv[n])
+		n++;
+	*pos += n + 1;
+	*argc = n;
+	return argv;
+}

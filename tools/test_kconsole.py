@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""tools/test_kconsole.py: host unit tests for tools/kconsole.py: each kind of
+kernel report is found (lines written as the kernel's format strings print
+them), and each is placed in the case, suite or boot phase it fell in."""
+
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kconsole  # noqa: E402
+
+# One line per kind, as the kernel's printk format makes it.
+SAMPLES = {
+    "warning": "WARNING: !page at mm/page_alloc.c:208 (cpu 1, task t)",  # kernel/panic.c
+    "lockdep": "lockdep: lock order violation in task t",               # kernel/lockdep.c
+    "oops": "Oops: load page fault at 0x80, address 0x10 in task t on cpu 0",
+    "locks-at-exit": "task reader exits holding 1 locks",               # kernel/sched.c
+    "unclean-unmount": "poweroff: root not unmounted cleanly (-5)",     # kernel/main.c
+    "lost-interrupt": "vda: 2 completions without an interrupt (isr 0, plic pending 0);"
+                      " collected by the watchdog",                     # drivers/virtio_blk.c
+    "io-timeout": "blk: vda: request timed out after 30000 ms, abandoned",  # drivers/block_sync.c
+    "virtqueue": "virtqueue 0: device used id 7, not a buffer in flight; ignored",
+    "virtio": "virtio-mmio@10008000: device 2 refused: no features",
+    "device-status": "vda: device returned status 7",
+    "double-map": "vm: 0x1000 already mapped by 0x2000 at level 0",
+    "interrupt": "irq: spurious interrupt 9",
+    "init": "init: virtio failed (-12)",
+    "smp": "smp: hart 3 did not come online",
+    "bootargs": "bootargs: ignoring ktest.filter: value longer than 511",
+    "ext2-error": "ext2: inode 12: freeing block 40, already free",
+}
+
+CONSOLE = """\
+OpenSBI v1.2
+[    0.000100] WARNING: early at kernel/main.c:1 (cpu 0, task boot)
+KTAP version 1
+1..2
+    KTAP version 1
+    # Subtest: mm_a
+    1..2
+[    0.100000] Oops: load page fault at 0x80, address 0 in task victim on cpu 0
+[    0.100001]  sepc: 0000000080210818 touch+0x8/0x10
+[    0.100002] Backtrace:
+[    0.100003]   touch+0x8/0x10
+[    0.100004] task victim (tid 5) killed: load page fault at 0x80, address 0
+    ok 1 fault_is_reported
+    ok 2 quiet
+[    0.200000] lockdep: lock order violation in task teardown
+ok 1 mm_a
+[    0.250000] vda: 1 completions without an interrupt (isr 0, plic pending 0)
+    KTAP version 1
+    # Subtest: mm_b
+    1..2
+    ok 1 first
+[    0.300000] WARNING: cut short at mm/vm.c:2 (cpu 0, task second)
+"""
+
+
+def scan(text):
+    return kconsole.scan(textwrap.dedent(text).splitlines())
+
+
+class KconsoleTest(unittest.TestCase):
+    def test_each_kind_is_found(self):
+        self.assertEqual(set(SAMPLES), kconsole.KINDS)
+        for kind, msg in SAMPLES.items():
+            with self.subTest(kind=kind):
+                reports = scan(f"[    1.234567] {msg}\n")
+                self.assertEqual([r.kind for r in reports], [kind])
+
+    def test_ext2_errors_of_each_shape(self):
+        for msg in ("ext2: directory inode 12: bad entry in block 306 at offset 40",
+                    "ext2: I/O error -5 writing block 77",           # fs/ext2/buffer.c
+                    "ext2: vda: I/O error -5 reading the superblock",  # fs/ext2/super.c
+                    "ext2: not freeing reserved or invalid inode 1"):  # fs/ext2/ialloc.c
+            with self.subTest(msg=msg):
+                self.assertEqual([r.kind for r in scan(f"[ 1.0] {msg}\n")], ["ext2-error"])
+
+    def test_ordinary_lines_are_not_reports(self):
+        lines = ["[    0.1] ext2: vda: no ext2 superblock (magic 0x4746)",
+                 "[    0.1] vfs: cannot mount vda (ext2) as root: Invalid argument",
+                 "    # case: WARNING: in a KTAP diagnostic, not the kernel log",
+                 "WARNING: without a time stamp (QEMU, OpenSBI)",
+                 "[    0.1] printk-test task=1 seq=2 Oops: inside a message"]
+        self.assertEqual(kconsole.scan(lines), [])
+
+    def test_reports_are_placed(self):
+        got = [(r.kind, r.where, r.line) for r in scan(CONSOLE)]
+        self.assertEqual(got, [("warning", "<boot>", 2),
+                               ("oops", "mm_a.fault_is_reported", 8),
+                               ("lockdep", "mm_a", 15),
+                               ("lost-interrupt", "<ktest>", 17),
+                               ("warning", "mm_b.#2", 22)])
+
+    def test_report_keeps_its_dump_not_the_next_message(self):
+        oops = scan(CONSOLE)[1]
+        self.assertEqual(len(oops.context), 4)
+        self.assertIn("touch+0x8/0x10", oops.context[-1])
+
+    def test_shutdown_follows_the_last_suite(self):
+        text = CONSOLE.replace("    ok 1 first\n", "    ok 1 first\n    ok 2 second\n"
+                               "ok 2 mm_b\n").replace("WARNING: cut short",
+                                                      "foo: quiet")
+        text += "[    0.4] poweroff: root not unmounted cleanly (-5)\n"
+        self.assertEqual(scan(text)[-1].where, "<shutdown>")
+
+    def test_allow_list(self):
+        reports = scan(CONSOLE)
+        allow = (("oops", "mm_a.*"), ("warning", "<boot>"), ("lockdep", "mm_a"))
+        left = kconsole.unexpected(reports, allow)
+        self.assertEqual([(r.kind, r.where) for r in left],
+                         [("lost-interrupt", "<ktest>"), ("warning", "mm_b.#2")])
+        self.assertEqual(left[1].failure("core").name, "core.mm_b.#2")
+
+
+if __name__ == "__main__":
+    unittest.main()
