@@ -25,20 +25,21 @@
  * same two mappings in opposite argument orders, one locks a mapping with
  * itself; UNORDERED drops the ordering by address (it must deadlock).
  *
- * Race points: RACE_POINT(RP_X) marks the place the kernel's RACE_POINT(RP_X)
- * stands (kernel/race_points.def is the one list of names;
- * tools/race_points.py checks this file against it). In a replayed trail
- * each prints "race point RP_X by <task>".
+ * Race points: race_point(NAME) marks the place where the kernel's
+ * race_point(NAME, obj) stands. kernel/race_points.def is the one list of
+ * names (those marked MODEL are here); tools/race_points.py checks both
+ * sides against it. A replayed trail prints "race point NAME by task N".
  */
 
-/* One mtype constant per name of the list: at_RP_X. */
-#define RACE_POINT_DEF(rp, what) at_##rp,
+/* One mtype constant per point of the list that the model has: at_NAME. */
+#define RACE_POINT_DEF(name, where) RACE_POINT_##where(name)
+#define RACE_POINT_KERNEL(name)
+#define RACE_POINT_MODEL(name) at_##name,
 mtype = {
 #include "../../kernel/race_points.def"
 	at_no_point
 };
-#undef RACE_POINT_DEF
-#define RACE_POINT(rp) rp: printf("race point %e by task %d\n", at_##rp, _pid)
+#define race_point(name) name: printf("race point %e by task %d\n", at_##name, _pid)
 
 mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE };	/* the invalidating operations */
 
@@ -194,7 +195,7 @@ proctype inval(byte op) {
 	/* unmap_mapping_range, then truncate_inode_pages_range */
 	remove_page(0);
 	remove_page(1);
-	RACE_POINT(RP_INVAL_DROPPED);
+	race_point(RACE_INVAL_DROPPED);
 	if
 	:: op != COLLAPSE ->
 		free_block(amap[0]); amap[0] = 0;
@@ -314,7 +315,7 @@ inline fill_page(p, g, ok) {
 	if
 	:: ok && pstate[p] == NOTUPTODATE ->
 		map_block(p);
-		RACE_POINT(RP_FILL_MAPPED);
+		race_point(RACE_FILL_MAPPED);
 		fill_unlock();
 		read_done(p)
 	:: ok && pstate[p] != NOTUPTODATE ->
@@ -344,7 +345,7 @@ again:
 	:: ok && kind != READAHEAD -> goto mapped
 	:: else
 	fi;
-	RACE_POINT(RP_FILL_START);
+	race_point(RACE_FILL_START);
 	fill_lock();
 	fill_size(sz);
 	if
@@ -367,7 +368,7 @@ again:
 			q++
 		:: else -> break
 		od;
-		RACE_POINT(RP_FILL_MAPPED);
+		race_point(RACE_FILL_MAPPED);
 		fill_unlock();
 		q = 0;
 		do
@@ -476,7 +477,7 @@ proctype lock_two(byte a; byte b) {
 	first = (a < b -> a : b); second = (a < b -> b : a);
 #endif
 	lock_excl2(first);
-	RACE_POINT(RP_LOCK_TWO_FIRST);
+	race_point(RACE_LOCK_TWO_FIRST);
 	if
 	:: second != first -> lock_excl2(second)
 	:: else
