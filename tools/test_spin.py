@@ -9,7 +9,9 @@ reachable state, and each fill path without its lock (legacy) must break
 it. The trail of the legacy read miss against punch must be the race the
 lock exists for (docs/locking.md): the punch drops the cache, the fill maps
 the old block, the punch frees it, another file reuses it, and the fill's
-read brings the other file's data into the cache. Also: the race point
+read brings the other file's data into the cache; under the gates of the
+kernel's reproducers (tests/race.c) the trail is their schedule, race
+point by race point. Also: the race point
 names of the kernel and of the model are one list (tools/race_points.py).
 """
 
@@ -96,6 +98,35 @@ class SpinModelTest(unittest.TestCase):
         read = at(rf"^read of index 0 from block {block} done: data 2$",
                   reused)
         at(r"^invariant broken", read)
+
+    def test_protocol_holds_under_the_reproducers_gates(self):
+        self.assertHolds("reproducer")
+
+    def test_reproducers_schedule_is_the_trail(self):
+        # tests/race.c's order: the fill stops at RACE_FILL_START, the
+        # punch drops the cache and stops at RACE_INVAL_DROPPED, the fill
+        # maps the old block and stops at RACE_FILL_MAPPED, then the punch
+        # frees it, B reuses it, and the fill's read returns B's data.
+        check = CHECKS["legacy_reproducer"]
+        self.assertBroken("legacy_reproducer")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        order = [r"race point at_RACE_FILL_START by",
+                 r"^inval PUNCH takes invalidate_lock exclusive$",
+                 r"^inval drops index 0$",
+                 r"race point at_RACE_INVAL_DROPPED by",
+                 r"^fill maps index 0 to block 1$",
+                 r"race point at_RACE_FILL_MAPPED by",
+                 r"^A frees block 1$",
+                 r"^B reuses block 1 ",
+                 r"^read of index 0 from block 1 done: data 2$",
+                 r"^invariant broken"]
+        i = -1
+        for pattern in order:
+            nxt = [j for j in range(i + 1, len(ev))
+                   if re.search(pattern, ev[j])]
+            self.assertTrue(nxt, f"no '{pattern}' after event {i} in:\n" +
+                            "\n".join(ev))
+            i = nxt[0]
 
     def test_lock_two_no_deadlock(self):
         self.assertHolds("lock_two")

@@ -100,8 +100,38 @@ inline unlock_excl() { assert(ilk == -1); ilk = 0 }
 inline fill_lock() { skip }
 inline fill_unlock() { skip }
 #else
-inline fill_lock() { lock_shared() }
+inline fill_lock() { lock_waiting = 1; lock_shared(); lock_waiting = 0 }
 inline fill_unlock() { unlock_shared() }
+#endif
+
+/* REPRODUCER: the gates of the kernel's race reproducers (tests/race.c)
+ * force their schedule: the fill stops at RACE_FILL_START until the
+ * invalidation stops at RACE_INVAL_DROPPED; the invalidation stays there
+ * until the fill has passed RACE_FILL_MAPPED (and stopped there) or waits
+ * for invalidate_lock; then the invalidation goes on, and the fill too.
+ * A gate stops a task once. Without REPRODUCER every gate is open. */
+bool lock_waiting;	/* a fill waits for invalidate_lock */
+#ifdef REPRODUCER
+bool at_dropped, at_mapped, released, start_gate_used, mapped_gate_used;
+inline gate_fill_start() {
+	if
+	:: !start_gate_used -> start_gate_used = 1; at_dropped
+	:: else
+	fi
+}
+inline gate_fill_mapped() {
+	if
+	:: !mapped_gate_used -> mapped_gate_used = 1; at_mapped = 1; released
+	:: else
+	fi
+}
+inline gate_inval_dropped() {
+	at_dropped = 1; (at_mapped || lock_waiting); released = 1
+}
+#else
+inline gate_fill_start() { skip }
+inline gate_fill_mapped() { skip }
+inline gate_inval_dropped() { skip }
 #endif
 
 /* Lock the page a task found at @p in generation @g: ok = 0 if it left the
@@ -196,6 +226,7 @@ proctype inval(byte op) {
 	remove_page(0);
 	remove_page(1);
 	race_point(RACE_INVAL_DROPPED);
+	gate_inval_dropped();
 	if
 	:: op != COLLAPSE ->
 		free_block(amap[0]); amap[0] = 0;
@@ -316,6 +347,7 @@ inline fill_page(p, g, ok) {
 	:: ok && pstate[p] == NOTUPTODATE ->
 		map_block(p);
 		race_point(RACE_FILL_MAPPED);
+		gate_fill_mapped();
 		fill_unlock();
 		read_done(p)
 	:: ok && pstate[p] != NOTUPTODATE ->
@@ -346,6 +378,7 @@ again:
 	:: else
 	fi;
 	race_point(RACE_FILL_START);
+	gate_fill_start();
 	fill_lock();
 	fill_size(sz);
 	if
@@ -369,6 +402,7 @@ again:
 		:: else -> break
 		od;
 		race_point(RACE_FILL_MAPPED);
+		gate_fill_mapped();
 		fill_unlock();
 		q = 0;
 		do
