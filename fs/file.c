@@ -16,6 +16,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/falloc.h>
 #include <string.h>
 #include <unistd.h>
 #include <kernel/err.h>
@@ -175,6 +176,72 @@ loff_t vfs_llseek(struct file *f, loff_t off, int whence)
 		f->f_pos = pos;
 	mutex_unlock(&f->f_pos_lock);
 	return pos;
+}
+
+/* The modes the VFS lets through to f_op->fallocate (Linux 5.15's
+ * FALLOC_FL_SUPPORTED_MASK). */
+#define FALLOC_SUPPORTED                                   \
+	(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |      \
+	 FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_ZERO_RANGE | \
+	 FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE)
+
+/* fallocate's flag rules, in Linux 5.15's order (vfs_fallocate). Linux
+ * 6.11 answers EOPNOTSUPP instead of EINVAL for collapse or insert mixed
+ * with other flags. */
+static long fallocate_check_mode(int mode)
+{
+	const int punch_zero = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+
+	if (mode & ~FALLOC_SUPPORTED)
+		return -EOPNOTSUPP;
+	if ((mode & punch_zero) == punch_zero)
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_COLLAPSE_RANGE) &&
+	    (mode & ~FALLOC_FL_COLLAPSE_RANGE))
+		return -EINVAL;
+	if ((mode & FALLOC_FL_INSERT_RANGE) && (mode & ~FALLOC_FL_INSERT_RANGE))
+		return -EINVAL;
+	if ((mode & FALLOC_FL_UNSHARE_RANGE) &&
+	    (mode & ~(FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * vfs_fallocate - fallocate(2): the checks every filesystem shares, then
+ * f_op->fallocate (which takes the locks).
+ * Context: task, may sleep.
+ * Return: 0 or a negative errno: EINVAL (@off < 0, @len <= 0, bad flag
+ * mix), EOPNOTSUPP, EBADF (not open for writing), EISDIR, ENODEV (not a
+ * regular file), EFBIG (@off + @len overflows), or
+ * the filesystem's.
+ */
+long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len)
+{
+	struct inode *inode = f->f_inode;
+	loff_t end;
+	long err;
+
+	if (off < 0 || len <= 0)
+		return -EINVAL;
+	err = fallocate_check_mode(mode);
+	if (err)
+		return err;
+	if (!file_writable(f))
+		return -EBADF;
+	if (!inode) /* the console: a character device to Linux */
+		return -ENODEV;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+	if (__builtin_add_overflow(off, len, &end))
+		return -EFBIG;
+	if (!f->f_op || !f->f_op->fallocate)
+		return -EOPNOTSUPP;
+	return f->f_op->fallocate(f, mode, off, len);
 }
 
 /**

@@ -9,6 +9,9 @@
  *   pwrite [-S 0xNN] [-b BSIZE] [-q] OFF LEN   (pattern 0xcd by default)
  *   pread [-v] [-b BSIZE] [-q] OFF LEN
  *   truncate SIZE     fsync     fdatasync     stat
+ *   fpunch OFF LEN    fzero [-k] OFF LEN    fcollapse OFF LEN
+ *   finsert OFF LEN   falloc [-k] OFF LEN   (fallocate(2)'s modes)
+ *   seek -d|-h OFF    (lseek SEEK_DATA / SEEK_HOLE)
  *
  * Sizes take xfs_io's suffixes (k, m, g, t, p, e; b = block, s = 512).
  * The output lines are xfs_io's, so a run can be compared with xfs_io's on
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <linux/falloc.h>
 #include <kernel/shell.h>
 #include <kernel/shell_parse.h>
 #include <kernel/time.h>
@@ -313,6 +317,108 @@ static int io_stat(struct io_file *io, int argc, char **argv)
 	return 0;
 }
 
+/* OFF LEN after the options. Return: 0, or 1 after saying what is
+ * wrong. */
+static int
+io_off_len(struct io_file *io, char **argv, long long *off, long long *len)
+{
+	*off = io_cvtnum(io, argv[0]);
+	if (*off < 0) {
+		printf("non-numeric offset argument -- %s\n", argv[0]);
+		return 1;
+	}
+	*len = io_cvtnum(io, argv[1]);
+	if (*len < 0) {
+		printf("non-numeric length argument -- %s\n", argv[1]);
+		return 1;
+	}
+	return 0;
+}
+
+/* The fallocate subcommands: the mode is the row's; -k adds KEEP_SIZE
+ * where the row allows it. */
+static int io_fallocate(struct io_file *io, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int mode;
+		bool keep_opt;
+	} modes[] = {
+		{ "falloc", 0, true },
+		{ "fpunch", FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, false },
+		{ "fzero", FALLOC_FL_ZERO_RANGE, true },
+		{ "fcollapse", FALLOC_FL_COLLAPSE_RANGE, false },
+		{ "finsert", FALLOC_FL_INSERT_RANGE, false },
+	};
+	long long off, len;
+	int mode = 0, i = 1;
+	bool keep_opt = false;
+
+	for (size_t k = 0; k < ARRAY_SIZE(modes); k++) {
+		if (!strcmp(argv[0], modes[k].name)) {
+			mode = modes[k].mode;
+			keep_opt = modes[k].keep_opt;
+		}
+	}
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!keep_opt || strcmp(argv[i], "-k")) {
+			printf("%s: invalid option -- '%c'\n",
+			       argv[0],
+			       argv[i][1]);
+			return 1;
+		}
+		mode |= FALLOC_FL_KEEP_SIZE;
+	}
+	if (argc - i != 2) {
+		printf("bad argument count %d to %s, expected 2 arguments\n",
+		       argc - i,
+		       argv[0]);
+		return 1;
+	}
+	if (io_off_len(io, argv + i, &off, &len))
+		return 1;
+	if (fallocate(io->fd, mode, off, len)) {
+		io_perror("fallocate");
+		return 1;
+	}
+	return 0;
+}
+
+/* xfs_io's seek -d|-h: the next data or hole at or after OFF, "EOF" when
+ * there is none (ENXIO). */
+static int io_seek(struct io_file *io, int argc, char **argv)
+{
+	int whence = 0;
+	long long off;
+	off_t res;
+
+	(void)argc;
+	if (!strcmp(argv[1], "-d"))
+		whence = SEEK_DATA;
+	else if (!strcmp(argv[1], "-h"))
+		whence = SEEK_HOLE;
+	if (!whence) {
+		printf("seek: invalid option -- '%s'\n", argv[1] + 1);
+		return 1;
+	}
+	off = io_cvtnum(io, argv[2]);
+	if (off < 0) {
+		printf("non-numeric offset argument -- %s\n", argv[2]);
+		return 1;
+	}
+	res = lseek(io->fd, off, whence);
+	if (res < 0 && errno != ENXIO) {
+		io_perror("lseek");
+		return 1;
+	}
+	printf("Whence\tResult\n%s\t", whence == SEEK_DATA ? "DATA" : "HOLE");
+	if (res < 0)
+		printf("EOF\n");
+	else
+		printf("%lld\n", (long long)res);
+	return 0;
+}
+
 static const struct io_cmd io_cmds[] = {
 	{ "pwrite", io_pwrite, 2, 8, "pwrite [-S seed] [-b bs] [-q] off len" },
 	{ "pread", io_pread, 2, 8, "pread [-v] [-b bs] [-q] off len" },
@@ -320,6 +426,12 @@ static const struct io_cmd io_cmds[] = {
 	{ "fsync", io_fsync, 0, 0, "fsync" },
 	{ "fdatasync", io_fsync, 0, 0, "fdatasync" },
 	{ "stat", io_stat, 0, 0, "stat" },
+	{ "falloc", io_fallocate, 2, 3, "falloc [-k] off len" },
+	{ "fpunch", io_fallocate, 2, 2, "fpunch off len" },
+	{ "fzero", io_fallocate, 2, 3, "fzero [-k] off len" },
+	{ "fcollapse", io_fallocate, 2, 2, "fcollapse off len" },
+	{ "finsert", io_fallocate, 2, 2, "finsert off len" },
+	{ "seek", io_seek, 2, 2, "seek -d | -h off" },
 };
 
 static const struct io_cmd *io_find(const char *name)
@@ -435,4 +547,5 @@ SHELL_COMMAND(
     io,
     cmd_io,
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
-    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat");
+    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
+    "falloc, fpunch, fzero, fcollapse, finsert, seek");

@@ -3,10 +3,11 @@
  *
  * newlib's open/read/write/close/lseek/fstat/stat/link/unlink/isatty call
  * the underscored functions here; pread, pwrite, (f)truncate, fsync,
- * fdatasync, dup, dup2, fcntl, mkdir, rmdir, rename, sync and
- * opendir/readdir/closedir are defined here outright (newlib has none for
- * this target or a stub saying ENOSYS, and its rename would be link +
- * unlink). Each sets errno (Linux's values) and returns -1
+ * fdatasync, fallocate, posix_fallocate, dup, dup2, fcntl, mkdir, rmdir,
+ * rename, sync and opendir/readdir/closedir are defined here outright
+ * (newlib has none for this target or a stub saying ENOSYS, and its rename
+ * would be link + unlink; fs/vfs.h declares the two fallocates). Each sets
+ * errno (Linux's values) and returns -1
  * on failure, as POSIX says; there is no user/kernel boundary, so buffers
  * are used as given. The calls on paths and attributes newlib lacks are
  * fs/syscalls_path.c's.
@@ -288,6 +289,31 @@ int ftruncate(int fd, off_t size)
 		ret = vfs_truncate(f->f_inode, size);
 	fput(f);
 	return sys_ret(ret);
+}
+
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+	struct file *f = fd_get(fd);
+	long ret;
+
+	if (!f)
+		return sys_ret(-EBADF);
+	ret = vfs_fallocate(f, mode, off, len);
+	fput(f);
+	return sys_ret(ret);
+}
+
+/* POSIX: the error number is returned, errno is left alone. */
+int posix_fallocate(int fd, off_t off, off_t len)
+{
+	struct file *f = fd_get(fd);
+	long ret;
+
+	if (!f)
+		return EBADF;
+	ret = vfs_fallocate(f, 0, off, len);
+	fput(f);
+	return -ret;
 }
 
 static int fd_sync(int fd, bool datasync)

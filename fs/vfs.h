@@ -165,6 +165,9 @@ struct file_operations {
 	loff_t (*llseek)(struct file *f, loff_t off, int whence);
 	int (*iterate)(struct file *f, struct dir_context *ctx);
 	int (*fsync)(struct file *f, loff_t start, loff_t end, bool datasync);
+	/* FALLOC_FL_* of <linux/falloc.h>; the VFS has checked what
+	 * vfs_fallocate says. */
+	long (*fallocate)(struct file *f, int mode, loff_t off, loff_t len);
 	int (*open)(struct inode *inode, struct file *f);
 	void (*release)(struct inode *inode, struct file *f);
 };
@@ -294,6 +297,7 @@ struct file *fget(struct file *f);
 ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 loff_t vfs_llseek(struct file *f, loff_t off, int whence);
+long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 int vfs_truncate(struct inode *inode, loff_t size);
 int vfs_getattr(struct inode *inode, struct stat *st);
 /* Attributes (fs/attr.c): i_op->setattr under i_rwsem, ctime set. */
@@ -307,6 +311,10 @@ int vfs_unlink(const char *path);
 int vfs_link(const char *oldpath, const char *newpath);
 int vfs_rename(const char *oldpath, const char *newpath);
 int vfs_readdir(struct file *f, struct dir_context *ctx);
+
+/* Linux calls newlib does not declare (fs/syscalls.c). */
+int fallocate(int fd, int mode, off_t off, off_t len);
+int posix_fallocate(int fd, off_t off, off_t len);
 
 struct task;
 /* Close the descriptors task @t left open and drop its working directory

@@ -197,6 +197,7 @@ EXPECTED_REPORTS = (
     ("oops", "traps.unmapped_load_is_killed"),
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),
+    ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
 )
 
 
@@ -273,7 +274,8 @@ BOOTS = [
              qemu_args=blk_args("blk_errors", legacy),
              prepare=blk_prepare("blk_errors")),
     )],
-    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M", suites=VFS_SUITES,
+    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M",
+           suites=VFS_SUITES + ("ext2_falloc", "ext2_falloc_nospc"),
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 2048, 1024)],

@@ -12,12 +12,17 @@
  *
  * i_map_lock protects i_data[], the indirect blocks' contents, i_blocks
  * and i_goal. Allocation nests s_alloc_lock inside it.
+ *
+ * This file maps one block at a time; blockmap_range.c frees and
+ * allocates ranges of blocks (truncate, punch, preallocation) and
+ * blockmap_shift.c moves them (collapse, insert), with the helpers
+ * exported here through blockmap.h.
  */
 #include <errno.h>
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
-#include "ext2.h"
+#include "blockmap.h"
 
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi)
 {
@@ -26,9 +31,7 @@ uint64_t ext2_max_blocks(struct ext2_sb_info *sbi)
 	return EXT2_NDIR + apb + apb * apb + apb * apb * apb;
 }
 
-/* The pointer path to @lblk: offs[0] indexes i_data, offs[1..depth] the
- * indirect blocks. Return: depth, or -EFBIG. */
-static int block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4])
+int ext2_block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4])
 {
 	uint64_t apb = sbi->s_addr_per_block, mask = apb - 1;
 	unsigned int bits = sbi->s_addr_bits;
@@ -61,9 +64,10 @@ static int block_path(struct ext2_sb_info *sbi, uint64_t lblk, uint32_t offs[4])
 	return -EFBIG;
 }
 
-/* Blocks from the hole at level @k of a depth-@depth path to its end. */
-static uint64_t
-hole_len(struct ext2_sb_info *sbi, const uint32_t offs[4], int depth, int k)
+uint64_t ext2_hole_len(struct ext2_sb_info *sbi,
+		       const uint32_t offs[4],
+		       int depth,
+		       int k)
 {
 	uint64_t len = 1;
 
@@ -74,7 +78,7 @@ hole_len(struct ext2_sb_info *sbi, const uint32_t offs[4], int depth, int k)
 	return len;
 }
 
-static bool check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk)
+bool ext2_check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk)
 {
 	if (ext2_data_blocks_valid(EXT2_SBI(inode->i_sb), blk, 1))
 		return true;
@@ -86,12 +90,11 @@ static bool check_ptr(struct inode *inode, uint32_t blk, uint64_t lblk)
 	return false;
 }
 
-/* Allocate a block for level @k into *slot. Caller holds i_map_lock. */
-static int alloc_slot(struct inode *inode,
-		      uint32_t *slot,
-		      struct ext2_buf *holder,
-		      bool indirect,
-		      uint32_t *out)
+int ext2_alloc_slot(struct inode *inode,
+		    uint32_t *slot,
+		    struct ext2_buf *holder,
+		    bool indirect,
+		    uint32_t *out)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
@@ -121,22 +124,20 @@ static int alloc_slot(struct inode *inode,
 	return 0;
 }
 
-/**
- * ext2_get_block - map (and with @create, allocate) logical block @lblk
- * Context: task, may sleep; takes i_map_lock (and s_alloc_lock).
- * Return: see ext2.h.
- */
-int ext2_get_block(struct inode *inode,
-		   uint64_t lblk,
-		   bool create,
-		   uint32_t *pblk,
-		   uint64_t *hole)
+/* ext2_get_block; with @create, *new says whether the data block was
+ * allocated by this call. */
+static int get_block(struct inode *inode,
+		     uint64_t lblk,
+		     bool create,
+		     uint32_t *pblk,
+		     uint64_t *hole,
+		     bool *new)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	struct ext2_buf *holder = NULL;
 	uint32_t offs[4], *slot, blk = 0;
-	int depth = block_path(sbi, lblk, offs), err = 0;
+	int depth = ext2_block_path(sbi, lblk, offs), err = 0;
 
 	*pblk = 0;
 	if (depth < 0)
@@ -148,13 +149,17 @@ int ext2_get_block(struct inode *inode,
 		if (!blk) {
 			if (!create) {
 				if (hole)
-					*hole = hole_len(sbi, offs, depth, k);
+					*hole =
+					    ext2_hole_len(sbi, offs, depth, k);
 				goto out;
 			}
-			err = alloc_slot(inode, slot, holder, k < depth, &blk);
+			err = ext2_alloc_slot(
+			    inode, slot, holder, k < depth, &blk);
 			if (err)
 				goto out;
-		} else if (!check_ptr(inode, blk, lblk)) {
+			if (k == depth && new)
+				*new = true;
+		} else if (!ext2_check_ptr(inode, blk, lblk)) {
 			err = -EUCLEAN;
 			goto out;
 		}
@@ -176,106 +181,31 @@ out:
 	return err;
 }
 
-static void
-free_slot(struct inode *inode, uint32_t *slot, struct ext2_buf *holder)
+/**
+ * ext2_get_block - map (and with @create, allocate) logical block @lblk
+ * Context: task, may sleep; takes i_map_lock (and s_alloc_lock).
+ * Return: see ext2.h.
+ */
+int ext2_get_block(struct inode *inode,
+		   uint64_t lblk,
+		   bool create,
+		   uint32_t *pblk,
+		   uint64_t *hole)
 {
-	ext2_free_blocks(inode, *slot, 1);
-	inode->i_blocks -= inode->i_sb->s_blocksize >> 9;
-	*slot = 0;
-	if (holder)
-		ext2_bmark_dirty(holder);
-}
-
-static bool all_zero(const uint32_t *v, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		if (v[i])
-			return false;
-	}
-	return true;
-}
-
-/* Free what the subtree at *slot maps from its block @from on, and the
- * subtree's indirect blocks that end up empty. @depth: levels of
- * indirection below *slot (0: *slot is a data block). */
-static int trunc_branch(struct inode *inode,
-			uint32_t *slot,
-			struct ext2_buf *holder,
-			int depth,
-			uint64_t from)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	uint64_t span; /* blocks under one child: defined for depth >= 1 */
-	struct ext2_buf *b;
-	bool empty;
-	int err = 0;
-
-	if (!*slot)
-		return 0;
-	if (!check_ptr(inode, *slot, from))
-		return -EUCLEAN;
-	if (depth == 0) {
-		free_slot(inode, slot, holder);
-		return 0;
-	}
-	span = (uint64_t)1 << (sbi->s_addr_bits * (depth - 1));
-	b = ext2_bread(sbi, *slot);
-	if (IS_ERR(b))
-		return PTR_ERR(b);
-	for (uint32_t i = from / span; i < sbi->s_addr_per_block; i++) {
-		uint32_t *child = (uint32_t *)b->b_data + i;
-		int e = trunc_branch(inode,
-				     child,
-				     b,
-				     depth - 1,
-				     i == from / span ? from % span : 0);
-		if (e && !err)
-			err = e;
-	}
-	empty = all_zero(b->b_data, sbi->s_addr_per_block);
-	ext2_brelse(sbi, b);
-	if (empty)
-		free_slot(inode, slot, holder);
-	return err;
+	return get_block(inode, lblk, create, pblk, hole, NULL);
 }
 
 /**
- * ext2_truncate_blocks - free every block at or past byte @size
- * Caller holds i_rwsem exclusive, or owns the inode (eviction); the page
- * cache past @size is already gone.
- * Context: task, may sleep; takes i_map_lock.
- * Return: 0, or the first error (the rest is still freed).
+ * ext2_get_block_new - map logical block @lblk, allocating it if it is a
+ * hole; *new says whether it was.
+ * Context: task, may sleep; takes i_map_lock and s_alloc_lock.
+ * Return: 0, -ENOSPC, -EFBIG, -EIO or -EUCLEAN.
  */
-int ext2_truncate_blocks(struct inode *inode, loff_t size)
+int ext2_get_block_new(struct inode *inode,
+		       uint64_t lblk,
+		       uint32_t *pblk,
+		       bool *new)
 {
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	struct ext2_inode_info *ei = EXT2_I(inode);
-	uint64_t first = DIV_ROUND_UP((uint64_t)size, inode->i_sb->s_blocksize);
-	uint64_t base = EXT2_NDIR, span = sbi->s_addr_per_block;
-	int err = 0;
-
-	mutex_lock(&ei->i_map_lock);
-	for (uint64_t i = first; i < EXT2_NDIR; i++) {
-		if (ei->i_data[i])
-			err = trunc_branch(inode, &ei->i_data[i], NULL, 0, 0)
-				  ?: err;
-	}
-	for (int depth = 1; depth <= 3; depth++) {
-		uint32_t *slot = &ei->i_data[EXT2_NDIR + depth - 1];
-
-		if (first < base + span)
-			err = trunc_branch(inode,
-					   slot,
-					   NULL,
-					   depth,
-					   first > base ? first - base : 0)
-				  ?: err;
-		base += span;
-		span *= sbi->s_addr_per_block;
-	}
-	if (ei->i_goal == 0 || size == 0)
-		ei->i_goal = 0;
-	mutex_unlock(&ei->i_map_lock);
-	mark_inode_dirty(inode);
-	return err;
+	*new = false;
+	return get_block(inode, lblk, true, pblk, NULL, new);
 }

@@ -92,6 +92,11 @@ struct ext2_inode_info {
 	/* protected by the inode's i_rwsem (or private while new/evicting): */
 	uint32_t i_flags, i_dtime, i_file_acl, i_generation;
 	uint32_t i_block_group;
+	/* protected by i_rwsem (exclusive), from write_begin to write_end:
+	 * bit j set = block i_wnew_first + j was a hole that this write
+	 * allocated (freed again if the write fails). */
+	uint64_t i_wnew_first;
+	uint32_t i_wnew_mask;
 };
 
 static inline struct ext2_inode_info *EXT2_I(struct inode *inode)
@@ -169,10 +174,38 @@ int ext2_get_block(struct inode *inode,
 		   bool create,
 		   uint32_t *pblk,
 		   uint64_t *hole);
+/* ext2_get_block with create that also says whether the block was a
+ * hole that this call allocated. */
+int ext2_get_block_new(struct inode *inode,
+		       uint64_t lblk,
+		       uint32_t *pblk,
+		       bool *new);
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
-/* Free every block past @size. Caller holds i_rwsem; the page cache past
- * @size is already gone. */
+/* blockmap_range.c, blockmap_shift.c: ranges of the block map (their
+ * shared helpers: blockmap.h). Caller holds i_rwsem exclusive and, for a
+ * file's data, invalidate_lock exclusive with the page cache of the range
+ * already dropped (or owns the inode: eviction). They take i_map_lock. */
+/* Free every block at or past byte @size. */
 int ext2_truncate_blocks(struct inode *inode, loff_t size);
+/* Free logical blocks [@first, @end) and the indirect blocks left empty. */
+int ext2_free_range(struct inode *inode, uint64_t first, uint64_t end);
+/* Free only the indirect blocks of [@first, @end) that map nothing. */
+void ext2_free_empty_indirect(struct inode *inode,
+			      uint64_t first,
+			      uint64_t end);
+/* Map every block of [@first, @end), zeroing on disk each new one and
+ * each one in [@zero_first, @zero_end). On failure the blocks this call
+ * allocated are freed again: the map is as before. */
+int ext2_alloc_range(struct inode *inode,
+		     uint64_t first,
+		     uint64_t end,
+		     uint64_t zero_first,
+		     uint64_t zero_end);
+/* Collapse: free [@first, @first+@n) and move every block after it @n
+ * down. Insert: move every block at or past @first @n up, leaving a hole.
+ * -ENOSPC/-EFBIG leave the map unchanged. */
+int ext2_collapse_blocks(struct inode *inode, uint64_t first, uint64_t n);
+int ext2_insert_blocks(struct inode *inode, uint64_t first, uint64_t n);
 int ext2_setattr(struct inode *inode, const struct iattr *attr);
 /* The file is about to grow past @old: zero the rest of @old's block in
  * the cache and on disk. Caller holds i_rwsem and invalidate_lock
@@ -185,6 +218,8 @@ void ext2_set_ops(struct inode *inode);
 void ext2_note_large_file(struct ext2_sb_info *sbi, struct inode *inode);
 
 /* file.c */
+/* falloc.c */
+long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 extern const struct address_space_operations ext2_aops;
 extern const struct file_operations ext2_file_fops;
 extern const struct inode_operations ext2_file_iops;

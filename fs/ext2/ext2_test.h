@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include <sys/types.h>
+#include <linux/falloc.h>
 #include <kernel/ktest.h>
 
 static inline uint8_t ext2_test_pattern(unsigned int seed, uint64_t off)
@@ -26,3 +28,50 @@ bool ext2_test_check(
     struct ktest *t, const char *path, int seed, uint64_t pos, uint64_t len);
 /* The size of @path, or a negative errno. */
 long long ext2_test_size(const char *path);
+
+/* fallocate helpers (ext2_test_util.c) for the ext2_falloc* suites. */
+#define FA_KEEP	    FALLOC_FL_KEEP_SIZE
+#define FA_PUNCH    (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
+#define FA_ZERO	    FALLOC_FL_ZERO_RANGE
+#define FA_COLLAPSE FALLOC_FL_COLLAPSE_RANGE
+#define FA_INSERT   FALLOC_FL_INSERT_RANGE
+
+struct ext2_sb_info;
+/* The root filesystem's (asserted to be mounted). */
+struct ext2_sb_info *ext2_test_sbi(struct ktest *t);
+uint64_t ext2_test_bsize(struct ktest *t);
+uint32_t ext2_test_free_blocks(struct ktest *t);
+/* i_blocks of @path, or -1. */
+long long ext2_test_iblocks(const char *path);
+
+/* Logical blocks [start, end), ascending. */
+struct brun {
+	uint64_t start, end;
+};
+
+/* The rule for i_blocks (512-byte units) of a file mapping the blocks of
+ * @r: see ext2_test_util.c. RULE_BLOCKS(t, { 0, 3 }, { 20, 30 }). */
+long long
+ext2_test_rule_blocks(struct ktest *t, const struct brun *r, unsigned int nr);
+#define RULE_BLOCKS(t, ...)                                                  \
+	ext2_test_rule_blocks(t,                                             \
+			      (const struct brun[]){ __VA_ARGS__ },          \
+			      sizeof((const struct brun[]){ __VA_ARGS__ }) / \
+				  sizeof(struct brun))
+
+/* fallocate on a fresh descriptor of @path opened with @flags.
+ * Return: 0 or -errno. */
+int ext2_test_fallocate(
+    const char *path, int flags, int mode, off_t off, off_t len);
+#define EXPECT_FALLOC(t, path, flags, mode, off, len, want) \
+	KTEST_EXPECT_EQ(                                    \
+	    t, ext2_test_fallocate(path, flags, mode, off, len), want)
+
+/* Check [@pos, @pos + @len) of @f against the pattern of @seed at
+ * @pos + @shift (what collapse or insert moved there). */
+void ext2_test_check_moved(struct ktest *t,
+			   const char *f,
+			   unsigned int seed,
+			   uint64_t pos,
+			   uint64_t len,
+			   int64_t shift);

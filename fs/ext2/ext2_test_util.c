@@ -7,6 +7,9 @@
 #include <kernel/err.h>
 #include <mm/kmalloc.h>
 #include <fs/vfs.h>
+#include <string.h>
+#include <unistd.h>
+#include "ext2.h"
 #include "ext2_test.h"
 
 #define CHUNK 4096
@@ -110,4 +113,106 @@ long long ext2_test_size(const char *path)
 	size = READ_ONCE(inode->i_size);
 	iput(inode);
 	return size;
+}
+
+struct ext2_sb_info *ext2_test_sbi(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	return EXT2_SBI(sb);
+}
+
+uint64_t ext2_test_bsize(struct ktest *t)
+{
+	return ext2_test_sbi(t)->s_sb->s_blocksize;
+}
+
+long long ext2_test_iblocks(const char *path)
+{
+	struct inode *inode = vfs_lookup(path);
+	long long n;
+
+	if (IS_ERR(inode))
+		return -1;
+	n = inode->i_blocks;
+	iput(inode);
+	return n;
+}
+
+uint32_t ext2_test_free_blocks(struct ktest *t)
+{
+	return READ_ONCE(ext2_test_sbi(t)->s_es.s_free_blocks_count);
+}
+
+/*
+ * The rule for i_blocks (512-byte units): the data blocks of @r plus the
+ * indirect blocks they need: the single-indirect one if any block lies in
+ * 12 .. 12 + apb - 1, the double-indirect one and one child per apb
+ * blocks in use past that (apb = blocksize / 4; no triple here).
+ */
+long long
+ext2_test_rule_blocks(struct ktest *t, const struct brun *r, unsigned int nr)
+{
+	uint64_t bs = ext2_test_bsize(t), apb = bs / 4, dind = 12 + apb;
+	uint64_t data = 0, meta = 0, last_child = UINT64_MAX;
+	bool single = false, dbl = false;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		for (uint64_t b = r[i].start; b < r[i].end; b++, data++) {
+			KTEST_ASSERT_LT(t, b, dind + apb * apb);
+			single |= b >= 12 && b < dind;
+			if (b >= dind && (b - dind) / apb != last_child) {
+				dbl = true;
+				last_child = (b - dind) / apb;
+				meta++;
+			}
+		}
+	}
+	return (long long)((data + meta + single + dbl) * (bs / 512));
+}
+
+int ext2_test_fallocate(
+    const char *path, int flags, int mode, off_t off, off_t len)
+{
+	int fd = open(path, flags), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = fallocate(fd, mode, off, len) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+void ext2_test_check_moved(struct ktest *t,
+			   const char *f,
+			   unsigned int seed,
+			   uint64_t pos,
+			   uint64_t len,
+			   int64_t shift)
+{
+	uint8_t buf[256];
+	int fd = open(f, O_RDONLY);
+
+	KTEST_ASSERT_GE(t, fd, 0);
+	for (uint64_t done = 0; done < len;) {
+		size_t n = MIN(sizeof(buf), len - done);
+		ssize_t r = pread(fd, buf, n, pos + done);
+
+		KTEST_EXPECT_EQ(t, r, (ssize_t)n);
+		for (size_t i = 0; r == (ssize_t)n && i < n; i++) {
+			uint8_t want =
+			    ext2_test_pattern(seed, pos + done + i + shift);
+			if (buf[i] != want) {
+				KTEST_EXPECT_EQ(t, buf[i], want);
+				ktest_log(t,
+					  "at %llu",
+					  (unsigned long long)(pos + done + i));
+				done = len;
+				break;
+			}
+		}
+		done += n;
+	}
+	close(fd);
 }

@@ -10,7 +10,9 @@
  *   write_begin allocates the blocks the write touches (so dirty pages
  *     always have their blocks) and reads what a partial write keeps;
  *   write_page writes the mapped blocks inside i_size, zeroing the page
- *     past EOF first so the tail on disk stays zero.
+ *     past EOF first so the tail on disk stays zero; a block without a
+ *     disk block must hold zeroes (a hole punched under a partial page),
+ *     else the write fails with -EIO and a console message.
  *
  * Locks: read_page/readahead run with the page(s) locked and the caller's
  * invalidate_lock shared; write_begin/write_end with i_rwsem exclusive.
@@ -241,6 +243,27 @@ static void write_end_io(struct bio *bio)
 	write_ctx_put(wc);
 }
 
+/*
+ * A dirty page's block inside EOF has no disk block. Fine if its bytes are
+ * zero (a hole punched under a partial page reads as zeroes anyway); data
+ * there would be lost: write_begin maps every block it dirties, so that
+ * is a bug, reported, and the page's write fails with -EIO.
+ */
+static int
+unmapped_block(struct inode *inode, uint64_t lblk, const char *data, size_t bs)
+{
+	for (size_t i = 0; i < bs; i++) {
+		if (data[i]) {
+			pr_err("ext2: inode %lu: dirty data for logical block "
+			       "%llu, which has no disk block: not written\n",
+			       inode->i_ino,
+			       (unsigned long long)lblk);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 static int ext2_write_page(struct address_space *m,
 			   struct page *page,
 			   struct writeback_control *wbc)
@@ -255,7 +278,7 @@ static int ext2_write_page(struct address_space *m,
 	struct write_ctx *wc;
 	struct bio *bio = NULL;
 	uint32_t next = 0;
-	int err = 0;
+	int err = 0, lost = 0;
 
 	(void)wbc;
 	wc = kmalloc(sizeof(*wc), GFP_KERNEL);
@@ -274,6 +297,9 @@ static int ext2_write_page(struct address_space *m,
 		uint32_t pblk;
 
 		err = ext2_get_block(inode, lblk, false, &pblk, &hole);
+		if (!err && !pblk)
+			lost = unmapped_block(inode, lblk, base + j * bs, bs)
+				   ?: lost;
 		if (err || !pblk)
 			continue;
 		if (bio && pblk == next &&
@@ -301,6 +327,7 @@ static int ext2_write_page(struct address_space *m,
 	}
 	if (bio)
 		blk_submit(bio);
+	err = err ?: lost;
 	if (err == -ENOMEM) {
 		set_page_dirty(page); /* written again later: nothing lost */
 	} else if (err) {
@@ -348,13 +375,31 @@ static int fill_page_sync(struct inode *inode,
 	return 0;
 }
 
-/* A write failed part way: drop blocks it allocated past EOF. */
-static void write_failed(struct inode *inode, loff_t end)
+/*
+ * A write failed part way: free the blocks its write_begin allocated that
+ * hold none of its data - all of them if nothing was copied (@copied 0),
+ * else those past the new EOF (the dirty page covers the rest) - and the
+ * indirect blocks left mapping nothing. Blocks that were mapped before
+ * stay: a failed write must not free what an earlier write or fallocate
+ * put there.
+ */
+static void write_failed(struct inode *inode, unsigned int copied)
 {
-	loff_t size = READ_ONCE(inode->i_size);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	uint64_t eof =
+	    DIV_ROUND_UP((uint64_t)READ_ONCE(inode->i_size), 1ULL << bits);
 
-	if (end > size)
-		ext2_truncate_blocks(inode, size);
+	for (uint32_t j = 0; ei->i_wnew_mask >> j; j++) {
+		uint64_t lblk = ei->i_wnew_first + j;
+
+		if ((ei->i_wnew_mask & (1u << j)) && (!copied || lblk >= eof))
+			ext2_free_range(inode, lblk, lblk + 1);
+	}
+	/* An indirect block taken for a block that then failed is empty. */
+	ext2_free_empty_indirect(
+	    inode, ei->i_wnew_first, ei->i_wnew_first + (PAGE_SIZE >> bits));
+	ei->i_wnew_mask = 0;
 }
 
 static int ext2_write_begin(struct address_space *m,
@@ -363,6 +408,7 @@ static int ext2_write_begin(struct address_space *m,
 			    struct page **pagep)
 {
 	struct inode *inode = m->host;
+	struct ext2_inode_info *ei = EXT2_I(inode);
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
 	unsigned int off = pos & (PAGE_SIZE - 1);
 	uint64_t first = pos >> bits;
@@ -372,20 +418,26 @@ static int ext2_write_begin(struct address_space *m,
 
 	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb)))
 		return -EFBIG;
+	lockdep_assert_held_write(&inode->i_rwsem);
 	page = filemap_grab_page(m, pos >> PAGE_SHIFT);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	if (!page_test(page, PG_uptodate) && (off || len != PAGE_SIZE))
 		err = fill_page_sync(inode, page, off, off + len);
+	ei->i_wnew_first = first;
+	ei->i_wnew_mask = 0;
 	for (uint64_t lblk = first; !err && lblk < first + nr; lblk++) {
 		uint32_t pblk;
+		bool new;
 
-		err = ext2_get_block(inode, lblk, true, &pblk, NULL);
+		err = ext2_get_block_new(inode, lblk, &pblk, &new);
+		if (!err && new)
+			ei->i_wnew_mask |= 1u << (lblk - first);
 	}
 	if (err) {
 		unlock_page(page);
 		put_page(page);
-		write_failed(inode, pos + len);
+		write_failed(inode, 0);
 		return err;
 	}
 	*pagep = page;
@@ -416,7 +468,8 @@ static int ext2_write_end(struct address_space *m,
 	unlock_page(page);
 	put_page(page);
 	if (copied < len)
-		write_failed(inode, pos + len);
+		write_failed(inode, copied);
+	EXT2_I(inode)->i_wnew_mask = 0;
 	mark_inode_dirty(inode);
 	return copied;
 }
@@ -498,6 +551,7 @@ const struct file_operations ext2_file_fops = {
 	.write = ext2_file_write,
 	.llseek = ext2_llseek,
 	.fsync = ext2_fsync,
+	.fallocate = ext2_fallocate,
 };
 
 const struct inode_operations ext2_file_iops = {

@@ -1,0 +1,186 @@
+/*
+ * fs/ext2/ext2_falloc_nospc_test.c: suite ext2_falloc_nospc - running out
+ * of space in fallocate and in writes changes nothing: the free count,
+ * i_blocks, size and bytes stay as they were (the vfs_* boots' images;
+ * each case fills the filesystem to an exact number of free blocks and
+ * empties it again). Also writeback of dirty data over a block the map
+ * lost.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <kernel/err.h>
+#include <fs/internal.h>
+#include "ext2.h"
+#include "ext2_test.h"
+
+static void falloc_enospc(struct ktest *t)
+{
+	const char *f = "/falloc_nospc";
+	uint64_t bs = ext2_test_bsize(t),
+		 total = ext2_test_sbi(t)->s_blocks_count;
+	uint32_t free_before;
+	long long blocks;
+
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 6, 0, 3 * bs), 0);
+	blocks = ext2_test_iblocks(f);
+	free_before = ext2_test_free_blocks(t);
+	EXPECT_FALLOC(t, f, O_RDWR, 0, 0, total * bs, -ENOSPC);
+	EXPECT_FALLOC(t, f, O_RDWR, FA_ZERO, bs, total * bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), free_before);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 3 * bs);
+	ext2_test_check(t, f, 6, 0, 3 * bs);
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+}
+
+/* Fill the fs until exactly @target blocks are free: preallocate in
+ * halving chunks (a failed fallocate changes nothing), then give back or
+ * take the few blocks left over (indirect blocks the next chunk needed). */
+static void fill_to(struct ktest *t, uint32_t target)
+{
+	uint64_t bs = ext2_test_bsize(t), size = 0;
+	uint64_t chunk = (uint64_t)ext2_test_free_blocks(t) * bs;
+	int fd = open("/fill", O_RDWR | O_CREAT, 0644);
+	uint32_t left;
+
+	KTEST_ASSERT_GE(t, fd, 0);
+	for (; chunk >= bs; chunk = chunk / 2 / bs * bs) {
+		while (!fallocate(fd, 0, size, chunk))
+			size += chunk;
+		KTEST_EXPECT_EQ(t, errno, ENOSPC);
+	}
+	close(fd);
+	left = ext2_test_free_blocks(t);
+	KTEST_ASSERT_LE(t, left, 3);
+	if (left > target) /* direct blocks of a new file: no indirect */
+		KTEST_ASSERT_EQ(
+		    t,
+		    ext2_test_write("/fill2", 1, 0, (left - target) * bs),
+		    0);
+	if (left < target)
+		EXPECT_FALLOC(
+		    t, "/fill", O_RDWR, FA_PUNCH, 0, (target - left) * bs, 0);
+	KTEST_ASSERT_EQ(t, ext2_test_free_blocks(t), target);
+}
+
+/* A write that runs out of space inside a hole, part way through a page
+ * (blocks smaller than a page; one block fewer than the page needs is
+ * free): write_begin allocated them before -ENOSPC, and must free exactly
+ * those - the old rule freed only blocks past EOF and left them mapped
+ * over the hole. With 4 KiB blocks nothing is free and nothing moves. */
+static void falloc_write_enospc(struct ktest *t)
+{
+	const char *f = "/wfail";
+	uint64_t bs = ext2_test_bsize(t);
+	uint32_t target = PAGE_SIZE / bs - 1; /* one short of the page */
+	static char page[PAGE_SIZE];
+	long long blocks;
+	int fd;
+
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 7, 0, PAGE_SIZE), 0);
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 7, 2 * PAGE_SIZE, PAGE_SIZE), 0);
+	blocks = ext2_test_iblocks(f);
+	fill_to(t, target);
+	fd = open(f, O_RDWR);
+	KTEST_ASSERT_GE(t, fd, 0);
+	errno = 0;
+	memset(page, 'x', PAGE_SIZE);
+	KTEST_EXPECT_EQ(t, pwrite(fd, page, PAGE_SIZE, PAGE_SIZE), -1);
+	KTEST_EXPECT_EQ(t, errno, ENOSPC);
+	close(fd);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), target);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 3 * PAGE_SIZE);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	ext2_test_check(t, f, -1, PAGE_SIZE, PAGE_SIZE);
+	ext2_test_check(t, f, 7, 2 * PAGE_SIZE, PAGE_SIZE);
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+	KTEST_EXPECT_EQ(t, unlink("/fill"), 0);
+	unlink("/fill2");
+}
+
+/* Dirty data over a block the map lost (a bug: write_begin maps what it
+ * dirties) is reported and fails the writeback with -EIO instead of
+ * vanishing. The block is freed behind the cache's back, under the
+ * locks a real change of the map holds, with the page locked so the
+ * flusher cannot write it first. */
+static void falloc_write_page_hole(struct ktest *t)
+{
+	const char *f = "/wphole";
+	struct inode *inode;
+	struct page *page;
+	int fd;
+
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 8, 0, 100), 0);
+	inode = vfs_lookup(f);
+	KTEST_ASSERT_FALSE(t, IS_ERR(inode));
+	down_write(&inode->i_rwsem);
+	filemap_invalidate_lock(inode->i_mapping);
+	page = filemap_lock_page(inode->i_mapping, 0);
+	KTEST_EXPECT_NOT_NULL(t, page);
+	if (page) {
+		set_page_dirty(page);
+		KTEST_EXPECT_EQ(t, ext2_free_range(inode, 0, 1), 0);
+		unlock_page(page);
+		put_page(page);
+	}
+	filemap_invalidate_unlock(inode->i_mapping);
+	up_write(&inode->i_rwsem);
+	iput(inode);
+	fd = open(f, O_RDWR);
+	errno = 0;
+	KTEST_EXPECT_EQ(t, fsync(fd), -1);
+	KTEST_EXPECT_EQ(t, errno, EIO);
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+}
+
+/* Out of space where the next block needs an indirect block: with one
+ * block free, preallocating (or writing) block 12 takes the
+ * single-indirect block and then fails, and must give that back too. An insert
+ * whose moved blocks need an indirect block, on a full fs: -ENOSPC, and the
+ * file is as it was (the paths are made before any pointer moves). */
+static void falloc_shift_enospc(struct ktest *t)
+{
+	const char *f = "/shift_nospc";
+	uint64_t bs = ext2_test_bsize(t);
+	long long blocks;
+
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 9, 0, 12 * bs), 0);
+	blocks = ext2_test_iblocks(f);
+	fill_to(t, 1);
+	EXPECT_FALLOC(t, f, O_RDWR, 0, 12 * bs, bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), 1);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 12 * bs);
+	/* The same for a write there. */
+	KTEST_EXPECT_EQ(t, ext2_test_write(f, 9, 12 * bs, bs), -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), 1);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 12 * bs);
+	fill_to(t, 0);
+	EXPECT_FALLOC(t, f, O_RDWR, FA_INSERT, 4 * bs, bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), 0);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 12 * bs);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	ext2_test_check(t, f, 9, 0, 12 * bs);
+	/* A collapse needs no new block: it works on the full fs. */
+	EXPECT_FALLOC(t, f, O_RDWR, FA_COLLAPSE, 4 * bs, bs, 0);
+	ext2_test_check_moved(t, f, 9, 4 * bs, 7 * bs, bs);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), RULE_BLOCKS(t, { 0, 11 }));
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+	KTEST_EXPECT_EQ(t, unlink("/fill"), 0);
+	unlink("/fill2");
+}
+
+static struct ktest_case nospc_cases[] = {
+	KTEST_CASE(falloc_enospc),
+	KTEST_CASE(falloc_write_enospc),
+	KTEST_CASE(falloc_write_page_hole),
+	KTEST_CASE(falloc_shift_enospc),
+	{},
+};
+KTEST_SUITE(ext2_falloc_nospc, nospc_cases);
