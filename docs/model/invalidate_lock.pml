@@ -2,16 +2,20 @@
  * docs/model/invalidate_lock.pml: a SPIN model of whole's invalidate_lock
  * protocol (docs/locking.md) on one file's page cache and block map.
  *
- * Run it with ./tools/spin (both protocols, trails printed readably) or by
+ * Run it with ./tools/spin (every check, trails printed readably) or by
  * hand:  spin -a [-DLEGACY] [-DINVAL=PUNCH] docs/model/invalidate_lock.pml
- *        cc -O2 -DSAFETY -o pan pan.c && ./pan
+ *        gcc -O2 -DSAFETY -o pan pan.c && ./pan
+ * Defines: LEGACY, LOCK_TWO, UNORDERED (below); INVAL=op and FILL=n pin the
+ * operation and the fill path (else the search tries them all, see init);
+ * REPRODUCER adds the kernel reproducers' gates; LEAK_ONLY narrows the
+ * invariant to another file's data (see foreign()).
  *
  * The file A has two pages (indices 0 and 1) backed by blocks 1 and 2 of a
  * disk of NBLK blocks (0 stands for "hole"). Index 0 starts absent from the
  * cache, index 1 present but not uptodate (a read failed once), so both the
  * read-miss and the not-uptodate paths have work. Tasks:
- *   inval      one invalidating operation (INVAL: PUNCH, TRUNCATE, ZERO,
- *              COLLAPSE) under invalidate_lock exclusive
+ *   inval      one invalidating operation (PUNCH, TRUNCATE, ZERO range,
+ *              COLLAPSE range) under invalidate_lock exclusive
  *   fill       read of index 0 (miss), read of index 1 (not uptodate),
  *              fault + page_mkwrite of index 0, a readahead batch of 0..1
  *   fast       the cached-hit reader: no lock at all
