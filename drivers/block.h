@@ -95,6 +95,8 @@ struct block_ops {
 	/* Start request @rq (a bio with rq_next chain). Return 0, or -EBUSY
 	 * to be called again after a completion. Called under dev->lock. */
 	int (*queue_rq)(struct block_device *dev, struct bio *rq);
+	/* Optional: print the driver's own lines for `disks`. */
+	void (*show)(struct block_device *dev);
 };
 
 struct blk_limits {

@@ -1,7 +1,8 @@
 /*
  * drivers/block_shell.c: shell commands for disks.
  *
- *   disks             list disks: capacity, block size, limits, features
+ *   disks             list disks: capacity, block size, limits, features,
+ *                     and the driver's own lines (virtio-blk: watchdog)
  *   bench blk [vdX]   sequential read/write MB/s at queue depth 1 and 32,
  *                     4 KiB random-read IOPS at depth 1 and 32 (rdtime).
  *                     It WRITES over the first 64 MiB of the disk.
@@ -29,7 +30,7 @@ static int disks_cmd(int argc, char **argv)
 
 	if (argc > 1)
 		return shell_usage(argv[0]);
-	for (unsigned int i = 0; (dev = blkdev_nth(i)); i++)
+	for (unsigned int i = 0; (dev = blkdev_nth(i)); i++) {
 		printf("%s: %llu sectors (%llu MiB), block %u, max %u segs x "
 		       "%u B, "
 		       "%u sectors/request, features %s\n",
@@ -41,6 +42,9 @@ static int disks_cmd(int argc, char **argv)
 		       dev->limits.max_segment_size,
 		       dev->limits.max_sectors,
 		       dev->features ? dev->features : "-");
+		if (dev->ops->show)
+			dev->ops->show(dev);
+	}
 	if (!blkdev_nth(0))
 		printf("no disks\n");
 	return 0;

@@ -22,3 +22,19 @@ int virtio_blk_drv_in(struct block_device *dev,
 		      uint32_t type,
 		      void *buf,
 		      uint32_t len);
+
+/* The virtio-blk watchdog's record, kept from one tick to the next. */
+struct virtblk_watch {
+	uint16_t last_used; /* the virtqueue's last_used at the previous tick */
+	bool waiting;	    /* used buffers were waiting then */
+	unsigned long lost_ticks, lost_completions; /* for `disks` */
+};
+
+/* The watchdog's rule: completions are lost when used buffers are waiting
+ * now (@waiting) and were at the previous tick, none was taken since
+ * (@last_used unchanged) and the interrupt handler is not running.
+ * Return: true if the watchdog must collect them. */
+bool virtblk_watch_lost(const struct virtblk_watch *w,
+			uint16_t last_used,
+			bool waiting,
+			bool in_interrupt);

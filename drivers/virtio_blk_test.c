@@ -88,12 +88,36 @@ static void bad_requests_refused(struct ktest *t)
 	kfree(buf);
 }
 
-static struct ktest_case read_cases[] = { KTEST_CASE(read_every_sector),
-					  KTEST_CASE(get_id),
-					  KTEST_CASE(
-					      unsupported_request_fails_alone),
-					  KTEST_CASE(bad_requests_refused),
-					  {} };
+/* The watchdog's rule (virtblk_watch_lost), tick by tick: a batch used
+ * just before a tick, after a quiet period, is not lost; the same batch
+ * still untaken one period later is; a moved last_used or a running
+ * interrupt handler means the completions are being taken. */
+static void watchdog_waits_a_whole_period(struct ktest *t)
+{
+	struct virtblk_watch w = { .last_used = 7, .waiting = false };
+
+	/* Nothing taken for a period, then a batch lands just before the
+	 * tick: only now waiting, so not late. */
+	KTEST_EXPECT_FALSE(t, virtblk_watch_lost(&w, 7, true, false));
+	w.waiting = true;
+	/* Still waiting a period later, none taken: lost. */
+	KTEST_EXPECT_TRUE(t, virtblk_watch_lost(&w, 7, true, false));
+	/* ... unless the handler is collecting them right now, */
+	KTEST_EXPECT_FALSE(t, virtblk_watch_lost(&w, 7, true, true));
+	/* or completions were taken since the previous tick, */
+	KTEST_EXPECT_FALSE(t, virtblk_watch_lost(&w, 9, true, false));
+	/* or nothing is waiting any more. */
+	KTEST_EXPECT_FALSE(t, virtblk_watch_lost(&w, 7, false, false));
+}
+
+static struct ktest_case read_cases[] = {
+	KTEST_CASE(read_every_sector),
+	KTEST_CASE(watchdog_waits_a_whole_period),
+	KTEST_CASE(get_id),
+	KTEST_CASE(unsupported_request_fails_alone),
+	KTEST_CASE(bad_requests_refused),
+	{}
+};
 KTEST_SUITE(virtio_blk_read, read_cases);
 
 static void write_then_read_back(struct ktest *t)

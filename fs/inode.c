@@ -75,7 +75,7 @@ bool inode_unhashed(struct inode *inode)
 
 struct timespec current_time(void)
 {
-	uint64_t ns = time_ns();
+	uint64_t ns = time_wall_ns();
 
 	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC,
 				  .tv_nsec = ns % NSEC_PER_SEC };

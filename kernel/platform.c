@@ -3,7 +3,8 @@
  *
  * QEMU virt and any board with the same kinds of devices: memory, cpus with
  * timebase-frequency, an ns16550a UART, a RISC-V PLIC, virtio-mmio slots,
- * an optional sifive,test0 device for exit codes, /chosen/bootargs.
+ * an optional sifive,test0 device for exit codes, an optional Goldfish
+ * RTC for wall time, /chosen/bootargs.
  * The one file that names the board's devices.
  */
 #include <string.h>
@@ -137,6 +138,7 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 	if (node >= 0 &&
 	    fdt_reg(node, 0, &platform.test_base, &unused) == false)
 		platform.test_base = 0;
+	mmio_dev(fdt_next_compatible(-1, "google,goldfish-rtc"), &platform.rtc);
 	platform.bootargs =
 	    fdt_getprop(fdt_path_offset("/chosen"), "bootargs", NULL);
 	if (!platform.bootargs)
@@ -171,4 +173,20 @@ void platform_poweroff(int code)
 		*(volatile uint32_t *)platform.test_base = v;
 	}
 	sbi_shutdown();
+}
+
+/* Goldfish RTC: nanoseconds since the epoch; reading TIME_LOW latches
+ * TIME_HIGH, so LOW is read first. */
+#define GOLDFISH_RTC_TIME_LOW  0x00
+#define GOLDFISH_RTC_TIME_HIGH 0x04
+
+uint64_t platform_wall_ns(void)
+{
+	uint64_t lo, hi;
+
+	if (!platform.rtc.base)
+		return 0;
+	lo = mmio_read32(platform.rtc.base + GOLDFISH_RTC_TIME_LOW);
+	hi = mmio_read32(platform.rtc.base + GOLDFISH_RTC_TIME_HIGH);
+	return hi << 32 | lo;
 }

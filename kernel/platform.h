@@ -33,7 +33,9 @@ struct platform {
 	uint32_t uart_clock;
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
-	uintptr_t test_base;		      /* sifive,test0: 0 if absent */
+	uintptr_t test_base; /* sifive,test0: 0 if absent */
+	struct platform_mmio_dev
+	    rtc; /* google,goldfish-rtc: base 0 if absent */
 	unsigned int nvirtio, virtio_ignored; /* past PLATFORM_MAX_VIRTIO */
 	struct platform_mmio_dev virtio[PLATFORM_MAX_VIRTIO];
 	const char *bootargs;
@@ -43,3 +45,5 @@ extern struct platform platform;
 
 int platform_init(unsigned long boot_hartid, const void *dtb);
 __noreturn void platform_poweroff(int code);
+/* Wall time from the board's RTC in ns since 1970, or 0 without one. */
+uint64_t platform_wall_ns(void);

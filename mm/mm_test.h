@@ -5,6 +5,12 @@
  *
  * starts fn(&args[i]) pinned to hart i for every online hart, joins them
  * all and returns how many did not return 0 (a killed task counts).
+ *   mm_test_alone(t, fn, arg);
+ *
+ * runs fn(arg) on hart 0 with interrupts off while every other hart spins
+ * with interrupts off, so that nothing else in the kernel runs meanwhile:
+ * fn sees the allocator exactly as it leaves it. fn must not sleep (use
+ * GFP_ATOMIC) and should be short.
  * test_rand() is a xorshift generator for patterns and random sizes.
  */
 #pragma once
@@ -41,4 +47,55 @@ static inline uint64_t test_rand(uint64_t *state)
 	x ^= x >> 7;
 	x ^= x << 17;
 	return *state = x;
+}
+
+struct mm_test_quiet {
+	void (*fn)(void *arg);
+	void *arg;
+	unsigned int arrived; /* harts spinning, atomic */
+	bool released;	      /* atomic */
+};
+
+static inline int mm_test_quiet_spin(void *arg)
+{
+	struct mm_test_quiet *q = arg;
+	unsigned long flags = arch_irq_save();
+
+	__atomic_add_fetch(&q->arrived, 1, __ATOMIC_ACQ_REL);
+	while (!__atomic_load_n(&q->released, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	arch_irq_restore(flags);
+	return 0;
+}
+
+static inline int mm_test_quiet_run(void *arg)
+{
+	struct mm_test_quiet *q = arg;
+	unsigned long flags;
+
+	while (__atomic_load_n(&q->arrived, __ATOMIC_ACQUIRE) + 1 < ncpus)
+		task_yield();
+	flags = arch_irq_save();
+	q->fn(q->arg);
+	__atomic_store_n(&q->released, true, __ATOMIC_RELEASE);
+	arch_irq_restore(flags);
+	return 0;
+}
+
+static inline void
+mm_test_alone(struct ktest *t, void (*fn)(void *arg), void *arg)
+{
+	struct mm_test_quiet q = { .fn = fn, .arg = arg };
+	struct task *tasks[MAX_CPUS];
+
+	for (unsigned int c = 0; c < ncpus; c++) {
+		tasks[c] =
+		    task_create_on("mm_alone",
+				   c ? mm_test_quiet_spin : mm_test_quiet_run,
+				   &q,
+				   (int)c);
+		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[c]));
+	}
+	for (unsigned int c = 0; c < ncpus; c++)
+		task_join(tasks[c]);
 }

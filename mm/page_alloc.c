@@ -89,7 +89,13 @@ unsigned int get_order(size_t size)
  * Caller holds zone_lock. */
 static void free_block_locked(unsigned long pfn, unsigned int order)
 {
+	struct page *freed = pfn_to_page(pfn);
+
 	DEBUG_ASSERT(spin_lock_held(&zone_lock));
+	/* Forget that it was a block's head: if it merges as the upper
+	 * buddy it becomes a free tail, and a later free of it must fail. */
+	freed->flags = 0;
+	freed->order = 0;
 	nr_free += 1UL << order;
 	while (order < MAX_ORDER - 1) {
 		unsigned long buddy_pfn = pfn ^ (1UL << order);

@@ -74,24 +74,92 @@ static void exhaustion_returns_null(struct ktest *t)
 	ktest_log(t, "took %lu of %lu pages", taken, pages_total());
 }
 
-/* A double free and a free of a block's tail page warn (once) and change
- * nothing. */
+/* A double free, a free of a block's tail page and a free of a page that
+ * merged as the upper buddy warn (once) and change nothing. Each runs with
+ * every other hart stopped (mm_test_alone): a freed block may otherwise be
+ * handed to another task before the bad free, which would then free that
+ * task's memory. Results go through struct bad_free, checked afterwards. */
+struct bad_free {
+	unsigned long start, after_tail, after_free, after_double;
+	unsigned long after_upper, end;
+	bool got_block, got_pair;
+};
+
+static void bad_frees_alone(void *arg)
+{
+	struct bad_free *b = arg;
+	struct page *page = alloc_pages(GFP_ATOMIC, 1);
+
+	b->start = pages_free() + (page ? 2 : 0);
+	b->got_block = page;
+	if (!page)
+		return;
+	free_pages(page + 1, 0);
+	b->after_tail = pages_free();
+	free_pages(page, 1);
+	b->after_free = pages_free();
+	free_pages(page, 1);
+	b->after_double = pages_free();
+}
+
+#define PAIR_TRIES 256
+
+/* Allocate single pages until two are buddies (pfn ^ 1); free all but
+ * that pair. Return: the pair's lower page, or NULL. */
+static struct page *take_buddy_pair(void)
+{
+	static struct page *held[PAIR_TRIES];
+	struct page *lower = NULL;
+	unsigned int n = 0;
+
+	while (!lower && n < PAIR_TRIES) {
+		struct page *p = alloc_pages(GFP_ATOMIC, 0);
+		uintptr_t buddy;
+
+		if (!p)
+			break;
+		buddy = (uintptr_t)page_address(p) ^ PAGE_SIZE;
+		for (unsigned int i = 0; i < n; i++)
+			if ((uintptr_t)page_address(held[i]) == buddy)
+				lower = buddy < (uintptr_t)page_address(p)
+					    ? held[i]
+					    : p;
+		held[n++] = p;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (!lower || (held[i] != lower && held[i] != lower + 1))
+			free_pages(held[i], 0);
+	return lower;
+}
+
+static void upper_buddy_free_alone(void *arg)
+{
+	struct bad_free *b = arg;
+	struct page *lower = take_buddy_pair();
+
+	b->got_pair = lower;
+	if (!lower)
+		return;
+	free_pages(lower, 0);
+	free_pages(lower + 1, 0); /* merges as the upper buddy */
+	b->after_upper = pages_free();
+	free_pages(lower + 1, 0); /* now a free block's tail */
+	b->end = pages_free();
+}
+
 static void bad_free_is_ignored(struct ktest *t)
 {
-	unsigned long start = pages_free();
-	struct page *page = alloc_pages(GFP_KERNEL, 1);
+	struct bad_free b = { 0 };
 
-	KTEST_ASSERT_NOT_NULL(t, page);
-	free_pages(page + 1, 0);
-	KTEST_EXPECT_EQ(t, pages_free(), start - 2);
-	free_pages(page, 1);
-	KTEST_EXPECT_EQ(t, pages_free(), start);
-	free_pages(page, 1);
-	KTEST_EXPECT_EQ(t, pages_free(), start);
-	page = alloc_pages(GFP_KERNEL, 1);
-	KTEST_ASSERT_NOT_NULL(t, page);
-	free_pages(page, 1);
-	KTEST_EXPECT_EQ(t, pages_free(), start);
+	mm_test_alone(t, bad_frees_alone, &b);
+	KTEST_ASSERT_TRUE(t, b.got_block);
+	KTEST_EXPECT_EQ(t, b.after_tail, b.start - 2);
+	KTEST_EXPECT_EQ(t, b.after_free, b.start);
+	KTEST_EXPECT_EQ(t, b.after_double, b.start);
+
+	mm_test_alone(t, upper_buddy_free_alone, &b);
+	KTEST_ASSERT_TRUE(t, b.got_pair);
+	KTEST_EXPECT_EQ(t, b.end, b.after_upper);
 }
 
 #define HELD   16

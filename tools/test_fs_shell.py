@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import ext2img  # noqa: E402
 
 RUN = [str(ROOT / "tools" / "run"), "--smp", "2", "--mem", "128M"]
+SIX_MONTHS = 31556952 // 2  # GNU ls's, as fs/shell_ls.c
 ENV = ext2img._ENV
 # "5 KiB, 2 ops; 0.0028 sec (1.721 MiB/sec and 721.7871 ops/sec)"; the rates
 # differ, and xfs_io prints -nan for them after 0 ops.
@@ -454,16 +455,17 @@ class FileCommandsMatchLinux(unittest.TestCase):
         self.assertEqual(self.image_tree(img, tmp / "out"), self.host_tree(host))
 
         # ls -l and stat against debugfs's view of the same inodes. ls -l
-        # is GNU ls -ln's format (fs/shell_ls.c); the guest's clock starts
-        # at 0 at boot (no RTC): what it made is recent ("Jan  1 00:00"),
-        # what mke2fs made on the host lies in its future ("Dec  3  2026").
+        # is GNU ls -ln's format (fs/shell_ls.c): an mtime in the six months
+        # before the listing shows the time, any other the year. The guest's
+        # clock is the host's (Goldfish RTC), so everything here is recent.
         entries = [(name, self.debugfs_stat(img, f"/new/{name}"))
                    for name in sorted(os.listdir(host / "new"))]
         width = {k: max(len(str(st[k])) for _, st in entries)
                  for k in ("links", "uid", "gid", "size")}
         ls_l = [f"total {-(-sum(st['blocks'] for _, st in entries) // 2)}"]
         for name, st in entries:
-            fmt = "%b %e %H:%M" if st["mtime"] < 86400 else "%b %e  %Y"
+            recent = time.time() - SIX_MONTHS < st["mtime"] <= time.time()
+            fmt = "%b %e %H:%M" if recent else "%b %e  %Y"
             date = time.strftime(fmt, time.gmtime(st["mtime"]))
             ls_l.append(" ".join([st["mode"]] + [
                 f"{st[k]:>{width[k]}}" for k in ("links", "uid", "gid", "size")]

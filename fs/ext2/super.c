@@ -22,6 +22,7 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/printk.h>
+#include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
 
@@ -317,6 +318,7 @@ static void init_sbi(struct ext2_sb_info *sbi, struct super_block *sb)
 	sbi->s_addr_bits = sb->s_blocksize_bits - 2;
 	sbi->s_sect_per_block = sb->s_blocksize / SECTOR_SIZE;
 	sbi->s_time_floor = MAX(MAX(es->s_mkfs_time, es->s_wtime), es->s_mtime);
+	time_wall_advance_to(sbi->s_time_floor);
 }
 
 static int ext2_fill_super(struct super_block *sb,
