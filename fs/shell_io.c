@@ -12,6 +12,7 @@
  *   fpunch OFF LEN    fzero [-k] OFF LEN    fcollapse OFF LEN
  *   finsert OFF LEN   falloc [-k] OFF LEN   (fallocate(2)'s modes)
  *   seek -d|-h OFF    (lseek SEEK_DATA / SEEK_HOLE)
+ *   mmap, munmap, mread, mwrite, msync, madvise (fs/shell_mmap.c)
  *
  * Sizes take xfs_io's suffixes (k, m, g, t, p, e; b = block, s = 512).
  * The output lines are xfs_io's, so a run can be compared with xfs_io's on
@@ -31,25 +32,11 @@
 #include <kernel/shell_parse.h>
 #include <kernel/time.h>
 #include <fs/internal.h>
+#include <fs/shell_io.h>
 
 #define IO_DEFAULT_BSIZE 4096
 
-struct io_file {
-	int fd;
-	const char *path;
-	int flags;
-	long blocksize;
-};
-
-struct io_cmd {
-	const char *name;
-	int (*fn)(struct io_file *io, int argc, char **argv);
-	int min_args, max_args; /* after options */
-	const char *usage;
-};
-
-/* xfs_io's cvtnum. Return: the value, or -1 if @s is not a size. */
-static long long io_cvtnum(const struct io_file *io, const char *s)
+long long io_cvtnum(const struct io_file *io, const char *s)
 {
 	char *end;
 	long long v = strtoll(s, &end, 0);
@@ -111,13 +98,13 @@ static void io_report(long long total, int ops, uint64_t ns)
 	       ops / secs);
 }
 
-static void io_perror(const char *what)
+void io_perror(const char *what)
 {
 	printf("%s: %s\n", what, vfs_strerror(errno));
 }
 
-/* xfs_io's dump_buffer: 16 bytes a line, alphanumerics shown. */
-static void io_dump(long long off, const uint8_t *buf, long n)
+/* 16 bytes a line, alphanumerics shown. */
+void io_dump(long long off, const uint8_t *buf, long n)
 {
 	for (long i = 0; i < n; i += 16) {
 		long j, end = MIN(n, i + 16);
@@ -432,6 +419,12 @@ static const struct io_cmd io_cmds[] = {
 	{ "fcollapse", io_fallocate, 2, 2, "fcollapse off len" },
 	{ "finsert", io_fallocate, 2, 2, "finsert off len" },
 	{ "seek", io_seek, 2, 2, "seek -d | -h off" },
+	{ "mmap", io_mmap, 0, 8, "mmap [N] | [-rwx] [-s size] [off len]" },
+	{ "munmap", io_munmap, 0, 0, "munmap" },
+	{ "mread", io_mread, 0, 4, "mread [-f|-v] [-r] [off len]" },
+	{ "mwrite", io_mwrite, 0, 5, "mwrite [-r] [-S seed] [off len]" },
+	{ "msync", io_msync, 0, 4, "msync [-ais] [off len]" },
+	{ "madvise", io_madvise, 0, 3, "madvise [-drsw] [off len]" },
 };
 
 static const struct io_cmd *io_find(const char *name)
@@ -540,6 +533,7 @@ static int cmd_io(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "-c"))
 			status |= io_run(&io, argv[++i]);
+	io_unmap_all(&io);
 	close(io.fd);
 	return status;
 }
@@ -548,4 +542,5 @@ SHELL_COMMAND(
     cmd_io,
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
     "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
-    "falloc, fpunch, fzero, fcollapse, finsert, seek");
+    "falloc, fpunch, fzero, fcollapse, finsert, seek, mmap, mread, mwrite, "
+    "msync, munmap, madvise");

@@ -3,14 +3,14 @@
  *
  * newlib's open/read/write/close/lseek/fstat/stat/link/unlink/isatty call
  * the underscored functions here; pread, pwrite, (f)truncate, fsync,
- * fdatasync, fallocate, posix_fallocate, dup, dup2, fcntl, mkdir, rmdir,
- * rename, sync and opendir/readdir/closedir are defined here outright
- * (newlib has none for this target or a stub saying ENOSYS, and its rename
- * would be link + unlink; fs/vfs.h declares the two fallocates). Each sets
- * errno (Linux's values) and returns -1
- * on failure, as POSIX says; there is no user/kernel boundary, so buffers
- * are used as given. The calls on paths and attributes newlib lacks are
- * fs/syscalls_path.c's.
+ * fdatasync, fallocate, posix_fallocate, dup, dup2, fcntl, mmap, munmap,
+ * msync, madvise (mm/mmap.c), mkdir, rmdir, rename, sync and
+ * opendir/readdir/closedir are defined here outright (newlib has none for
+ * this target or a stub saying ENOSYS, and its rename would be link +
+ * unlink; fs/vfs.h declares the two fallocates). Each sets errno (Linux's
+ * values) and returns -1 on failure, as POSIX says; there is no user/kernel
+ * boundary, so buffers are used as given. The calls on paths and
+ * attributes newlib lacks are fs/syscalls_path.c's.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <kernel/err.h>
 #include <mm/kmalloc.h>
+#include <mm/mmap.h>
 #include <fs/internal.h>
 
 int _open(const char *path, int flags, ...)
@@ -336,6 +337,37 @@ int fsync(int fd)
 int fdatasync(int fd)
 {
 	return fd_sync(fd, true);
+}
+
+/* Only addr NULL: whole picks the address (no MAP_FIXED). */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct file *f;
+	void *p;
+
+	if (addr || (off & ~PAGE_MASK) || !len)
+		return sys_ret(-EINVAL), MAP_FAILED;
+	f = fd_get(fd);
+	if (!f)
+		return sys_ret(-EBADF), MAP_FAILED;
+	p = vm_mmap(f, len, prot, flags, off);
+	fput(f);
+	return IS_ERR(p) ? (sys_ret(PTR_ERR(p)), MAP_FAILED) : p;
+}
+
+int munmap(void *addr, size_t len)
+{
+	return sys_ret(vm_munmap(addr, len));
+}
+
+int msync(void *addr, size_t len, int flags)
+{
+	return sys_ret(vm_msync(addr, len, flags));
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+	return sys_ret(vm_madvise(addr, len, advice));
 }
 
 void sync(void)

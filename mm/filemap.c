@@ -34,6 +34,7 @@
 
 static DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
 static DEFINE_LOCK_CLASS(i_pages_lock_class, LOCK_RANK_SPIN);
+static DEFINE_LOCK_CLASS(i_mmap_lock_class, LOCK_RANK_I_MMAP);
 
 /* Tasks sleeping for PG_locked or PG_writeback, hashed by page address. */
 static struct wait_queue_head page_wait_table[1 << PAGE_WAIT_TABLE_BITS];
@@ -53,6 +54,8 @@ void mapping_init(struct address_space *m,
 	m->nrdirty = 0;
 	m->wb_err = 0;
 	list_init(&m->wb_node);
+	mutex_init(&m->i_mmap_lock, "i_mmap_lock", &i_mmap_lock_class);
+	list_init(&m->i_mmap);
 }
 
 void get_page(struct page *page)
@@ -369,8 +372,7 @@ static int wait_page_uptodate(struct address_space *m, struct page *page)
 	return page_test(page, PG_uptodate) ? 0 : -EIO;
 }
 
-/* The uptodate page at @index, referenced: from the cache, or read. */
-static struct page *
+struct page *
 filemap_read_page(struct file *f, unsigned long index, unsigned long req_pages)
 {
 	struct address_space *m = f->f_mapping;

@@ -31,6 +31,7 @@
 #include <sys/types.h>
 #include <kernel/compiler.h>
 #include <kernel/list.h>
+#include <kernel/mutex.h>
 #include <kernel/rwsem.h>
 #include <kernel/spinlock.h>
 #include <kernel/wait.h>
@@ -145,6 +146,12 @@ struct address_space_operations {
 	void (*invalidate_page)(struct page *page,
 				unsigned int offset,
 				unsigned int len);
+	/* A shared mapping's first store to @page (locked, uptodate, in the
+	 * mapping, inside i_size): give its blocks inside i_size disk space
+	 * (holes) and mark it dirty. Caller holds invalidate_lock shared;
+	 * the page stays locked. Return: 0 or -errno (-ENOSPC). Optional:
+	 * without it, only set_page_dirty. */
+	int (*page_mkwrite)(struct address_space *m, struct page *page);
 };
 
 struct address_space {
@@ -162,6 +169,9 @@ struct address_space {
 	int wb_err; /* first writeback error since last fsync */
 	/* protected by writeback's wb_lock (mm/writeback.c): */
 	struct list_head wb_node; /* on the flusher's list while dirty */
+	struct mutex i_mmap_lock; /* mm/mmap.c */
+	/* protected by i_mmap_lock: */
+	struct list_head i_mmap; /* the vm_areas mapping this file */
 };
 
 void mapping_init(struct address_space *m,
@@ -256,6 +266,11 @@ unsigned long invalidate_mapping_pages(struct address_space *m);
  * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
 struct page *page_cache_alloc(void);
 
+/* The uptodate page at @index of @f, referenced: from the cache, or read
+ * (readahead of @req_pages on a miss). read() and the fault path. Return:
+ * the page or ERR_PTR(-ENOMEM, -EIO). */
+struct page *
+filemap_read_page(struct file *f, unsigned long index, unsigned long req_pages);
 /* Buffered I/O for file_operations. filemap_read takes no inode lock. */
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
 /* Caller holds i_rwsem exclusive. */

@@ -11,7 +11,9 @@
  *
  * A page is deleted only while locked and not under writeback, so a page
  * being read in (locked by its reader) or written out is waited for, never
- * yanked away. Partial pages at either end stay cached with the leaving
+ * yanked away; the entries of file mappings that map it go first, every
+ * hart's TLB flushed (unmap_mapping_page, mm/rmap.c), before the caller
+ * frees its blocks. Partial pages at either end stay cached with the leaving
  * part zeroed.
  *
  * filemap_zero_range() is the other half of a range operation: it zeroes
@@ -30,6 +32,7 @@
 #include <kernel/panic.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
+#include <mm/mmap.h>
 
 #define TRUNCATE_BATCH 16
 
@@ -77,10 +80,15 @@ static void truncate_page(struct address_space *m,
 	wait_on_page_writeback(page);
 	if (m->a_ops->invalidate_page)
 		m->a_ops->invalidate_page(page, from, to - from);
-	if (from == 0 && to == PAGE_SIZE)
+	if (from == 0 && to == PAGE_SIZE) {
+		unmap_mapping_page(page); /* no mapping keeps it */
 		filemap_delete_page(page, 0);
-	else
+	} else {
+		/* The blocks under the part that leaves may be freed: the next
+		 * store must fault into page_mkwrite, which maps them again. */
+		page_mkclean(page);
 		memset((char *)page_address(page) + from, 0, to - from);
+	}
 out_unlock:
 	unlock_page(page);
 }

@@ -13,19 +13,23 @@
  *                  its slot; everything below it in the slot, starting with
  *                  the guard page right under it, stays unmapped, so an
  *                  overflow faults even when a large frame skips a page.
+ *   mmap area      VM_MMAP_BASE (right above the stack area) for
+ *                  VM_MMAP_SIZE: file mappings (mm/mmap.c). Its 4 KiB
+ *                  leaves are set and cleared by the vm_mmap_*() calls
+ *                  below, one page at a time, for mm/fault.c.
  * Every leaf has A and D set (no Svadu: QEMU would fault to set them) and
  * G (one address space).
  *
- * Only the stack area changes after vm_init(). Another hart may still hold
- * an invalid entry for a page just mapped: the fault that follows is
+ * Only the stack and mmap areas change after vm_init(). Another hart may still
+ * hold an invalid entry for a page just mapped: the fault that follows is
  * retried by vm_handle_spurious_fault() after a local sfence.vma. Unmapping
  * flushes every hart (SBI RFENCE) before the pages are freed.
  *
- * Locking: stack_lock (irqsave) serialises changes to the page tables and
- * the slot bitmap. Lock order: stack_lock, then the page allocator's
- * zone_lock (tables and stack pages are allocated under stack_lock).
- * Readers (the fault path) walk the tables without it: entries are written
- * whole with WRITE_ONCE and tables are never freed.
+ * Locking: stack_lock (irqsave) serialises changes to the page tables
+ * (both areas) and the slot bitmap. Lock order: stack_lock, then the page
+ * allocator's zone_lock (tables and stack pages are allocated under
+ * stack_lock). Readers (the fault path) walk the tables without it: entries are
+ * written whole with WRITE_ONCE and tables are never freed.
  */
 #include <errno.h>
 #include <string.h>
@@ -323,7 +327,7 @@ static long slot_claim_locked(void)
 }
 
 /* Drop every hart's translations of [start, start + size). */
-static void tlb_flush_all_harts(uintptr_t start, size_t size)
+void vm_flush_tlb_all_harts(uintptr_t start, size_t size)
 {
 	for (uintptr_t va = start; va < start + size; va += PAGE_SIZE)
 		arch_tlb_flush_page(va);
@@ -348,7 +352,7 @@ static void stack_release(unsigned long slot, uintptr_t lo, uintptr_t hi)
 		}
 	}
 	spin_unlock_irqrestore(&stack_lock, flags);
-	tlb_flush_all_harts(lo, hi - lo);
+	vm_flush_tlb_all_harts(lo, hi - lo);
 	while (n)
 		free_pages_va((void *)pages[--n], 0);
 	flags = spin_lock_irqsave(&stack_lock);
@@ -414,4 +418,79 @@ bool vm_is_stack_guard(uintptr_t addr)
 {
 	return in_stack_area(addr) && slot_in_use(addr_to_slot(addr)) &&
 	       !pte_is_leaf(vm_lookup(addr));
+}
+
+uintptr_t vm_mmap_lookup(uintptr_t va, bool *writable)
+{
+	pte_t pte = vm_in_mmap_area(va) ? vm_lookup(va) : 0;
+
+	if (!pte_is_leaf(pte))
+		return 0;
+	if (writable)
+		*writable = pte & PTE_W;
+	return pte_pa(pte);
+}
+
+int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
+{
+	unsigned long flags, prot = writable ? PROT_RW : PROT_RO;
+	pte_t new = pa_to_pte(pa, prot | PTE_A | PTE_D | PTE_G), old;
+	pte_t *pte;
+	int at, err = 0;
+
+	if (WARN_ON_ONCE(!vm_in_mmap_area(va) || !IS_ALIGNED(va, PAGE_SIZE)))
+		return -EINVAL;
+	flags = spin_lock_irqsave(&stack_lock);
+	pte = pte_walk(va, 0, true, &at);
+	if (!pte) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	old = READ_ONCE(*pte);
+	if ((pte_is_leaf(old) ? pte_pa(old) : 0) != old_pa)
+		err = -EAGAIN;
+	else
+		WRITE_ONCE(*pte, new);
+out_unlock:
+	spin_unlock_irqrestore(&stack_lock, flags);
+	/* Another page, or fewer rights, than before: no hart may keep the
+	 * old entry. More rights: a stale entry only faults spuriously. */
+	if (!err && old_pa && (old_pa != pa || !(new &PTE_W)))
+		vm_flush_tlb_all_harts(va, PAGE_SIZE);
+	else if (!err)
+		arch_tlb_flush_page(va);
+	return err;
+}
+
+/* Change the leaf at @va (4 KiB, mmap area) if it maps @pa (any page if
+ * @pa is 0): clear it, or with @wrprotect only its write right. The caller
+ * flushes the TLBs. Return: the page it mapped, or 0 if it did not. */
+static uintptr_t mmap_pte_clear(uintptr_t va, uintptr_t pa, bool wrprotect)
+{
+	unsigned long flags;
+	uintptr_t old_pa = 0;
+	pte_t *pte;
+	int at;
+
+	if (WARN_ON_ONCE(!vm_in_mmap_area(va)))
+		return 0;
+	flags = spin_lock_irqsave(&stack_lock);
+	pte = pte_walk(va, 0, false, &at);
+	if (pte && at == 0 && pte_is_leaf(*pte) &&
+	    (!pa || pte_pa(*pte) == pa)) {
+		old_pa = pte_pa(*pte);
+		WRITE_ONCE(*pte, wrprotect ? *pte & ~PTE_W : 0);
+	}
+	spin_unlock_irqrestore(&stack_lock, flags);
+	return old_pa;
+}
+
+uintptr_t vm_mmap_clear(uintptr_t va, uintptr_t pa)
+{
+	return mmap_pte_clear(va, pa, false);
+}
+
+bool vm_mmap_wrprotect(uintptr_t va, uintptr_t pa)
+{
+	return mmap_pte_clear(va, pa, true) != 0;
 }

@@ -5,7 +5,8 @@
  * read-only data read, the rest read+write, no execute outside text), the
  * devices the platform reports mapped read+write, and a virtual area above
  * for task stacks, each with an unmapped guard page below it so an overflow
- * faults instead of corrupting memory.
+ * faults instead of corrupting memory, and an area for file mappings
+ * (mm/mmap.c), whose 4 KiB entries mm/fault.c sets and clears.
  */
 #pragma once
 
@@ -30,3 +31,31 @@ bool vm_is_stack_guard(uintptr_t addr);
 /* A fault at @addr that a TLB refresh resolves (a mapping made on another
  * hart): true if it was handled and the access can be retried. */
 bool vm_handle_spurious_fault(uintptr_t addr);
+
+/* Drop every hart's translations of [@start, @start + @size) (SBI remote
+ * sfence.vma): after it, no hart can reach what an entry there mapped. */
+void vm_flush_tlb_all_harts(uintptr_t start, size_t size);
+
+/* The file-mapping area: right above the 1 GiB stack area. */
+#define VM_MMAP_BASE 0xFFFFFFC040000000UL
+#define VM_MMAP_SIZE (16UL << 30)
+
+static inline bool vm_in_mmap_area(uintptr_t addr)
+{
+	return addr - VM_MMAP_BASE < VM_MMAP_SIZE;
+}
+
+/* The page mapped at @va in the mmap area, and whether it is writable.
+ * Return: its physical address, or 0 if nothing is mapped there. */
+uintptr_t vm_mmap_lookup(uintptr_t va, bool *writable);
+/* Map @pa at @va (writable or read-only) if @va still maps @old_pa (0:
+ * nothing). Replacing a page or taking a right away flushes every hart.
+ * Return: 0, -EAGAIN (@va changed meanwhile) or -ENOMEM. */
+int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable);
+/* Unmap @va if it maps @pa (0: whatever it maps). The caller flushes the
+ * TLBs (vm_flush_tlb_all_harts) before it lets the page go. Return: the
+ * page it mapped, or 0. */
+uintptr_t vm_mmap_clear(uintptr_t va, uintptr_t pa);
+/* Take the write right from @va if it maps @pa; the caller flushes.
+ * Return: true if @va mapped @pa. */
+bool vm_mmap_wrprotect(uintptr_t va, uintptr_t pa);

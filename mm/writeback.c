@@ -33,6 +33,7 @@
 #include <kernel/panic.h>
 #include <kernel/sched.h>
 #include <mm/filemap.h>
+#include <mm/mmap.h>
 
 #define WB_BATCH    16
 #define SYNC_PASSES 32 /* passes over a range whose pages met -ENOMEM */
@@ -74,6 +75,8 @@ int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
 	int err;
 
 	DEBUG_ASSERT(page_test(page, PG_locked));
+	if (m && page_test(page, PG_dirty))
+		page_mkclean(page); /* the next store dirties it again */
 	if (!m || !page_clear_dirty(page)) {
 		unlock_page(page);
 		return 0;

@@ -195,6 +195,9 @@ EXPECTED_REPORTS = (
     ("oops", "traps.faulting_task_is_killed"),
     ("oops", "traps.illegal_instruction_is_killed"),
     ("oops", "traps.unmapped_load_is_killed"),
+    ("oops", "vfs_mmap_unmap.bad_access_ends_task"),
+    ("oops", "vfs_mmap_unmap.truncate_unmaps_every_hart"),
+    ("lockdep", "vfs_mmap.fault_under_invalidate_lock_is_reported"),
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),
     ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
@@ -240,8 +243,9 @@ PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
                  "pcache_zero_range")
 VFS_SUITES = ("vfs_attr", "vfs_cksum", "vfs_cwd", "vfs_deaddir", "vfs_dir",
-              "vfs_fd", "vfs_file", "vfs_icache", "vfs_namei", "vfs_persist",
-              "vfs_rename_lock", "vfs_special", "vfs_symlink")
+              "vfs_fd", "vfs_file", "vfs_icache", "vfs_mmap", "vfs_mmap_unmap",
+              "vfs_namei", "vfs_persist", "vfs_rename_lock", "vfs_special",
+              "vfs_symlink")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",

@@ -18,7 +18,9 @@ them.
 
 check is the boot's post-check: e2fsck must find the image clean, and the
 file the vfs_persist suite wrote and fsynced (PERSIST_NAME) must hold the
-bytes it wrote (read back with debugfs).
+bytes it wrote (read back with debugfs), and so must MMAP_PERSIST_NAME,
+which the vfs_mmap suite (tests/mmap_test.c) wrote through a shared
+mapping over a hole and msynced: page 1 of 3, pages 0 and 2 zero.
 """
 
 import argparse
@@ -34,6 +36,8 @@ import ext2img
 CKSUM_FILES = ["hello.txt", "empty", "dir/a.txt", "dir/sub/b.txt", "big.bin"]
 PERSIST_NAME = "persist.bin"
 PERSIST_SIZE = 20000
+MMAP_PERSIST_NAME = "mmap_persist.bin"
+PAGE = 4096
 # Special files of the image root, made by debugfs (fs/vfs_special_test.c).
 SPECIAL_FILES = ["chardev", "fifo", "fastlink", "slowlink"]
 SLOW_TARGET = "dir/sub/" + "s" * 80  # over 60 bytes: kept in a block
@@ -74,6 +78,16 @@ def big_byte(i):
 def persist_byte(i):
     """Byte i of persist.bin as vfs_persist writes it."""
     return (i * 13 + 5) & 0xff
+
+
+def mmap_persist_byte(i):
+    """Byte i of mmap_persist.bin's page 1 as vfs_mmap stores it."""
+    return (i * 11 + 3) & 0xff
+
+
+def mmap_persist_want():
+    return (bytes(PAGE) + bytes(mmap_persist_byte(i)
+                                for i in range(PAGE, 2 * PAGE)) + bytes(PAGE))
 
 
 def make_skeleton(skel: Path):
@@ -160,26 +174,35 @@ def check_attr(img: Path):
             f"/{ATTR_NAME} in {img}: mode, atime, mtime {got}, want {want}")
 
 
-def check_image(img: Path):
-    ext2img.check_image(img)
-    check_links(img)
-    check_attr(img)
+def dump(img: Path, name: str) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "persist"
+        out = Path(tmp) / "out"
         run = subprocess.run(
-            ["debugfs", "-R", f"dump /{PERSIST_NAME} {out}", str(img)],
+            ["debugfs", "-R", f"dump /{name} {out}", str(img)],
             env=ext2img._ENV, capture_output=True, text=True)
         if not out.exists():
             raise ext2img.CheckFailed(
-                f"debugfs: no /{PERSIST_NAME} in {img}\n{run.stderr}")
-        data = out.read_bytes()
-    want = bytes(persist_byte(i) for i in range(PERSIST_SIZE))
+                f"debugfs: no /{name} in {img}\n{run.stderr}")
+        return out.read_bytes()
+
+
+def compare(img: Path, name: str, data: bytes, want: bytes):
     if data != want:
         first = next((i for i in range(min(len(data), len(want)))
                       if data[i] != want[i]), min(len(data), len(want)))
         raise ext2img.CheckFailed(
-            f"/{PERSIST_NAME} in {img}: {len(data)} bytes, want "
+            f"/{name} in {img}: {len(data)} bytes, want "
             f"{len(want)}; first difference at byte {first}")
+
+
+def check_image(img: Path):
+    ext2img.check_image(img)
+    check_links(img)
+    check_attr(img)
+    compare(img, PERSIST_NAME, dump(img, PERSIST_NAME),
+            bytes(persist_byte(i) for i in range(PERSIST_SIZE)))
+    compare(img, MMAP_PERSIST_NAME, dump(img, MMAP_PERSIST_NAME),
+            mmap_persist_want())
 
 
 def main(argv):

@@ -474,7 +474,39 @@ static int ext2_write_end(struct address_space *m,
 	return copied;
 }
 
+/* A shared mapping's first store to @page: its blocks inside i_size get
+ * disk space (a hole is allocated, as write_begin does), the file's times
+ * change and the page is dirtied. The caller (mm/fault.c) holds
+ * invalidate_lock shared and the page lock; an error ends the task with a
+ * bus error, as ENOSPC does in Linux. */
+static int ext2_page_mkwrite(struct address_space *m, struct page *page)
+{
+	struct inode *inode = m->host;
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	loff_t start = (loff_t)page->index << PAGE_SHIFT;
+	uint64_t first = start >> bits;
+	uint64_t end = DIV_ROUND_UP(
+	    (uint64_t)MIN(READ_ONCE(inode->i_size), start + (loff_t)PAGE_SIZE),
+	    1u << bits);
+	int err = 0;
+
+	if (inode->i_sb->s_rdonly)
+		return -EROFS;
+	for (uint64_t lblk = first; lblk < end && !err; lblk++) {
+		uint32_t pblk;
+
+		err = ext2_get_block(inode, lblk, true, &pblk, NULL);
+	}
+	if (err)
+		return err;
+	inode->i_mtime = inode->i_ctime = current_time();
+	set_page_dirty(page);
+	mark_inode_dirty(inode);
+	return 0;
+}
+
 const struct address_space_operations ext2_aops = {
+	.page_mkwrite = ext2_page_mkwrite,
 	.read_page = ext2_read_page,
 	.readahead = ext2_readahead,
 	.write_page = ext2_write_page,

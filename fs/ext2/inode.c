@@ -15,6 +15,7 @@
 #include <kernel/err.h>
 #include <kernel/printk.h>
 #include <mm/kmalloc.h>
+#include <mm/mmap.h>
 #include "ext2.h"
 
 static DEFINE_LOCK_CLASS(ext2_map_class, LOCK_RANK_FS_BLOCKMAP);
@@ -311,7 +312,7 @@ static int shrink(struct inode *inode, loff_t size)
 	if (err)
 		return err;
 	inode_set_size(inode, size);
-	truncate_inode_pages(m, size);
+	truncate_pagecache(inode, size); /* entries of mappings too */
 	/* A write error stays in wb_err for fsync: truncate does not report
 	 * it (nor does Linux's). */
 	if (tail != size) {

@@ -4,10 +4,14 @@
  * Interrupts: timer (the scheduler tick), external (PLIC), software (IPI:
  * "look at the run queue"). An interrupted task is preempted on the way out
  * when it asked for it and preemption is enabled.
- * Exceptions: a fault in a task prints a report (cause, registers,
- * backtrace) and ends that task; the kernel goes on. A fault where no task
+ * Exceptions: a page fault in the file-mapping area goes to mm/fault.c,
+ * which may sleep (interrupts back on, as the task had them). A fault it
+ * cannot resolve, and any other fault in a task, prints a report (cause,
+ * registers, backtrace) and ends that task - a bus error past EOF, as
+ * SIGBUS in Linux; the kernel goes on. A fault where no task
  * can be blamed (interrupt handler, idle, boot) is a panic.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <kernel/arch/riscv64/trap.h>
 #include <kernel/arch/riscv64/csr.h>
@@ -18,6 +22,7 @@
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/timer.h>
+#include <mm/mmap.h>
 #include <mm/vm.h>
 
 BUILD_BUG_ON(offsetof(struct cpu, emergency_sp) != CPU_EMERGENCY_SP);
@@ -120,19 +125,49 @@ oops(struct trap_frame *tf, const char *why, bool backtrace)
 	task_kill_current(why);
 }
 
+/* A fault in a file mapping, in a task that may sleep there. Return: 0
+ * (retry the access) or why it cannot be resolved. */
+static const char *mmap_fault(struct trap_frame *tf)
+{
+	bool can_sleep = task_context() && current_task()->preempt_count == 0 &&
+			 (tf->sstatus & SSTATUS_SPIE);
+	int err;
+
+	if (tf->scause == EXC_INST_PAGE_FAULT)
+		return "segmentation fault (SIGSEGV: no execute)";
+	if (!can_sleep)
+		return "file-mapping fault where the task cannot sleep";
+	arch_irq_enable();
+	err = vm_mmap_fault(tf->stval, tf->scause == EXC_STORE_PAGE_FAULT);
+	arch_irq_disable();
+	switch (err) {
+	case 0: return NULL;
+	case -EIO: return "bus error (SIGBUS)";
+	case -ENOMEM: return "out of memory on a file-mapping fault";
+	default: return "segmentation fault (SIGSEGV)";
+	}
+}
+
 static void handle_exception(struct trap_frame *tf)
 {
 	unsigned long cause = tf->scause;
+	bool page_fault = cause == EXC_LOAD_PAGE_FAULT ||
+			  cause == EXC_STORE_PAGE_FAULT ||
+			  cause == EXC_INST_PAGE_FAULT;
+	const char *what = exception_name(cause);
 	char why[96];
 
-	if ((cause == EXC_LOAD_PAGE_FAULT || cause == EXC_STORE_PAGE_FAULT ||
-	     cause == EXC_INST_PAGE_FAULT) &&
-	    vm_handle_spurious_fault(tf->stval))
+	if (page_fault && vm_handle_spurious_fault(tf->stval))
 		return;
+	if (page_fault && vm_in_mmap_area(tf->stval)) {
+		what = mmap_fault(tf);
+		if (!what)
+			return;
+	}
 	snprintf(why,
 		 sizeof(why),
 		 "%s at %#llx, address %#llx",
-		 exception_name(cause),
+		 what,
 		 (unsigned long long)tf->sepc,
 		 (unsigned long long)tf->stval);
 	oops(tf, why, true);

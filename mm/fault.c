@@ -1,0 +1,204 @@
+/*
+ * mm/fault.c: page faults in file mappings, through the page cache.
+ *
+ * The trap handler (kernel/arch/riscv64/trap.c) sends a fault in the mmap
+ * area here, interrupts on, in the faulting task. With mmap_lock shared:
+ *   - a page cached and uptodate is mapped with no other sleeping lock
+ *     than its page lock: no invalidate_lock (the fast path);
+ *   - an absent or !uptodate page is read through read()'s own path
+ *     (filemap_read_page: readahead, then the one page) with
+ *     invalidate_lock shared (filemap_fill_begin; none in legacy mode);
+ *   - shared mappings map a clean page read-only; the first store faults
+ *     again into page_mkwrite: invalidate_lock shared, page locked, the
+ *     filesystem gives its blocks disk space (holes) and the page is
+ *     dirtied, then mapped writable. Writeback takes the write right away
+ *     again before it writes (page_mkclean, mm/rmap.c);
+ *   - private mappings map the file's page read-only; the first store
+ *     copies it into a page of their own (copy-on-write);
+ *   - a page wholly past EOF is a bus error (-EIO): the task ends.
+ * Every entry is set with the file page locked and its mapping and EOF
+ * rechecked under that lock: truncation locks each page before it deletes
+ * it, and unmaps again afterwards (truncate_pagecache), so no entry
+ * survives a truncation of its page. Each entry holds a page reference.
+ */
+#include <errno.h>
+#include <string.h>
+#include <kernel/arch.h>
+#include <kernel/err.h>
+#include <fs/vfs.h>
+#include <mm/mmap.h>
+#include <mm/vm.h>
+
+static bool past_eof(struct address_space *m, unsigned long index)
+{
+	return (loff_t)index << PAGE_SHIFT >= READ_ONCE(m->host->i_size);
+}
+
+/* The uptodate page @index of @f, referenced. Cached and uptodate: no
+ * sleeping lock. Otherwise read()'s path under invalidate_lock shared. */
+static struct page *fault_get_page(struct file *f, unsigned long index)
+{
+	struct address_space *m = f->f_mapping;
+	struct page *page = filemap_get_page(m, index);
+
+	if (page && page_test(page, PG_uptodate))
+		return page;
+	if (page)
+		put_page(page);
+	filemap_fill_begin(m);
+	page =
+	    past_eof(m, index) ? ERR_PTR(-EIO) : filemap_read_page(f, index, 1);
+	filemap_fill_end(m);
+	return page;
+}
+
+/* Lock @page and check it is still page @index of @m, uptodate and inside
+ * EOF. Return: 0 (locked), -EAGAIN (look again) or -EIO (past EOF). */
+static int
+lock_fault_page(struct address_space *m, struct page *page, unsigned long index)
+{
+	int err = 0;
+
+	lock_page(page);
+	if (page->mapping != m || !page_test(page, PG_uptodate))
+		err = -EAGAIN;
+	else if (past_eof(m, index))
+		err = -EIO;
+	if (err)
+		unlock_page(page);
+	return err;
+}
+
+/* Point @va at @page, our reference passing to the entry, if @va still
+ * maps @old_pa (whose reference then goes). Caller holds the file page's
+ * lock. Return: 0 (also if another fault got there first: the access is
+ * retried) or -ENOMEM. */
+static int
+set_entry(uintptr_t va, uintptr_t old_pa, struct page *page, bool writable)
+{
+	int err =
+	    vm_mmap_set(va, old_pa, (uintptr_t)page_address(page), writable);
+
+	if (err) {
+		put_page(page);
+		return err == -EAGAIN ? 0 : err;
+	}
+	if (old_pa)
+		put_page(virt_to_page((void *)old_pa));
+	return 0;
+}
+
+/* A load: the file's page, read-only (shared or private). */
+static int fault_read(struct file *f, uintptr_t va, unsigned long index)
+{
+	struct page *page = fault_get_page(f, index);
+	int err;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	err = lock_fault_page(f->f_mapping, page, index);
+	if (err) {
+		put_page(page);
+		return err;
+	}
+	err = set_entry(va, 0, page, false);
+	unlock_page(page);
+	return err;
+}
+
+/* A store to a shared mapping: page_mkwrite, then the page writable. */
+static int fault_shared_write(struct file *f,
+			      uintptr_t va,
+			      uintptr_t old_pa,
+			      unsigned long index)
+{
+	struct address_space *m = f->f_mapping;
+	struct page *page = fault_get_page(f, index);
+	int err;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	filemap_fill_begin(m);
+	err = lock_fault_page(m, page, index);
+	if (err) {
+		filemap_fill_end(m);
+		put_page(page);
+		return err;
+	}
+	wait_on_page_writeback(page);
+	if (m->a_ops->page_mkwrite)
+		err = m->a_ops->page_mkwrite(m, page);
+	else
+		set_page_dirty(page);
+	if (!err)
+		err = set_entry(va, old_pa, page, true);
+	else
+		put_page(page);
+	unlock_page(page);
+	filemap_fill_end(m);
+	return err;
+}
+
+/* A store to a private mapping: a copy of the file's page of its own. */
+static int fault_private_write(struct file *f,
+			       uintptr_t va,
+			       uintptr_t old_pa,
+			       unsigned long index)
+{
+	struct page *page = fault_get_page(f, index), *copy;
+	int err;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	copy = page_cache_alloc();
+	err = copy ? lock_fault_page(f->f_mapping, page, index) : -ENOMEM;
+	if (err) {
+		if (copy)
+			put_page(copy);
+		put_page(page);
+		return err;
+	}
+	memcpy(page_address(copy), page_address(page), PAGE_SIZE);
+	err = set_entry(va, old_pa, copy, true);
+	unlock_page(page);
+	put_page(page);
+	return err;
+}
+
+static int fault_area(struct vm_area *a, uintptr_t va, bool write)
+{
+	unsigned long index = a->pgoff + ((va - a->start) >> PAGE_SHIFT);
+	struct file *f = a->file;
+	bool writable = false;
+	uintptr_t pa = vm_mmap_lookup(va, &writable);
+
+	if (pa && (writable || !write)) {
+		arch_tlb_flush_page(va); /* mapped by another fault meanwhile */
+		return 0;
+	}
+	if (past_eof(f->f_mapping, index))
+		return -EIO;
+	if (!write)
+		return fault_read(f, va, index);
+	if (a->flags & MAP_SHARED)
+		return fault_shared_write(f, va, pa, index);
+	return fault_private_write(f, va, pa, index);
+}
+
+int vm_mmap_fault(uintptr_t addr, bool write)
+{
+	struct mm *mm = &kernel_mm;
+	struct vm_area *a;
+	int err;
+
+	down_read(&mm->mmap_lock);
+	a = vm_find_area(mm, addr);
+	if (!a || !(a->prot & (write ? PROT_WRITE : PROT_READ)))
+		err = -EFAULT;
+	else
+		do
+			err = fault_area(a, ALIGN_DOWN(addr, PAGE_SIZE), write);
+		while (err == -EAGAIN);
+	up_read(&mm->mmap_lock);
+	return err;
+}
