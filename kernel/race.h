@@ -27,36 +27,11 @@
 #include <kernel/compiler.h>
 
 enum race_id {
-	/* kernel/sched.c finish_switch: a dead task's last switch is done,
-	 * its own reference dropped, its joiners not woken yet. IRQs off,
-	 * the task's exited wait-queue lock held. */
-	RACE_TASK_EXIT_WAKE,
-	/* kernel/wait.c complete(): done counted, waiters not woken yet.
-	 * The completion's wait-queue lock is held (irqs off). */
-	RACE_COMPLETE_WAKE,
-	/* fs/ext2/buffer.c ext2_bwrite: a dirty buffer's flag is cleared,
-	 * its write not started. The buffer's b_io_lock is held. */
-	RACE_BUF_WRITE,
-	/* fs/path.c path_lookup_at(LOOKUP_PARENT): the parent directory is
-	 * found and referenced, not locked. No lock held. */
-	RACE_LOOKUP_PARENT,
-	/* fs/namei.c rename: both parents, the moved inode and the victim
-	 * are locked; the filesystem's rename is not called yet. */
-	RACE_RENAME_LOCKED,
-	/* mm/filemap_read.c, mm/readahead.c: a fill has read i_size and
-	 * not yet taken invalidate_lock. No lock held. obj: the mapping. */
-	RACE_FILL_START,
-	/* fs/ext2/file.c: a fill inserted its pages and mapped their blocks;
-	 * the read is not submitted. invalidate_lock shared (none in legacy
-	 * mode) and the pages' locks held. obj: the inode. */
-	RACE_FILL_MAPPED,
-	/* truncate, fallocate: the page cache of the range is dropped, the
-	 * block map not yet changed. i_rwsem and invalidate_lock exclusive.
-	 * obj: the inode. */
-	RACE_INVAL_DROPPED,
-	/* mm/invalidate.c filemap_invalidate_lock_two: the first mapping is
-	 * locked, the second not yet. obj: the first mapping. */
-	RACE_LOCK_TWO_FIRST,
+/* Each point's place and what is held there: kernel/race_points.def, the
+ * one list the SPIN model (docs/model/) takes its labels from too. */
+#define RACE_POINT_DEF(name, where) name,
+#include <kernel/race_points.def>
+#undef RACE_POINT_DEF
 	NR_RACE_POINTS,
 };
 
