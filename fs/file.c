@@ -73,6 +73,20 @@ static bool file_writable(const struct file *f)
 /* Context: task, may sleep. No inode lock taken. */
 ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos)
 {
+	return vfs_read_flags(f, buf, len, pos, 0);
+}
+
+/**
+ * vfs_read_flags - vfs_read with preadv2's @flags: RWF_NOWAIT (no waiting
+ * for a lock, no I/O: -EAGAIN) where the file supports it.
+ * Context: task, may sleep (not with RWF_NOWAIT on a cached range).
+ * Return: bytes read or a negative errno (-EOPNOTSUPP: unknown flags).
+ */
+ssize_t
+vfs_read_flags(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
+{
+	if (flags & ~RWF_NOWAIT)
+		return -EOPNOTSUPP;
 	if (!file_readable(f))
 		return -EBADF;
 	if (f->f_inode && S_ISDIR(f->f_inode->i_mode))
@@ -84,6 +98,10 @@ ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos)
 	if (!len)
 		return 0;
 	len = MIN(len, (size_t)MAX_RW_COUNT);
+	if (flags && !f->f_op->read_flags)
+		return -EOPNOTSUPP;
+	if (flags)
+		return f->f_op->read_flags(f, buf, len, pos, flags);
 	return f->f_op->read(f, buf, len, pos);
 }
 

@@ -37,7 +37,7 @@ static unsigned long nr_unused; /* inodes on inode_lru */
 
 /* Woken when an I_FREEING inode leaves the hash. */
 static DEFINE_WAIT_QUEUE_HEAD(inode_freed_wq);
-static DEFINE_LOCK_CLASS(i_rwsem_class, LOCK_RANK_I_RWSEM);
+DEFINE_LOCK_CLASS(i_rwsem_class, LOCK_RANK_I_RWSEM);
 
 /* Memory pressure: clean unused inodes go, with their page cache. */
 static unsigned long icache_scan(unsigned long nr)

@@ -7,8 +7,10 @@
  *     and exactly one FILE is taken. A -c string is split at blanks only,
  *     as xfs_io splits it, with no limit on its words.
  *   pwrite [-S 0xNN] [-b BSIZE] [-q] OFF LEN   (pattern 0xcd by default)
- *   pread [-v] [-b BSIZE] [-q] OFF LEN
+ *   pread [-v] [-b BSIZE] [-q] [-N] OFF LEN    (-N: preadv2 RWF_NOWAIT)
  *   truncate SIZE     fsync     fdatasync     stat
+ *   fadvise [-d|-n|-r|-s|-w] [OFF LEN]         (no flag: normal)
+ *   readahead OFF LEN
  *   fpunch OFF LEN    fzero [-k] OFF LEN    fcollapse OFF LEN
  *   finsert OFF LEN   falloc [-k] OFF LEN   (fallocate(2)'s modes)
  *   seek -d|-h OFF    (lseek SEEK_DATA / SEEK_HOLE)
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <linux/falloc.h>
 #include <kernel/shell.h>
 #include <kernel/shell_parse.h>
@@ -122,7 +125,7 @@ void io_dump(long long off, const uint8_t *buf, long n)
 struct rw_opts {
 	long long off, len, bsize;
 	unsigned int seed;
-	bool verbose, quiet;
+	bool verbose, quiet, nowait;
 };
 
 /* Options then OFF LEN. Return: 0, or 1 after saying what is wrong. */
@@ -138,6 +141,8 @@ static int io_rw_args(
 
 		if (opt == 'v' && !write)
 			o->verbose = true;
+		else if (opt == 'N' && !write)
+			o->nowait = true;
 		else if (opt == 'q')
 			o->quiet = true;
 		else if ((opt == 'S' && write) || opt == 'b') {
@@ -225,8 +230,11 @@ static int io_pread(struct io_file *io, int argc, char **argv)
 		return 1;
 	start = time_ns();
 	while (done < o.len) {
-		ssize_t n = pread(
-		    io->fd, buf, MIN(o.bsize, o.len - done), o.off + done);
+		struct iovec iov = { buf, MIN(o.bsize, o.len - done) };
+		ssize_t n =
+		    o.nowait
+			? preadv2(io->fd, &iov, 1, o.off + done, RWF_NOWAIT)
+			: pread(io->fd, buf, iov.iov_len, o.off + done);
 
 		if (n < 0) {
 			io_perror("pread");
@@ -269,6 +277,78 @@ static int io_fsync(struct io_file *io, int argc, char **argv)
 	(void)argc;
 	if ((strcmp(argv[0], "fsync") ? fdatasync(io->fd) : fsync(io->fd))) {
 		io_perror(argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+/* xfs_io's OFF LEN pair, or the whole file (0 0) when absent. */
+static int io_range(struct io_file *io,
+		    int argc,
+		    char **argv,
+		    int i,
+		    long long *off,
+		    long long *len)
+{
+	*off = *len = 0;
+	if (argc - i != 0 && argc - i != 2) {
+		printf("bad argument count %d to %s, expected 0 or 2 "
+		       "arguments\n",
+		       argc - i,
+		       argv[0]);
+		return 1;
+	}
+	if (argc - i == 0)
+		return 0;
+	*off = io_cvtnum(io, argv[i]);
+	*len = io_cvtnum(io, argv[i + 1]);
+	if (*off < 0 || *len < 0) {
+		printf("non-numeric %s argument -- %s\n",
+		       *off < 0 ? "offset" : "length",
+		       *off < 0 ? argv[i] : argv[i + 1]);
+		return 1;
+	}
+	return 0;
+}
+
+static int io_fadvise(struct io_file *io, int argc, char **argv)
+{
+	static const char flags[] = "nrswd", *f;
+	int advice = POSIX_FADV_NORMAL, i = 1, err;
+	long long off, len;
+
+	if (i < argc && argv[i][0] == '-') {
+		f = argv[i][1] && !argv[i][2] ? strchr(flags, argv[i][1])
+					      : NULL;
+		if (!f) {
+			printf("fadvise: bad option\n");
+			return 1;
+		}
+		advice = (int[]){ POSIX_FADV_NOREUSE,
+				  POSIX_FADV_RANDOM,
+				  POSIX_FADV_SEQUENTIAL,
+				  POSIX_FADV_WILLNEED,
+				  POSIX_FADV_DONTNEED }[f - flags];
+		i++;
+	}
+	if (io_range(io, argc, argv, i, &off, &len))
+		return 1;
+	err = posix_fadvise(io->fd, off, len, advice);
+	if (err) {
+		printf("fadvise: %s\n", vfs_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+static int io_readahead(struct io_file *io, int argc, char **argv)
+{
+	long long off, len;
+
+	if (io_range(io, argc, argv, 1, &off, &len))
+		return 1;
+	if (readahead(io->fd, off, len)) {
+		io_perror("readahead");
 		return 1;
 	}
 	return 0;
@@ -408,7 +488,9 @@ static int io_seek(struct io_file *io, int argc, char **argv)
 
 static const struct io_cmd io_cmds[] = {
 	{ "pwrite", io_pwrite, 2, 8, "pwrite [-S seed] [-b bs] [-q] off len" },
-	{ "pread", io_pread, 2, 8, "pread [-v] [-b bs] [-q] off len" },
+	{ "pread", io_pread, 2, 9, "pread [-v] [-b bs] [-q] [-N] off len" },
+	{ "fadvise", io_fadvise, 0, 3, "fadvise [-d|-n|-r|-s|-w] [off len]" },
+	{ "readahead", io_readahead, 0, 2, "readahead [off len]" },
 	{ "truncate", io_truncate, 1, 1, "truncate size" },
 	{ "fsync", io_fsync, 0, 0, "fsync" },
 	{ "fdatasync", io_fsync, 0, 0, "fdatasync" },
@@ -542,5 +624,5 @@ SHELL_COMMAND(
     cmd_io,
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
     "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
-    "falloc, fpunch, fzero, fcollapse, finsert, seek, mmap, mread, mwrite, "
-    "msync, munmap, madvise");
+    "fadvise, readahead, falloc, fpunch, fzero, fcollapse, finsert, seek, "
+    "mmap, mread, mwrite, msync, munmap, madvise");

@@ -10,7 +10,8 @@
  * unlink; fs/vfs.h declares the two fallocates). Each sets errno (Linux's
  * values) and returns -1 on failure, as POSIX says; there is no user/kernel
  * boundary, so buffers are used as given. The calls on paths and
- * attributes newlib lacks are fs/syscalls_path.c's.
+ * attributes newlib lacks are fs/syscalls_path.c's; those on the page
+ * cache, fs/syscalls_cache.c's.
  */
 #include <dirent.h>
 #include <fcntl.h>

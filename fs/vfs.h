@@ -8,7 +8,7 @@
  * backs newlib's POSIX calls (fs/syscalls.c). Errors are negative errnos
  * with Linux's values.
  *
- * Locks and what they protect (order: see docs/design.md and mm/filemap.h):
+ * Locks and what they protect (order: docs/locking.md, mm/filemap.c):
  *   inode->i_rwsem   - writes, truncate, directory changes of this inode
  *                      (exclusive); reads take no i_rwsem; lookup and
  *                      readdir take it shared. Two directories (rename)
@@ -157,6 +157,10 @@ struct dir_context {
 
 struct file_operations {
 	ssize_t (*read)(struct file *f, void *buf, size_t len, loff_t *pos);
+	/* read with preadv2's RWF_* flags; optional (without it, flags give
+	 * -EOPNOTSUPP) */
+	ssize_t (*read_flags)(
+	    struct file *f, void *buf, size_t len, loff_t *pos, int flags);
 	ssize_t (*write)(struct file *f,
 			 const void *buf,
 			 size_t len,
@@ -240,6 +244,9 @@ struct fs_type {
 
 int register_filesystem(struct fs_type *type);
 
+/* Every inode's i_rwsem: its class (the totals `lockstat` shows). */
+extern struct lock_class i_rwsem_class;
+
 /* Mount @type on @bdev as the root ("/"); the only mount for now. */
 int vfs_mount_root(const char *fs_name, struct block_device *bdev);
 int vfs_unmount_root(void);
@@ -295,6 +302,12 @@ struct file *vfs_open(const char *path, int flags, mode_t mode);
 void fput(struct file *f);
 struct file *fget(struct file *f);
 ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos);
+/* vfs_read with preadv2's RWF_* flags (RWF_NOWAIT). */
+ssize_t
+vfs_read_flags(struct file *f, void *buf, size_t len, loff_t *pos, int flags);
+/* posix_fadvise and readahead(2) (mm/fadvise.c). */
+int vfs_fadvise(struct file *f, loff_t off, loff_t len, int advice);
+int vfs_readahead(struct file *f, loff_t off, size_t count);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 loff_t vfs_llseek(struct file *f, loff_t off, int whence);
 long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len);

@@ -179,6 +179,19 @@ void lockdep_set_class(struct lockdep_map *map, struct lock_class *class)
 	map->class = class;
 }
 
+/* A fault takes mm->mmap_lock: the class stands for it until mmap lands. */
+static DEFINE_LOCK_CLASS(mmap_lock_class, LOCK_RANK_MMAP);
+static const struct lockdep_map fault_map = { &mmap_lock_class,
+					      "mmap_lock (a fault)" };
+
+void lockdep_might_fault(uintptr_t site)
+{
+	struct lockdep_task *lt = lockdep_current();
+
+	if (lt)
+		check_order(lt, &fault_map, 0, site);
+}
+
 unsigned long lockdep_reports(void)
 {
 	return READ_ONCE(nreports);

@@ -90,6 +90,17 @@ void lockdep_release(const struct lockdep_map *map);
 void lockdep_downgrade(const struct lockdep_map *map);
 bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode);
 void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
+/* About to touch memory that may fault (a copy to or from a task's
+ * buffer, which may be a file mapping): checked as an acquisition of
+ * mm->mmap_lock, so holding invalidate_lock or a page lock here is
+ * reported like any order violation. */
+#define might_fault()                  \
+	lockdep_might_fault(({         \
+		__label__ __here;      \
+	__here:                        \
+		(uintptr_t) && __here; \
+	}))
+void lockdep_might_fault(uintptr_t site);
 /* Order violations, and releases of locks the task did not hold,
  * reported since boot (tests read it). */
 unsigned long lockdep_reports(void);

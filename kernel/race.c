@@ -1,7 +1,140 @@
 /*
- * kernel/race.c: the hook table of kernel/race.h. Written only by tests,
- * read with one load at each race point.
+ * kernel/race.c: the hook table of kernel/race.h, written only by tests
+ * and read with one load at each race point; and the gates, a hook that
+ * stops a task where the code may sleep.
+ *
+ * race_lock guards the gates; a stopped task sleeps on race_wq until its
+ * gate is released. Arming and releasing are for one test at a time.
  */
+#include <errno.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
 #include <kernel/race.h>
+#include <kernel/sched.h>
+#include <kernel/spinlock.h>
+#include <kernel/time.h>
+#include <kernel/wait.h>
 
 race_fn *race_hooks[NR_RACE_POINTS];
+
+static DEFINE_SPINLOCK(race_lock);
+static DEFINE_WAIT_QUEUE_HEAD(race_wq);
+/* protected by race_lock: */
+static struct gate {
+	struct task *only;    /* the task the gate is for, or NULL: any */
+	struct task *stopped; /* the task held here, or NULL */
+	bool released;
+} gates[NR_RACE_POINTS];
+
+static const char *const names[NR_RACE_POINTS] = {
+	[RACE_FILL_START] = "fill: i_size sampled, before the lock",
+	[RACE_FILL_MAPPED] = "fill: page inserted, block mapped",
+	[RACE_INVAL_DROPPED] = "invalidation: cache dropped, blocks not freed",
+	[RACE_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
+};
+
+static void gate_reached(enum race_id rp)
+{
+	struct gate *g = &gates[rp];
+	bool stop;
+
+	spin_lock(&race_lock);
+	stop = READ_ONCE(race_hooks[rp]) && !g->stopped &&
+	       (!g->only || g->only == current_task());
+	if (stop) {
+		g->stopped = current_task();
+		g->released = false;
+	}
+	spin_unlock(&race_lock);
+	if (!stop)
+		return;
+	pr_info("race: %s stops at \"%s\"\n", current_task_name(), names[rp]);
+	wake_up_all(&race_wq);
+	wait_event(&race_wq, READ_ONCE(g->released));
+}
+
+/* A hook knows its object, not its point: one per gated point. */
+static void gate_fill_start(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_FILL_START);
+}
+
+static void gate_fill_mapped(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_FILL_MAPPED);
+}
+
+static void gate_inval_dropped(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_INVAL_DROPPED);
+}
+
+static void gate_lock_two_first(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_LOCK_TWO_FIRST);
+}
+
+static race_fn *const gate_hooks[NR_RACE_POINTS] = {
+	[RACE_FILL_START] = gate_fill_start,
+	[RACE_FILL_MAPPED] = gate_fill_mapped,
+	[RACE_INVAL_DROPPED] = gate_inval_dropped,
+	[RACE_LOCK_TWO_FIRST] = gate_lock_two_first,
+};
+
+void race_arm(enum race_id rp)
+{
+	race_arm_for(rp, NULL);
+}
+
+void race_arm_for(enum race_id rp, struct task *only)
+{
+	if (WARN_ON_ONCE(!gate_hooks[rp]))
+		return; /* not a point where the code may sleep */
+	spin_lock(&race_lock);
+	gates[rp] = (struct gate){ only, NULL, false };
+	spin_unlock(&race_lock);
+	race_hook_set(rp, gate_hooks[rp]);
+}
+
+static bool stopped(enum race_id rp)
+{
+	return rp < NR_RACE_POINTS && READ_ONCE(gates[rp].stopped) != NULL;
+}
+
+int race_wait(enum race_id rp, bool (*cond)(void *), void *arg)
+{
+	uint64_t deadline = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+
+	for (;;) {
+		if (stopped(rp))
+			return 1;
+		if (cond && cond(arg))
+			return 0;
+		if (time_ns() > deadline) {
+			pr_err("race: nothing happened in %u ms (%s)\n",
+			       RACE_TIMEOUT_MS,
+			       rp < NR_RACE_POINTS ? names[rp] : "a condition");
+			return -ETIMEDOUT;
+		}
+		/* Polls the condition; the order does not depend on it. */
+		wait_event_timeout(&race_wq, stopped(rp), NSEC_PER_MSEC);
+	}
+}
+
+int race_wait_until(bool (*cond)(void *), void *arg)
+{
+	return race_wait(NR_RACE_POINTS, cond, arg);
+}
+
+void race_release(enum race_id rp)
+{
+	race_hook_set(rp, NULL);
+	spin_lock(&race_lock);
+	gates[rp].released = true;
+	spin_unlock(&race_lock);
+	wake_up_all(&race_wq);
+}

@@ -9,28 +9,29 @@
  * runs where the point is, with the locks that code holds (each point says
  * which), so it must not sleep where that code may not. Hooks are for
  * tests only: a test sets one, forces its case and clears it again.
+ *
+ * Gates are a hook that stops a task until the test lets it go, for the
+ * points where the code may sleep (the page-cache ones, tests/race*.c):
+ *   race_arm(RACE_INVAL_DROPPED);          // the next task there stops
+ *   ... start task A (truncate) ...
+ *   race_wait(RACE_INVAL_DROPPED, NULL, NULL); // until A stopped there
+ *   ... let task B run; wait for it at another point, or for B blocked ...
+ *   race_release(RACE_INVAL_DROPPED);      // A goes on
+ * A gate stops one task (any, or the one named), once; others pass it.
+ * race_wait polls a second condition (e.g. "B waits for the lock") that
+ * has no wake-up of its own; the schedule never depends on how long
+ * anything sleeps.
  */
 #pragma once
 
 #include <kernel/compiler.h>
 
 enum race_id {
-	/* kernel/sched.c finish_switch: a dead task's last switch is done,
-	 * its own reference dropped, its joiners not woken yet. IRQs off,
-	 * the task's exited wait-queue lock held. */
-	RACE_TASK_EXIT_WAKE,
-	/* kernel/wait.c complete(): done counted, waiters not woken yet.
-	 * The completion's wait-queue lock is held (irqs off). */
-	RACE_COMPLETE_WAKE,
-	/* fs/ext2/buffer.c ext2_bwrite: a dirty buffer's flag is cleared,
-	 * its write not started. The buffer's b_io_lock is held. */
-	RACE_BUF_WRITE,
-	/* fs/path.c path_lookup_at(LOOKUP_PARENT): the parent directory is
-	 * found and referenced, not locked. No lock held. */
-	RACE_LOOKUP_PARENT,
-	/* fs/namei.c rename: both parents, the moved inode and the victim
-	 * are locked; the filesystem's rename is not called yet. */
-	RACE_RENAME_LOCKED,
+/* Each point's place and what is held there: kernel/race_points.def, the
+ * one list the SPIN model (docs/model/) takes its labels from too. */
+#define RACE_POINT_DEF(name, where) name,
+#include <kernel/race_points.def>
+#undef RACE_POINT_DEF
 	NR_RACE_POINTS,
 };
 
@@ -50,3 +51,20 @@ static inline void race_hook_set(enum race_id id, race_fn *fn)
 {
 	__atomic_store_n(&race_hooks[id], fn, __ATOMIC_SEQ_CST);
 }
+
+#define RACE_TIMEOUT_MS 30000
+
+struct task;
+/* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST (points that may
+ * sleep). race_arm_for stops only task @only. */
+void race_arm(enum race_id id);
+void race_arm_for(enum race_id id, struct task *only);
+/* Return: 1 if a task stopped at @id, 0 if @cond(@arg) became true
+ * first, -ETIMEDOUT after RACE_TIMEOUT_MS (a test failure, never a
+ * schedule). */
+int race_wait(enum race_id id, bool (*cond)(void *), void *arg);
+/* Wait until @cond(@arg) (e.g. a task waits for a lock). Return: 0, or
+ * -ETIMEDOUT after RACE_TIMEOUT_MS. */
+int race_wait_until(bool (*cond)(void *), void *arg);
+/* Let the stopped task go on (or disarm a gate nobody reached). */
+void race_release(enum race_id id);

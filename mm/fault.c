@@ -6,8 +6,9 @@
  *   - a page cached and uptodate is mapped with no other sleeping lock
  *     than its page lock: no invalidate_lock (the fast path);
  *   - an absent or !uptodate page is read through read()'s own path
- *     (filemap_read_page: readahead, then the one page) with
- *     invalidate_lock shared (filemap_fill_begin; none in legacy mode);
+ *     (filemap_read_page: readahead, then the one page), which holds
+ *     invalidate_lock shared (none in legacy mode) from insertion to the
+ *     read's submission and meets the same race points;
  *   - shared mappings map a clean page read-only; the first store faults
  *     again into page_mkwrite: invalidate_lock shared, page locked, the
  *     filesystem gives its blocks disk space (holes) and the page is
@@ -35,21 +36,18 @@ static bool past_eof(struct address_space *m, unsigned long index)
 }
 
 /* The uptodate page @index of @f, referenced. Cached and uptodate: no
- * sleeping lock. Otherwise read()'s path under invalidate_lock shared. */
+ * sleeping lock. Otherwise read()'s path, which takes invalidate_lock
+ * shared and reads i_size again under it (-ENXIO: past EOF now). */
 static struct page *fault_get_page(struct file *f, unsigned long index)
 {
-	struct address_space *m = f->f_mapping;
-	struct page *page = filemap_get_page(m, index);
+	struct page *page = filemap_get_page(f->f_mapping, index);
 
 	if (page && page_test(page, PG_uptodate))
 		return page;
 	if (page)
 		put_page(page);
-	filemap_fill_begin(m);
-	page =
-	    past_eof(m, index) ? ERR_PTR(-EIO) : filemap_read_page(f, index, 1);
-	filemap_fill_end(m);
-	return page;
+	page = filemap_read_page(f, index, 1, false);
+	return page == ERR_PTR(-ENXIO) ? ERR_PTR(-EIO) : page;
 }
 
 /* Lock @page and check it is still page @index of @m, uptodate and inside

@@ -1,23 +1,42 @@
 /*
  * mm/filemap.c: the page cache - page state, look-ups, the insertion door,
- * buffered read and write.
+ * buffered write (buffered read: mm/filemap_read.c).
  *
- * Lock order (outermost first; docs/design.md, kernel/lockdep.h):
+ * Lock order (outermost first; docs/locking.md, kernel/lockdep.h ranks;
+ * lockdep-lite reports any acquisition against it):
  *
- *   inode->i_rwsem                 filemap_write's caller (not read)
- *     mapping->invalidate_lock     not taken here yet: the next step puts it
- *                                  at filemap_add_page and
- *                                  truncate_inode_pages_range
- *       page lock (PG_locked)      I/O, truncation, write_begin..write_end
- *         fs block-map locks       inside a_ops
- *           mapping->i_pages_lock  the index, nrpages, nrdirty
- *             lru_lock             the LRU (mm/vmscan.c)
- *           wb_lock                the flusher's list (mm/writeback.c)
+ *   inode->i_rwsem                 X: write, truncate, fallocate; reads
+ *                                  take none. Two inodes: by address.
+ *     mm->mmap_lock                (a fault; might_fault() stands for it)
+ *       mapping->invalidate_lock   S: fill paths - read miss, read of a
+ *                                     !uptodate page, every readahead batch
+ *                                     (sync, async, fadvise WILLNEED,
+ *                                     readahead(2)); RWF_NOWAIT: trylock.
+ *                                     None on a cached, uptodate page.
+ *                                  X: truncate_inode_pages_range's callers
+ *                                     (truncate, fallocate, eviction), for
+ *                                     the cache drop AND the block-map
+ *                                     change; lock_two orders two mappings.
+ *         page lock (PG_locked)    I/O, truncation, write_begin..write_end
+ *                                  (lock_page is a lockdep class)
+ *           fs block-map locks     inside a_ops (ext2: i_map_lock, then
+ *                                  s_alloc_lock)
+ *             mapping->i_pages_lock  the index, nrpages, nrdirty
+ *               lru_lock             the LRU (mm/vmscan.c)
+ *             wb_lock                the flusher's list (mm/writeback.c)
  *
- * No page lock and no spinlock is held across a copy to or from the
- * caller's buffer in filemap_read: the buffer may be a file mapping whose
- * fault needs the very page. filemap_write copies with the page locked, as
- * Linux does, after faulting the source in.
+ * The doors check the rule (mm/invalidate.c): filemap_add_page wants
+ * invalidate_lock in either mode or i_rwsem exclusive (a buffered write,
+ * which truncate and fallocate exclude by i_rwsem); truncation wants it
+ * exclusive, owner checked. Reclaim and invalidate_mapping_pages drop only
+ * clean, unused pages, whose data is on disk: they take no invalidate_lock
+ * (reclaim runs inside allocations made with it held).
+ *
+ * No invalidate_lock, no page lock and no spinlock is held across a copy
+ * to the caller's buffer in filemap_read (copy_to_task checks): the buffer
+ * may be a file mapping whose fault needs the very lock or page.
+ * filemap_write copies with the page locked, as Linux does, after
+ * faulting the source in.
  *
  * References: alloc gives one; the index holds one from filemap_add_page to
  * filemap_delete_page; every look-up takes one under i_pages_lock, so a
@@ -32,9 +51,11 @@
 
 #define PAGE_WAIT_TABLE_BITS 6
 
-static DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
 static DEFINE_LOCK_CLASS(i_pages_lock_class, LOCK_RANK_SPIN);
 static DEFINE_LOCK_CLASS(i_mmap_lock_class, LOCK_RANK_I_MMAP);
+static DEFINE_LOCK_CLASS(page_lock_class, LOCK_RANK_PAGE);
+/* Every page lock is this one lockdep map: ranks are per class anyway. */
+static struct lockdep_map page_lock_map = { &page_lock_class, "page lock" };
 
 /* Tasks sleeping for PG_locked or PG_writeback, hashed by page address. */
 static struct wait_queue_head page_wait_table[1 << PAGE_WAIT_TABLE_BITS];
@@ -152,12 +173,21 @@ bool trylock_page(struct page *page)
 
 void lock_page(struct page *page)
 {
+	lockdep_acquire(&page_lock_map, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
 	if (!trylock_page(page))
 		page_wait_bit(page, PG_locked, true);
+	page_set(page, PG_lockdep);
+}
+
+void page_lock_handoff(struct page *page)
+{
+	if (page_test_and_clear(page, PG_lockdep))
+		lockdep_release(&page_lock_map);
 }
 
 void unlock_page(struct page *page)
 {
+	page_lock_handoff(page);
 	page_wake_bit(page, PG_locked);
 }
 
@@ -317,6 +347,7 @@ int filemap_add_page(struct address_space *m,
 	int err;
 
 	DEBUG_ASSERT(page_test(page, PG_locked));
+	filemap_assert_may_insert(m);
 	get_page(page); /* the cache's reference */
 	page->mapping = m;
 	page->index = index;
@@ -328,120 +359,6 @@ int filemap_add_page(struct address_space *m,
 		put_page(page);
 	}
 	return err;
-}
-
-/* Read page @index alone, after readahead did not bring it in. Return:
- * the page (referenced, maybe still being read), NULL to look again, or
- * ERR_PTR. */
-static struct page *read_one_page(struct address_space *m, unsigned long index)
-{
-	struct page *page = page_cache_alloc();
-	int err;
-
-	if (!page)
-		return ERR_PTR(-ENOMEM);
-	trylock_page(page);
-	err = filemap_add_page(m, page, index);
-	if (err) {
-		unlock_page(page);
-		put_page(page);
-		return err == -EEXIST ? NULL : ERR_PTR(err);
-	}
-	m->a_ops->read_page(m, page); /* unlocks; errors show as !uptodate */
-	return page;
-}
-
-/* Wait for @page's read; retry it once if it failed. Return: 0, -EAGAIN
- * if the page left the mapping (look again), or -EIO. */
-static int wait_page_uptodate(struct address_space *m, struct page *page)
-{
-	if (page_test(page, PG_uptodate))
-		return 0;
-	lock_page(page);
-	if (page->mapping != m) {
-		unlock_page(page);
-		return -EAGAIN;
-	}
-	if (page_test(page, PG_uptodate)) {
-		unlock_page(page);
-		return 0;
-	}
-	page_clear(page, PG_error);
-	m->a_ops->read_page(m, page);
-	wait_on_page_locked(page);
-	return page_test(page, PG_uptodate) ? 0 : -EIO;
-}
-
-struct page *
-filemap_read_page(struct file *f, unsigned long index, unsigned long req_pages)
-{
-	struct address_space *m = f->f_mapping;
-	struct page *page;
-	int err;
-
-	do {
-		page = filemap_get_page(m, index);
-		if (!page) {
-			page_cache_sync_readahead(
-			    m, &f->f_ra, index, req_pages);
-			page = filemap_get_page(m, index);
-		}
-		if (!page)
-			page = read_one_page(m, index);
-		if (IS_ERR_OR_NULL(page))
-			continue;
-		if (page_test(page, PG_readahead))
-			page_cache_async_readahead(
-			    m, &f->f_ra, page, index, req_pages);
-		err = wait_page_uptodate(m, page);
-		if (err) {
-			put_page(page);
-			page = err == -EAGAIN ? NULL : ERR_PTR(err);
-		}
-	} while (!page);
-	return page;
-}
-
-/*
- * Fast path: the page is cached and uptodate - one i_pages_lock round for
- * the reference, then a copy with nothing held but the reference.
- */
-ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos)
-{
-	struct inode *inode = f->f_inode;
-	ssize_t copied = 0;
-	int err = 0;
-
-	while (len) {
-		loff_t isize = READ_ONCE(inode->i_size);
-		unsigned long index = *pos >> PAGE_SHIFT, last;
-		size_t offset = *pos & ~PAGE_MASK, n;
-		struct page *page;
-
-		if (*pos >= isize)
-			break;
-		last = (MIN(*pos + (loff_t)len, isize) - 1) >> PAGE_SHIFT;
-		page = filemap_read_page(f, index, last - index + 1);
-		if (IS_ERR(page)) {
-			err = PTR_ERR(page);
-			break;
-		}
-		isize = READ_ONCE(inode->i_size); /* truncate may have run */
-		n = MIN(MIN(PAGE_SIZE - offset, len),
-			(size_t)MAX(isize - *pos, (loff_t)0));
-		page_set(page, PG_referenced);
-		memcpy((char *)buf + copied,
-		       (char *)page_address(page) + offset,
-		       n);
-		put_page(page);
-		f->f_ra.prev_index = index;
-		if (!n)
-			break;
-		copied += n;
-		*pos += n;
-		len -= n;
-	}
-	return copied ? copied : err;
 }
 
 /* Touch each page of the source so that the copy under the page lock

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h> /* RWF_NOWAIT */
 #include <kernel/compiler.h>
 #include <kernel/list.h>
 #include <kernel/mutex.h>
@@ -52,6 +53,7 @@ enum pageflag {
 	PG_lru,
 	PG_readahead,
 	PG_waiters, /* someone may sleep on this page's wait queue */
+	PG_lockdep, /* locked by lock_page: on its locker's lockdep stack */
 };
 
 static inline bool page_test(const struct page *p, enum pageflag f)
@@ -197,7 +199,8 @@ void filemap_invalidate_lock_two(struct address_space *m1,
 				 struct address_space *m2);
 void filemap_invalidate_unlock_two(struct address_space *m1,
 				   struct address_space *m2);
-void filemap_fill_begin(struct address_space *m);
+/* Return: true if the lock was taken (false: legacy mode). */
+bool filemap_fill_begin(struct address_space *m);
 /* Return: false if the lock is taken exclusive (RWF_NOWAIT: -EAGAIN). */
 bool filemap_fill_trybegin(struct address_space *m);
 void filemap_fill_end(struct address_space *m);
@@ -210,6 +213,8 @@ void filemap_assert_invalidating(struct address_space *m,
 				 loff_t start,
 				 loff_t end);
 void filemap_assert_may_insert(struct address_space *m);
+/* Every mapping's invalidate_lock: its class (the totals `lockstat` shows). */
+extern struct lock_class invalidate_lock_class;
 /* Pages the unlock check found back in an invalidated range, since boot. */
 unsigned long filemap_invalidate_leftovers(void);
 
@@ -217,8 +222,15 @@ unsigned long filemap_invalidate_leftovers(void);
 void get_page(struct page *page);
 void put_page(struct page *page);
 
-/* Page lock: sleeps. Context: task, may sleep. */
+/*
+ * Page lock: sleeps. Context: task, may sleep. lock_page is a lock class
+ * of lockdep (rank LOCK_RANK_PAGE: inside invalidate_lock, outside the fs
+ * block-map locks); trylock_page, which cannot deadlock, is not tracked.
+ * Whoever hands a page locked by lock_page to I/O that unlocks it
+ * elsewhere calls page_lock_handoff() first.
+ */
 void lock_page(struct page *page);
+void page_lock_handoff(struct page *page);
 bool trylock_page(struct page *page);
 void unlock_page(struct page *page);
 void wait_on_page_locked(struct page *page);
@@ -262,17 +274,27 @@ int filemap_zero_range(struct address_space *m, loff_t start, loff_t end);
 /* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
  * under writeback stay). Context: may sleep. Return: pages dropped. */
 unsigned long invalidate_mapping_pages(struct address_space *m);
+/* The same for pages [@first, @last] only. */
+unsigned long invalidate_mapping_range(struct address_space *m,
+				       unsigned long first,
+				       unsigned long last);
 /* A fresh page for the cache: referenced once, not locked, no owner.
  * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
 struct page *page_cache_alloc(void);
 
 /* The uptodate page at @index of @f, referenced: from the cache, or read
- * (readahead of @req_pages on a miss). read() and the fault path. Return:
- * the page or ERR_PTR(-ENOMEM, -EIO). */
-struct page *
-filemap_read_page(struct file *f, unsigned long index, unsigned long req_pages);
+ * (readahead of @req_pages on a miss) under invalidate_lock shared, taken
+ * inside. read() and the fault path (mm/fault.c). With @nowait, -EAGAIN
+ * rather than wait or start I/O. Return: the page, or ERR_PTR(-ENXIO: a
+ * truncate put it past EOF, -EAGAIN, -ENOMEM, -EIO). */
+struct page *filemap_read_page(struct file *f,
+			       unsigned long index,
+			       unsigned long req_pages,
+			       bool nowait);
 /* Buffered I/O for file_operations. filemap_read takes no inode lock. */
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos);
+ssize_t filemap_read_flags(
+    struct file *f, void *buf, size_t len, loff_t *pos, int flags);
 /* Caller holds i_rwsem exclusive. */
 ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 
@@ -321,7 +343,12 @@ void page_cache_async_readahead(struct address_space *m,
 				struct page *page,
 				unsigned long index,
 				unsigned long req_pages);
+void page_cache_force_readahead(struct address_space *m,
+				unsigned long index,
+				unsigned long nr);
 void file_ra_state_init(struct file_ra_state *ra);
+/* The window a file starts with (pages). */
+unsigned int file_ra_default_pages(void);
 
 /* LRU and reclaim (mm/vmscan.c). */
 void lru_add(struct page *page);

@@ -11,7 +11,10 @@
  *   - shared (filemap_fill_begin) from inserting a page or finding one
  *     !uptodate through the block-map look-up and the I/O submission: read
  *     miss, read of a !uptodate page, every readahead batch. Never across
- *     a copy to or from task memory (might_fault() checks).
+ *     a copy to or from task memory (might_fault() checks). i_size read
+ *     under it is stable against truncate (which changes it under the
+ *     lock exclusive), so the fill paths check it again once they hold it:
+ *     no page is inserted past the EOF a truncate just set.
  *   - not at all on a cached, uptodate page.
  * filemap_add_page() asserts the lock is held in either mode, or i_rwsem
  * exclusive (a buffered write, which truncate excludes by i_rwsem).
@@ -27,9 +30,11 @@
 #include <kernel/init.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
+DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
 static bool fill_lock_off; /* read-only after boot */
 static unsigned long leftover_reports;
 
@@ -135,6 +140,7 @@ void filemap_invalidate_lock_two(struct address_space *m1,
 	}
 	if (m1)
 		filemap_invalidate_lock(m1);
+	race_point(RACE_LOCK_TWO_FIRST, m1);
 	if (m2 && m2 != m1) {
 		down_write_nested(&m2->invalidate_lock, 1);
 		m2->inval_start = LLONG_MAX;
@@ -152,10 +158,12 @@ void filemap_invalidate_unlock_two(struct address_space *m1,
 }
 
 /* The fill paths' side: shared, or nothing in legacy mode. */
-void filemap_fill_begin(struct address_space *m)
+bool filemap_fill_begin(struct address_space *m)
 {
-	if (!filemap_legacy_mode())
-		filemap_invalidate_lock_shared(m);
+	if (filemap_legacy_mode())
+		return false;
+	filemap_invalidate_lock_shared(m);
+	return true;
 }
 
 bool filemap_fill_trybegin(struct address_space *m)

@@ -22,8 +22,6 @@
 #include <mm/vm.h>
 #include <fs/vfs.h>
 
-#define WILLNEED_BATCH 128 /* pages per invalidate_lock hold */
-
 static DEFINE_LOCK_CLASS(mmap_lock_class, LOCK_RANK_MMAP);
 
 struct mm kernel_mm = {
@@ -300,26 +298,17 @@ int vm_msync(void *addr, size_t len, int flags)
 	return for_each_file_range(start, len, msync_range, flags);
 }
 
-/* MADV_WILLNEED: read the range ahead as fadvise(WILLNEED) would, one
- * readahead batch at a time under invalidate_lock shared. */
+/* MADV_WILLNEED: fadvise(WILLNEED)'s readahead, batches under
+ * invalidate_lock shared (mm/readahead.c). */
 static int willneed_range(
     struct file *f, loff_t from, loff_t to, unsigned int flags, int unused)
 {
-	struct address_space *m = f->f_mapping;
-	struct file_ra_state ra = { .prev_index = ULONG_MAX }; /* ra_pages 0 */
 	unsigned long index = from >> PAGE_SHIFT;
-	unsigned long end = (to + PAGE_SIZE - 1) >> PAGE_SHIFT;
 
 	(void)flags;
 	(void)unused;
-	while (index < end) {
-		unsigned long n = MIN(end - index, WILLNEED_BATCH);
-
-		filemap_fill_begin(m);
-		page_cache_sync_readahead(m, &ra, index, n);
-		filemap_fill_end(m);
-		index += n;
-	}
+	page_cache_force_readahead(
+	    f->f_mapping, index, ((to + PAGE_SIZE - 1) >> PAGE_SHIFT) - index);
 	return 0;
 }
 

@@ -16,15 +16,23 @@
  * Pages enter the cache only through filemap_add_page; they are read by
  * a_ops->readahead in batches of contiguous pages if the filesystem has
  * one, else one a_ops->read_page each. Pages past i_size are not read.
- * No lock is held on entry; the window is per file and racy by design (a
- * lost update only misjudges the next window).
+ * No lock is held on entry; each batch takes invalidate_lock shared from
+ * its first insertion through the submission of its reads. The window is
+ * per file and racy by design (a lost update only misjudges the next
+ * window).
  */
 #include <limits.h>
+#include <kernel/race.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
 #define RA_DEFAULT_PAGES 128 /* 512 KiB */
-#define RA_BATCH	 32 /* pages handed to the filesystem at once */
+#define RA_BATCH	 32  /* pages handed to the filesystem at once */
+
+unsigned int file_ra_default_pages(void)
+{
+	return RA_DEFAULT_PAGES;
+}
 
 void file_ra_state_init(struct file_ra_state *ra)
 {
@@ -62,7 +70,29 @@ static unsigned long last_index(struct address_space *m)
 			 : ULONG_MAX;
 }
 
-/* Bring pages [@start, @start+@nr) in, skipping cached ones; mark @mark. */
+/* Submit the batch and end its invalidate_lock section. */
+static void read_batch(struct address_space *m,
+		       struct page **batch,
+		       unsigned int *n,
+		       bool *locked)
+{
+	read_pages(m, batch, *n);
+	*n = 0;
+	if (*locked)
+		filemap_fill_end(m);
+	*locked = false;
+}
+
+static bool past_last(unsigned long index, unsigned long last)
+{
+	return last == ULONG_MAX || index > last;
+}
+
+/*
+ * Bring pages [@start, @start+@nr) in, skipping cached ones; mark @mark.
+ * Each batch holds invalidate_lock shared from its first insertion until
+ * its reads are submitted; a range already cached takes no lock at all.
+ */
 static void do_readahead(struct address_space *m,
 			 unsigned long start,
 			 unsigned long nr,
@@ -71,39 +101,47 @@ static void do_readahead(struct address_space *m,
 	unsigned long last = last_index(m);
 	struct page *batch[RA_BATCH];
 	unsigned int n = 0;
+	bool locked = false;
 
-	if (last == ULONG_MAX || start > last)
+	if (past_last(start, last))
 		return;
 	nr = MIN(nr, last - start + 1);
-	for (unsigned long index = start; index < start + nr; index++) {
+	race_point(RACE_FILL_START, m);
+	for (unsigned long index = start;
+	     index < start + nr && !past_last(index, last);
+	     index++) {
 		struct page *page = filemap_get_page(m, index);
 
 		if (page) { /* cached: the batch must stay contiguous */
 			put_page(page);
-			read_pages(m, batch, n);
-			n = 0;
+			read_batch(m, batch, &n, &locked);
 			continue;
 		}
 		page = page_cache_alloc();
 		if (!page)
 			break;
+		/* Under the lock i_size is stable: look at it again. */
+		if (!locked && filemap_fill_begin(m) &&
+		    past_last(index, last = last_index(m))) {
+			filemap_fill_end(m);
+			put_page(page);
+			break;
+		}
+		locked = !filemap_legacy_mode();
 		trylock_page(page);
 		if (filemap_add_page(m, page, index)) {
 			unlock_page(page);
 			put_page(page);
-			read_pages(m, batch, n);
-			n = 0;
+			read_batch(m, batch, &n, &locked);
 			continue;
 		}
 		if (index == mark)
 			page_set(page, PG_readahead);
 		batch[n++] = page;
-		if (n == RA_BATCH) {
-			read_pages(m, batch, n);
-			n = 0;
-		}
+		if (n == RA_BATCH)
+			read_batch(m, batch, &n, &locked);
 	}
-	read_pages(m, batch, n);
+	read_batch(m, batch, &n, &locked);
 }
 
 static void ra_submit(struct address_space *m, struct file_ra_state *ra)
@@ -162,4 +200,16 @@ void page_cache_async_readahead(struct address_space *m,
 	}
 	ra->async_size = ra->size;
 	ra_submit(m, ra);
+}
+
+/**
+ * page_cache_force_readahead - read [@index, @index+@nr) in, whatever the
+ * window (posix_fadvise WILLNEED, readahead(2)); stops at EOF.
+ * Context: task, may sleep; takes invalidate_lock shared per batch.
+ */
+void page_cache_force_readahead(struct address_space *m,
+				unsigned long index,
+				unsigned long nr)
+{
+	do_readahead(m, index, nr, ULONG_MAX);
 }

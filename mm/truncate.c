@@ -116,18 +116,21 @@ void truncate_inode_pages_range(struct address_space *m,
 	writeback_forget(m); /* leaves the flusher's list if now clean */
 }
 
-unsigned long invalidate_mapping_pages(struct address_space *m)
+unsigned long invalidate_mapping_range(struct address_space *m,
+				       unsigned long first,
+				       unsigned long last)
 {
-	unsigned long index = 0, dropped = 0;
+	unsigned long index = first, dropped = 0;
 	struct page *pages[TRUNCATE_BATCH];
 	unsigned int n;
 
-	while ((n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
+	while (index <= last &&
+	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
 		for (unsigned int i = 0; i < n; i++) {
 			struct page *page = pages[i];
 
 			index = page->index + 1;
-			if (trylock_page(page)) {
+			if (page->index <= last && trylock_page(page)) {
 				if (page->mapping == m &&
 				    !page_test(page, PG_writeback))
 					dropped += filemap_delete_page(page, 2);
@@ -137,6 +140,11 @@ unsigned long invalidate_mapping_pages(struct address_space *m)
 		}
 	}
 	return dropped;
+}
+
+unsigned long invalidate_mapping_pages(struct address_space *m)
+{
+	return invalidate_mapping_range(m, 0, ULONG_MAX);
 }
 
 void truncate_inode_pages(struct address_space *m, loff_t start)
@@ -155,6 +163,7 @@ static struct page *grab_uptodate_page(struct address_space *m,
 		if (IS_ERR(page) || page_test(page, PG_uptodate))
 			return page;
 		page_clear(page, PG_error);
+		page_lock_handoff(page);
 		m->a_ops->read_page(m, page); /* unlocks when done */
 		lock_page(page);
 		if (page->mapping == m && page_test(page, PG_uptodate))

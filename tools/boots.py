@@ -170,6 +170,18 @@ def pressure_check(build: Path) -> None:
                                   f"first wrong at {first} (want {len(want)})")
 
 
+# race reproducers (tests/race_truncate_test.c): a fresh ext2 root per boot, in
+# the fixed kernel and in legacy mode (invalidate_lock=off), where each
+# reproducer must observe the bug; e2fsck afterwards either way.
+def race_prepare(name, block):
+    return lambda build: ext2img.make_image(build / f"{name}.img", "32M",
+                                            block=block)
+
+
+def race_check(name):
+    return lambda build: ext2img.check_image(build / f"{name}.img")
+
+
 def ext2_args(name):
     return ("-drive", f"file=build/{name}.img,if=none,format=raw,id=d0",
             "-device", "virtio-blk-device,drive=d0")
@@ -230,6 +242,10 @@ EXPECTED_REPORTS = (
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),
     ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
+    # mm/invalidate_test.c provokes each check of the invalidate_lock rules.
+    ("lockdep", "pcache_invalidate.invalidate_lock_inside_page_lock_reported"),
+    ("lockdep", "pcache_invalidate.invalidate_lock_across_fault_reported"),
+    ("invalidate-leftover", "pcache_invalidate.invalidate_unlock_finds_leftover"),
 )
 
 
@@ -271,10 +287,13 @@ MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_vm")
 PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
                  "pcache_zero_range")
-VFS_SUITES = ("vfs_attr", "vfs_cksum", "vfs_cwd", "vfs_deaddir", "vfs_dir",
-              "vfs_fd", "vfs_file", "vfs_icache", "vfs_mmap", "vfs_mmap_unmap",
-              "vfs_namei", "vfs_persist", "vfs_rename_lock", "vfs_special",
-              "vfs_symlink")
+VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_cwd", "vfs_deaddir",
+              "vfs_dir", "vfs_fd", "vfs_file", "vfs_icache", "vfs_mmap",
+              "vfs_mmap_unmap", "vfs_namei", "vfs_persist", "vfs_rename_lock",
+              "vfs_special", "vfs_symlink")
+# tests/race*.c: one suite per invalidating operation.
+RACE_SUITES = ("race_collapse", "race_insert", "race_punch", "race_truncate",
+               "race_zero")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
@@ -327,6 +346,17 @@ BOOTS = [
     Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),
          timeout=600, qemu_args=ext2_args("fs_pressure"), bootargs="root=vda",
          prepare=pressure_prepare, post_check=pressure_check),
+    *[Boot(name, smp=4, mem="128M", suites=RACE_SUITES, timeout=300,
+           qemu_args=ext2_args(name), prepare=race_prepare(name, block),
+           bootargs="root=vda" + extra, post_check=race_check(name),
+           allow=((("invalidate-leftover", "race_*"),) if extra else ())
+           # a load past the EOF truncate set ends the filler: SIGBUS
+           + (("oops", "race_truncate.race_truncate_fault"),))
+      for name, block, extra in (
+          ("race", 4096, ""),
+          ("race_legacy", 4096, " invalidate_lock=off"),
+          ("race_1k", 1024, ""),
+          ("race_1k_legacy", 1024, " invalidate_lock=off"))],
     *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],),
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))

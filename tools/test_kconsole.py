@@ -30,6 +30,8 @@ SAMPLES = {
     "smp": "smp: hart 3 did not come online",
     "bootargs": "bootargs: ignoring ktest.filter: value longer than 511",
     "ext2-error": "ext2: inode 12: freeing block 40, already free",
+    "invalidate-leftover": "invalidate_lock: page 2 of inode 12 back in the range "
+                           "[4096, 9223372036854775807] its holder invalidated",
 }
 
 CONSOLE = """\

@@ -9,11 +9,15 @@
  *
  * Caller holds the inode's i_map_lock (or owns the inode alone); both take
  * s_alloc_lock, which protects the bitmaps and the counts.
+ *
+ * For tests, ext2_debug_reuse_freed() makes freeing poison the blocks and
+ * queue them to be allocated again first (tests/race_*.c).
  */
 #include <errno.h>
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <mm/kmalloc.h>
 #include "ext2.h"
 
 /* The first clear bit in [@from, @nbits), or @nbits. */
@@ -97,6 +101,14 @@ int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
 	mutex_lock(&sbi->s_alloc_lock);
 	if (!sbi->s_es.s_free_blocks_count)
 		goto out_unlock;
+	if (sbi->s_reuse_n) { /* tests: a freed block first */
+		goal = sbi->s_reuse[sbi->s_reuse_head];
+		sbi->s_reuse_head = (sbi->s_reuse_head + 1) % EXT2_REUSE_MAX;
+		sbi->s_reuse_n--;
+		g0 = (goal - sbi->s_first_data_block) / sbi->s_blocks_per_group;
+		from =
+		    (goal - sbi->s_first_data_block) % sbi->s_blocks_per_group;
+	}
 	/* The goal's group from the goal, every other group, then the
 	 * goal's group from its start. */
 	for (uint32_t i = 0; i <= sbi->s_groups_count; i++) {
@@ -144,6 +156,19 @@ static void free_one_block(struct inode *inode, uint32_t blk)
 	ext2_brelse(sbi, b);
 }
 
+/* Fill freed blocks with the poison byte on disk (tests). */
+static void poison_blocks(struct ext2_sb_info *sbi, uint32_t blk, uint32_t n)
+{
+	void *buf = kmalloc(sbi->s_sb->s_blocksize, GFP_KERNEL);
+
+	if (!buf)
+		return;
+	memset(buf, EXT2_POISON_BYTE, sbi->s_sb->s_blocksize);
+	for (uint32_t i = 0; i < n; i++)
+		ext2_write_blocks(sbi, blk + i, buf, 1);
+	kfree(buf);
+}
+
 /**
  * ext2_free_blocks - return [@blk, @blk+@count) to the free pool
  * Blocks outside the data area are reported and left alone.
@@ -160,10 +185,26 @@ void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count)
 		       count);
 		return;
 	}
+	if (READ_ONCE(sbi->s_debug_reuse))
+		poison_blocks(sbi, blk, count);
 	mutex_lock(&sbi->s_alloc_lock);
 	for (uint32_t i = 0; i < count; i++) {
 		ext2_bforget(sbi, blk + i);
 		free_one_block(inode, blk + i);
+		if (sbi->s_debug_reuse && sbi->s_reuse_n < EXT2_REUSE_MAX) {
+			sbi->s_reuse[(sbi->s_reuse_head + sbi->s_reuse_n++) %
+				     EXT2_REUSE_MAX] = blk + i;
+		}
 	}
+	mutex_unlock(&sbi->s_alloc_lock);
+}
+
+void ext2_debug_reuse_freed(struct super_block *sb, bool on)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(sb);
+
+	mutex_lock(&sbi->s_alloc_lock);
+	sbi->s_debug_reuse = on;
+	sbi->s_reuse_head = sbi->s_reuse_n = 0;
 	mutex_unlock(&sbi->s_alloc_lock);
 }

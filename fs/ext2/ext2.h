@@ -7,7 +7,8 @@
  * Locks, outermost first (see also fs/vfs.h and docs/design.md):
  *   inode->i_rwsem             directory entries of a directory; writes and
  *                              truncate of a file (the VFS or file.c takes it)
- *   mapping->invalidate_lock   X around truncate (inode.c)
+ *   mapping->invalidate_lock   X around truncate (inode.c); S around the
+ *                              reads that fill the cache (mm/, caller)
  *   ei->i_map_lock             the inode's block map: i_data[], its indirect
  *                              blocks, i_blocks, i_goal (LOCK_RANK_FS_BLOCKMAP)
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
@@ -39,6 +40,8 @@ struct block_device;
 #define EXT2_BCACHE_HASH	256
 #define EXT2_BCACHE_MAX_CLEAN	2048 /* unreferenced clean buffers kept */
 #define EXT2_MAX_BLOCKSIZE_BITS 12   /* 4 KiB = PAGE_SIZE: one page */
+#define EXT2_REUSE_MAX		64   /* freed blocks a test can reuse */
+#define EXT2_POISON_BYTE	0xa5 /* what a test sees in a freed block */
 
 /* One cached filesystem block of metadata (buffer.c). */
 struct ext2_buf {
@@ -81,6 +84,11 @@ struct ext2_sb_info {
 	struct ext2_group_desc *s_gd; /* s_groups_count of them */
 	bool s_dirty;		      /* s_es or s_gd changed since sync */
 	uint32_t s_last_group;	      /* where directories spread from */
+	/* tests only (ext2_debug_reuse_freed): freed blocks are poisoned and
+	 * handed out again first, oldest first */
+	bool s_debug_reuse;
+	unsigned int s_reuse_head, s_reuse_n;
+	uint32_t s_reuse[EXT2_REUSE_MAX];
 };
 
 struct ext2_inode_info {
@@ -158,6 +166,10 @@ int ext2_write_blocks(struct ext2_sb_info *sbi,
 /* Allocate one block near @goal for @inode (i_blocks is the caller's). */
 int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out);
 void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count);
+/* For race reproducers: from now on (@on), every freed block is filled
+ * with EXT2_POISON_BYTE on disk and is the next one allocated, oldest
+ * first - stale data and cross-file corruption show at once. */
+void ext2_debug_reuse_freed(struct super_block *sb, bool on);
 /* ialloc.c */
 int ext2_new_inode_nr(struct inode *dir, mode_t mode, unsigned long *ino);
 void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir);

@@ -34,6 +34,7 @@
 #include <linux/falloc.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include "ext2.h"
 
 #define EXT2_FALLOC_MODES                                  \
@@ -107,6 +108,7 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 	if (end > size)
 		end = size + PAGE_SIZE - (size & (PAGE_SIZE - 1));
 	truncate_inode_pages_range(inode->i_mapping, off, end - 1);
+	race_point(RACE_INVAL_DROPPED, inode);
 	first = ((uint64_t)off + (1ULL << bits) - 1) >> bits;
 	stop = (uint64_t)end >> bits;
 	if (first < stop)
@@ -156,9 +158,11 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 		return err;
 	/* What the new size brings in past the old EOF, and with ZERO_RANGE
 	 * the range, must read as zeroes: drop it, zeroing partial pages. */
-	if (grow || zero)
+	if (grow || zero) {
 		truncate_inode_pages_range(
 		    m, zero ? MIN(off, size) : size, end - 1);
+		race_point(RACE_INVAL_DROPPED, inode);
+	}
 	/* The whole blocks inside: zeroed on disk (all mapped by now, so
 	 * this allocates nothing). */
 	if (zero)
@@ -185,8 +189,10 @@ static int flush_from(struct inode *inode, loff_t off)
 
 	assert_falloc_locked(inode);
 	err = filemap_write_and_wait_range(inode->i_mapping, start, LLONG_MAX);
-	if (!err)
+	if (!err) {
 		truncate_inode_pages(inode->i_mapping, start);
+		race_point(RACE_INVAL_DROPPED, inode);
+	}
 	return err;
 }
 

@@ -26,6 +26,7 @@
 #include <drivers/block.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
 
@@ -191,6 +192,7 @@ ext2_read_pages(struct inode *inode, struct page **pages, unsigned int nr)
 	rd.ctx = ctx;
 	for (unsigned int i = 0; i < nr; i++)
 		read_one_page(&rd, i);
+	race_point(RACE_FILL_MAPPED, inode);
 	submit_read(&rd);
 	for (unsigned int i = 0; i < nr; i++)
 		read_page_put(&ctx->p[i]);
@@ -580,6 +582,7 @@ static int ext2_fsync(struct file *f, loff_t start, loff_t end, bool datasync)
 
 const struct file_operations ext2_file_fops = {
 	.read = filemap_read,
+	.read_flags = filemap_read_flags,
 	.write = ext2_file_write,
 	.llseek = ext2_llseek,
 	.fsync = ext2_fsync,

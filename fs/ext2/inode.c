@@ -14,6 +14,7 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include <mm/mmap.h>
 #include "ext2.h"
@@ -320,6 +321,7 @@ static int shrink(struct inode *inode, loff_t size)
 		if (err)
 			mapping_set_error(m, err);
 	}
+	race_point(RACE_INVAL_DROPPED, inode);
 	return ext2_truncate_blocks(inode, size);
 }
 

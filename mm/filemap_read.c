@@ -1,0 +1,218 @@
+/*
+ * mm/filemap_read.c: buffered read through the page cache.
+ *
+ * A cached, uptodate page is copied with nothing held but a reference
+ * (one i_pages_lock round to take it): no sleeping lock at all. A miss
+ * reads ahead (mm/readahead.c), or with readahead off reads the one page;
+ * a page that is not uptodate is read again. Every path that inserts a
+ * page or brings one uptodate holds mapping->invalidate_lock shared from
+ * the insertion (or the lock_page) through the block-map look-up and the
+ * submission of the read, and reads i_size again once it holds it; the
+ * copy to the caller's buffer comes after every lock is dropped
+ * (might_fault() checks). RWF_NOWAIT: trylocks only, no I/O, -EAGAIN.
+ * Lock order: mm/filemap.c's table; docs/locking.md.
+ */
+#include <string.h>
+#include <kernel/err.h>
+#include <kernel/race.h>
+#include <fs/vfs.h>
+#include <mm/filemap.h>
+
+/* Is page @index wholly past EOF? */
+static bool past_eof(struct address_space *m, unsigned long index)
+{
+	return (loff_t)index << PAGE_SHIFT >= READ_ONCE(m->host->i_size);
+}
+
+/* Read page @index alone (readahead off, or it did not bring the page
+ * in). Takes invalidate_lock shared from insertion through submission.
+ * Return: the page (referenced, maybe still being read), NULL to look
+ * again, ERR_PTR(-ENXIO) if a truncate put it past EOF, or ERR_PTR. */
+static struct page *read_one_page(struct address_space *m, unsigned long index)
+{
+	struct page *page = page_cache_alloc();
+	int err = -ENXIO;
+
+	if (!page)
+		return ERR_PTR(-ENOMEM);
+	race_point(RACE_FILL_START, m);
+	if (!filemap_fill_begin(m) || !past_eof(m, index)) {
+		trylock_page(page); /* ours alone: cannot fail */
+		err = filemap_add_page(m, page, index);
+	}
+	if (!err)
+		m->a_ops->read_page(m, page); /* unlocks; errors: !uptodate */
+	filemap_fill_end(m);
+	if (err) {
+		if (err != -ENXIO)
+			unlock_page(page);
+		put_page(page);
+		return err == -EEXIST ? NULL : ERR_PTR(err);
+	}
+	return page;
+}
+
+/* Lock @page to read it again, invalidate_lock first (shared). With
+ * @nowait, neither waits. Return: 0 (both held) or -EAGAIN. */
+static int
+lock_page_for_read(struct address_space *m, struct page *page, bool nowait)
+{
+	if (!nowait) {
+		race_point(RACE_FILL_START, m);
+		filemap_fill_begin(m);
+		lock_page(page);
+		return 0;
+	}
+	if (!filemap_fill_trybegin(m))
+		return -EAGAIN;
+	if (trylock_page(page))
+		return 0;
+	filemap_fill_end(m);
+	return -EAGAIN;
+}
+
+/* Wait for @page's read; read it again if it failed (or, with @nowait,
+ * give up rather than wait or start I/O). Return: 0, -EAGAIN if the page
+ * left the mapping (look again) or @nowait had to give up, or -EIO. */
+static int
+wait_page_uptodate(struct address_space *m, struct page *page, bool nowait)
+{
+	int err;
+
+	if (page_test(page, PG_uptodate))
+		return 0;
+	if (!nowait) { /* a read in flight needs no lock of ours */
+		wait_on_page_locked(page);
+		if (page_test(page, PG_uptodate))
+			return 0;
+	}
+	err = lock_page_for_read(m, page, nowait);
+	if (err)
+		return err;
+	if (page->mapping != m)
+		err = -EAGAIN;
+	else if (!page_test(page, PG_uptodate) && nowait)
+		err = -EAGAIN; /* it would take I/O */
+	if (err || page_test(page, PG_uptodate)) {
+		unlock_page(page);
+		filemap_fill_end(m);
+		return err;
+	}
+	page_clear(page, PG_error);
+	page_lock_handoff(page); /* the read unlocks it */
+	m->a_ops->read_page(m, page);
+	filemap_fill_end(m);
+	wait_on_page_locked(page);
+	return page_test(page, PG_uptodate) ? 0 : -EIO;
+}
+
+/* Bring page @index in: readahead, or one page when readahead is off. */
+static struct page *
+filemap_fill_miss(struct file *f, unsigned long index, unsigned long req_pages)
+{
+	struct address_space *m = f->f_mapping;
+	struct page *page = NULL;
+
+	if (f->f_ra.ra_pages) {
+		page_cache_sync_readahead(m, &f->f_ra, index, req_pages);
+		page = filemap_get_page(m, index);
+	}
+	return page ? page : read_one_page(m, index);
+}
+
+/*
+ * The uptodate page at @index, referenced: from the cache, or read. A
+ * cached, uptodate page costs no sleeping lock; everything that inserts
+ * or reads takes invalidate_lock shared inside. With @nowait, -EAGAIN
+ * where a page would have to be read or a lock waited for.
+ */
+struct page *filemap_read_page(struct file *f,
+			       unsigned long index,
+			       unsigned long req_pages,
+			       bool nowait)
+{
+	struct address_space *m = f->f_mapping;
+	struct page *page;
+	int err;
+
+	do {
+		page = filemap_get_page(m, index);
+		if (!page && nowait)
+			return ERR_PTR(-EAGAIN);
+		if (!page)
+			page = filemap_fill_miss(f, index, req_pages);
+		if (IS_ERR_OR_NULL(page))
+			continue;
+		if (page_test(page, PG_readahead) && !nowait)
+			page_cache_async_readahead(
+			    m, &f->f_ra, page, index, req_pages);
+		err = wait_page_uptodate(m, page, nowait);
+		if (err) {
+			put_page(page);
+			page = err == -EAGAIN && !nowait ? NULL : ERR_PTR(err);
+		}
+	} while (!page);
+	return page;
+}
+
+/* Copy to a task's buffer, which may fault (a file mapping): no
+ * invalidate_lock and no page lock may be held (lockdep checks). */
+static void copy_to_task(void *dst, const void *src, size_t n)
+{
+	might_fault();
+	memcpy(dst, src, n);
+}
+
+/**
+ * filemap_read_flags - buffered read of @len bytes at *@pos into @buf
+ * @flags: RWF_NOWAIT: return what is cached and uptodate, then -EAGAIN
+ * (or the bytes so far) rather than wait for a lock or start I/O.
+ * Fast path: the page is cached and uptodate - one i_pages_lock round
+ * for the reference, then a copy with nothing held but the reference.
+ * Context: task, may sleep; takes no i_rwsem.
+ * Return: bytes read, or a negative errno.
+ */
+ssize_t filemap_read_flags(
+    struct file *f, void *buf, size_t len, loff_t *pos, int flags)
+{
+	struct inode *inode = f->f_inode;
+	ssize_t copied = 0;
+	int err = 0;
+
+	while (len) {
+		loff_t isize = READ_ONCE(inode->i_size);
+		unsigned long index = *pos >> PAGE_SHIFT, last;
+		size_t offset = *pos & ~PAGE_MASK, n;
+		struct page *page;
+
+		if (*pos >= isize)
+			break;
+		last = (MIN(*pos + (loff_t)len, isize) - 1) >> PAGE_SHIFT;
+		page = filemap_read_page(
+		    f, index, last - index + 1, flags & RWF_NOWAIT);
+		if (IS_ERR(page)) {
+			err = PTR_ERR(page) == -ENXIO ? 0 : PTR_ERR(page);
+			break;
+		}
+		isize = READ_ONCE(inode->i_size); /* truncate may have run */
+		n = MIN(MIN(PAGE_SIZE - offset, len),
+			(size_t)MAX(isize - *pos, (loff_t)0));
+		page_set(page, PG_referenced);
+		copy_to_task((char *)buf + copied,
+			     (char *)page_address(page) + offset,
+			     n);
+		put_page(page);
+		f->f_ra.prev_index = index;
+		if (!n)
+			break;
+		copied += n;
+		*pos += n;
+		len -= n;
+	}
+	return copied ? copied : err;
+}
+
+ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	return filemap_read_flags(f, buf, len, pos, 0);
+}

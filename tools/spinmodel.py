@@ -1,0 +1,162 @@
+"""tools/spinmodel.py: run SPIN on docs/model/invalidate_lock.pml.
+
+Used by tools/spin (by hand) and tools/test_spin.py (./tools/test host).
+Each check is one verification: `spin -a` with the check's defines writes
+pan.c, the host gcc compiles it as a safety verifier (PAN_CFLAGS) and
+`./pan` searches every reachable state (depth bound PAN_DEPTH). A failed
+search leaves a trail, replayed with `spin -t` into the model's printf
+lines: the interleaving that breaks the invariant.
+"""
+
+import collections
+import os
+import re
+import subprocess
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODEL = os.path.join(REPO, "docs", "model", "invalidate_lock.pml")
+
+# -DSAFETY: assertions and invalid end states only (no cycles: the
+# invariants are safety properties). -DREACH with pan -i: the trail kept is
+# the shortest, so a counterexample reads as the race and nothing else.
+# -O0: these searches take a second or two, and gcc -O2 takes ten times
+# longer to compile pan.c than -O0 (a loaded 2-core machine, 2026-12-03).
+PAN_CFLAGS = ["-O0", "-w", "-DSAFETY", "-DREACH", "-DMEMLIM=1024"]
+PAN_DEPTH = 10000
+
+Check = collections.namedtuple("Check", "name defines expect what")
+
+# expect: "pass" (0 errors, search complete), "assert" (an assertion or
+# the invariant fails, trail written), "deadlock" (invalid end state).
+CHECKS = [
+    Check("fixed", [], "pass",
+          "kernel protocol: every operation x every fill path, no bad state"),
+    Check("legacy_read_miss", ["-DLEGACY", "-DFILL=1"], "assert",
+          "fills without the lock: read of an absent page"),
+    Check("legacy_read_notuptodate", ["-DLEGACY", "-DFILL=2"], "assert",
+          "fills without the lock: read of a page not uptodate"),
+    Check("legacy_fault_mkwrite", ["-DLEGACY", "-DFILL=3"], "assert",
+          "fills without the lock: fault, then page_mkwrite and writeback"),
+    Check("legacy_readahead", ["-DLEGACY", "-DFILL=4"], "assert",
+          "fills without the lock: a readahead batch"),
+    Check("legacy_leak", ["-DLEGACY", "-DLEAK_ONLY", "-DFILL=1",
+                          "-DINVAL=PUNCH"], "assert",
+          "read miss against punch: another file's data in the cache"),
+    Check("reproducer", ["-DREPRODUCER"], "pass",
+          "kernel protocol under the reproducers' gates (tests/race.c)"),
+    Check("legacy_reproducer", ["-DLEGACY", "-DREPRODUCER", "-DLEAK_ONLY",
+                                "-DFILL=1", "-DINVAL=PUNCH"], "assert",
+          "the reproducers' schedule without the lock: the same leak"),
+    Check("lock_two", ["-DLOCK_TWO"], "pass",
+          "lock_two in both orders and with itself: no deadlock"),
+    Check("lock_two_unordered", ["-DLOCK_TWO", "-DUNORDERED"], "deadlock",
+          "lock_two without the address order: deadlock found"),
+]
+
+Result = collections.namedtuple(
+    "Result", "errors states depth complete assertion deadlock trail output")
+
+
+class SpinError(Exception):
+    pass
+
+
+def _run(cmd, cwd, timeout=300):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return p.returncode, p.stdout
+
+
+def verify(defines, workdir):
+    """Generate, compile and run the verifier for @defines in @workdir."""
+    trail = os.path.join(workdir, os.path.basename(MODEL) + ".trail")
+    if os.path.exists(trail):
+        os.remove(trail)
+    rc, out = _run(["spin"] + defines + ["-a", MODEL], workdir)
+    if rc != 0:
+        raise SpinError(f"spin -a {' '.join(defines)} failed:\n{out}")
+    rc, out = _run(["gcc"] + PAN_CFLAGS + ["-o", "pan", "pan.c"], workdir)
+    if rc != 0:
+        raise SpinError(f"gcc pan.c failed:\n{out}")
+    _, out = _run(["./pan", f"-m{PAN_DEPTH}", "-i"], workdir)
+    return parse_pan(out, trail if os.path.exists(trail) else None)
+
+
+def _number(pattern, text):
+    m = re.search(pattern, text)
+    if not m:
+        raise SpinError(f"pan printed no '{pattern}':\n{text[-2000:]}")
+    return int(m.group(1))
+
+
+def parse_pan(out, trail):
+    # pan -i goes on after an error to look for shorter trails: its last
+    # summary line is the one of the whole search.
+    errors = _number(r"errors: (\d+)", _last_line_with(out, "errors:"))
+    return Result(
+        errors=errors,
+        states=_number(r"(\d+) states, stored", out),
+        depth=_number(r"depth reached (\d+)", out),
+        complete=("Search not completed" not in out
+                  and "max search depth too small" not in out
+                  and "reached -DMEMLIM bound" not in out),
+        assertion="assertion violated" in out,
+        deadlock="invalid end state (" in out,
+        trail=trail, output=out)
+
+
+def _last_line_with(text, word):
+    lines = [ln for ln in text.splitlines() if word in ln]
+    return lines[-1] if lines else ""
+
+
+def replay(defines, workdir):
+    """The trail's printf lines and the failed assertion, in order."""
+    trail = os.path.join(workdir, os.path.basename(MODEL) + ".trail")
+    _, out = _run(["spin", "-t", "-k", trail] + defines + [MODEL], workdir)
+    events = []
+    for line in out.splitlines():
+        text = line.strip()
+        if text.startswith("spin: trail ends"):
+            break
+        if text.startswith("spin: text of failed assertion:"):
+            events.append("invariant broken: " +
+                          text.split(":", 2)[2].strip())
+        elif text and not text.startswith(("spin:", "#", "Warning")):
+            events.append(text)
+    return events
+
+
+DATA_NAMES = {"0": "zeros", "1": "A's data", "2": "B's data",
+              "3": "poison (a freed block)"}
+
+
+def readable(events):
+    """Number the events and name the data values of read completions."""
+    lines = []
+    for i, ev in enumerate(events, 1):
+        ev = re.sub(r"data (\d)$",
+                    lambda m: f"data {m.group(1)} = {DATA_NAMES[m.group(1)]}",
+                    ev)
+        ev = ev.replace("race point at_", "race point ")
+        lines.append(f"{i:3}  {ev}")
+    return lines
+
+
+def outcome(check, res):
+    """None if @res is what @check expects, else why not."""
+    if check.expect == "pass":
+        if res.errors != 0:
+            return f"{res.errors} errors"
+        if not res.complete:
+            return "search not complete"
+        if res.states <= 0:
+            return "no state stored: the search did not run"
+        return None
+    if res.errors == 0 or res.trail is None:
+        return "no counterexample found"
+    if check.expect == "assert" and not res.assertion:
+        return "the error is not an assertion"
+    if check.expect == "deadlock" and not res.deadlock:
+        return "the error is not an invalid end state"
+    return None
