@@ -41,8 +41,8 @@ class SpinModelTest(unittest.TestCase):
 
     def verify(self, name):
         res = spinmodel.verify(CHECKS[name].defines, self.tmp.name)
-        print(f"\n    spin {name}: errors {res.errors}, {res.states} states "
-              f"stored, depth {res.depth}", end="", file=sys.stderr)
+        print(f"    spin {name}: errors {res.errors}, {res.states} states "
+              f"stored, depth {res.depth}", file=sys.stderr)
         return res
 
     def assertHolds(self, name):
