@@ -292,8 +292,8 @@ VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_cwd", "vfs_deaddir",
               "vfs_mmap_unmap", "vfs_namei", "vfs_persist", "vfs_rename_lock",
               "vfs_special", "vfs_symlink")
 # tests/race*.c: one suite per invalidating operation.
-RACE_SUITES = ("race_collapse", "race_insert", "race_punch", "race_truncate",
-               "race_zero")
+RACE_SUITES = ("race_collapse", "race_hit", "race_insert", "race_punch",
+               "race_truncate", "race_zero")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
