@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <drivers/block.h>
+#include <drivers/block_bench.h>
 #include <kernel/shell.h>
 #include <kernel/time.h>
 #include <kernel/wait.h>
@@ -173,6 +174,20 @@ static int bench_blk(struct block_device *dev)
 	}
 	kfree(buf);
 	return 0;
+}
+
+uint64_t blk_bench(struct block_device *dev,
+		   enum blk_op op,
+		   uint8_t *buf,
+		   uint32_t size,
+		   unsigned int nios,
+		   int depth,
+		   uint64_t seed)
+{
+	struct bench b = { .dev = dev };
+
+	wait_queue_init(&b.wq);
+	return bench_run(&b, op, buf, size, nios, depth, seed);
 }
 
 /* argv[0] is "blk" (kernel/shell.h's SHELL_BENCH). */

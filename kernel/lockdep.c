@@ -107,6 +107,7 @@ void lockdep_acquire(const struct lockdep_map *map,
 
 	if (!lt)
 		return;
+	lt->acquired++;
 	check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
@@ -195,4 +196,11 @@ void lockdep_might_fault(uintptr_t site)
 unsigned long lockdep_reports(void)
 {
 	return READ_ONCE(nreports);
+}
+
+unsigned long lockdep_acquired(void)
+{
+	struct lockdep_task *lt = lockdep_current();
+
+	return lt ? lt->acquired : 0;
 }

@@ -73,6 +73,7 @@ struct held_lock {
 
 /* Per-task state, embedded in struct task. */
 struct lockdep_task {
+	unsigned long acquired; /* every lock this task took, ever */
 	unsigned int depth;
 	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
 	struct held_lock held[LOCKDEP_MAX_HELD];
@@ -86,6 +87,9 @@ void lockdep_acquire(const struct lockdep_map *map,
 		     unsigned int subclass,
 		     uintptr_t site);
 void lockdep_release(const struct lockdep_map *map);
+/* How many locks (spinlocks, raw ones too, mutexes, rwsems) the running
+ * task has taken since it started: benchmarks read it before and after. */
+unsigned long lockdep_acquired(void);
 /* An exclusive hold became shared (downgrade_write). */
 void lockdep_downgrade(const struct lockdep_map *map);
 bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode);

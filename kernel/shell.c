@@ -91,11 +91,14 @@ static void console_echo(void *ctx, const char *s, size_t n)
 static struct readline console_rl = { .getc = console_getc,
 				      .echo = console_echo };
 
+uint64_t shell_started_ns;
+
 int shell_main(const char *cmdline)
 {
 	static char line[READLINE_MAX];
 	int status = 0, len;
 
+	shell_started_ns = time_ns();
 	if (cmdline)
 		return shell_run_line(cmdline);
 	console_printf("whole shell: 'help' lists the commands\n");
@@ -215,18 +218,5 @@ int shell_bench_usage(const char *name)
 	return 2;
 }
 
-static int cmd_bench(int argc, char **argv)
-{
-	const struct shell_bench *b;
-
-	for (b = __shell_benches_start; argc > 1 && b < __shell_benches_end;
-	     b++)
-		if (!strcmp(b->name, argv[1]))
-			return b->fn(argc - 1, argv + 1);
-	for (b = __shell_benches_start; b < __shell_benches_end; b++)
-		printf("usage: bench %s\n", b->usage);
-	return 1;
-}
-SHELL_COMMAND(bench, cmd_bench, "bench NAME [ARGS]", "run a benchmark");
 
 SHELL_COMMAND(poweroff, cmd_poweroff, "poweroff", "stop the machine");

@@ -19,6 +19,7 @@
  */
 #pragma once
 
+#include <stdint.h>
 #include <kernel/compiler.h>
 
 struct shell_command {
@@ -36,12 +37,18 @@ struct shell_bench {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
+	bool json; /* prints kernel/bench.h's JSON lines; run by plain `bench` */
 };
 
 #define SHELL_BENCH(bname, bfn, busage)                              \
 	static const struct shell_bench __shell_bench_##bname __used \
-	    __section(".shell_benches") = { #bname, bfn, busage }
+	    __section(".shell_benches") = { #bname, bfn, busage, false }
+#define SHELL_BENCH_JSON(bname, bfn, busage)                         \
+	static const struct shell_bench __shell_bench_##bname __used \
+	    __section(".shell_benches") = { #bname, bfn, busage, true }
 
+/* time_ns() when the shell started: the end of the boot. */
+extern uint64_t shell_started_ns;
 int shell_main(const char *cmdline);
 /* Run one command line (may hold several commands separated by ';').
  * Return: the last command's status, 2 if the line does not parse. */

@@ -114,8 +114,12 @@ bool spin_lock_held(const struct spinlock *l)
 
 void raw_spin_lock(struct spinlock *l)
 {
+	struct lockdep_task *lt = lockdep_current();
+
 	spin_wait_and_take(l);
 	l->owner = this_cpu();
+	if (lt) /* not checked by lockdep, but counted */
+		lt->acquired++;
 }
 
 void raw_spin_unlock(struct spinlock *l)

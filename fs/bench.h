@@ -1,0 +1,31 @@
+/*
+ * fs/bench.h: what the file benchmarks (fs/bench_file.c, fs/bench_io.c)
+ * share: the file they work on and its helpers.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FILE_PATH "/bench.dat"
+#define FILE_SIZE (64u << 20)
+#define BIG_IO	  (1u << 20)
+#define SMALL_IO  4096u
+#define RAW_IO	  (128u << 10)
+#define RAW_DEPTH 32
+
+/* A 2 MiB buffer (kmalloc), or NULL with a message. */
+uint8_t *bench_big_buf(void);
+/* Write FILE_PATH in @io writes (then fsync if @sync); *@write_ns and
+ * *@fsync_ns get the two times if not NULL. Return: 0, or 1 with a
+ * message. */
+int bench_write_file(size_t io,
+		     bool sync,
+		     uint64_t *write_ns,
+		     uint64_t *fsync_ns);
+/* Read all of FILE_PATH in @io reads into @buf, checking each MiB's mark.
+ * Return: the time, 0 on failure. */
+uint64_t bench_read_file(size_t io, uint8_t *buf);
+/* "file_mib": .., "io_bytes": @io into @p. */
+void bench_params_io(char *p, size_t n, size_t io);

@@ -1,0 +1,341 @@
+/*
+ * fs/bench_io.c: the JSON benchmarks that reach the device (kernel/bench.h):
+ * cold sequential reads with and without readahead beside the raw device,
+ * buffered writes and fsync beside raw writes, random 4 KiB device reads,
+ * create+unlink, cached reads on several harts, and the boot time.
+ * The file and helpers are fs/bench.h's.
+ *
+ * Locking: none of its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <drivers/block_bench.h>
+#include <kernel/bench.h>
+#include <kernel/cpu.h>
+#include <kernel/err.h>
+#include <kernel/sched.h>
+#include <kernel/time.h>
+#include <mm/kmalloc.h>
+#include <fs/internal.h>
+#include "bench.h"
+
+/* ---- cold and raw sequential reads, buffered writes: MB/s ---- */
+
+/* MB/s (10^6 bytes), one decimal, as tenths. */
+#define MB_PER_S(bytes, ns) ((uint64_t)(bytes)*10000 / MAX((ns), 1))
+
+/* Raw device: @nios requests of RAW_IO with RAW_DEPTH in flight. */
+static uint64_t
+raw_ns(struct block_device *dev, enum blk_op op, unsigned int nios)
+{
+	uint8_t *buf = kmalloc(RAW_DEPTH * RAW_IO, GFP_KERNEL);
+	uint64_t ns =
+	    buf ? blk_bench(dev, op, buf, RAW_IO, nios, RAW_DEPTH, 0) : 0;
+
+	kfree(buf);
+	return ns;
+}
+
+static int cold_mode(const char *mode, bool readahead, uint8_t *buf)
+{
+	struct bench_samples s = BENCH_SAMPLES_INIT;
+	char p[96];
+
+	for (int r = 0; r < bench_reps(); r++) {
+		int fd = open(FILE_PATH, O_RDONLY);
+		uint64_t t0, ns = 0;
+		size_t off;
+
+		if (fd < 0 || vfs_drop_caches() < 0)
+			return 1;
+		if (!readahead)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+		t0 = time_ns();
+		for (off = 0; off < FILE_SIZE; off += BIG_IO)
+			if (read(fd, buf, BIG_IO) != BIG_IO)
+				break;
+		ns = time_ns() - t0;
+		close(fd);
+		if (off < FILE_SIZE)
+			return 1;
+		bench_add(&s, MB_PER_S(FILE_SIZE, ns));
+	}
+	bench_params_io(p, sizeof(p), BIG_IO);
+	bench_print("cold_seq_read", mode, p, "mb_per_s", "MB/s", &s, 1);
+	return 0;
+}
+
+static int bench_cold(int argc, char **argv)
+{
+	struct block_device *vda = blkdev_get("vda");
+	struct bench_samples s = BENCH_SAMPLES_INIT;
+	uint8_t *buf = bench_big_buf();
+	int err = !buf || bench_write_file(BIG_IO, true, NULL, NULL);
+	char p[96];
+
+	(void)argc, (void)argv;
+	err = err || cold_mode("readahead", true, buf) ||
+	      cold_mode("no_readahead", false, buf);
+	for (int r = 0; r < bench_reps() && !err && vda; r++) {
+		uint64_t ns = raw_ns(vda, BLK_OP_READ, FILE_SIZE / RAW_IO);
+
+		err = !ns;
+		bench_add(&s, MB_PER_S(FILE_SIZE, ns));
+	}
+	snprintf(p,
+		 sizeof(p),
+		 "\"disk\": \"vda\", \"io_bytes\": %u, \"depth\": %u",
+		 RAW_IO,
+		 RAW_DEPTH);
+	if (!err)
+		bench_print(
+		    "cold_seq_read", "raw", p, "mb_per_s", "MB/s", &s, 1);
+	unlink(FILE_PATH);
+	kfree(buf);
+	return err;
+}
+SHELL_BENCH_JSON(cold_seq_read,
+		 bench_cold,
+		 "cold_seq_read  (readahead, no_readahead, raw vda)");
+
+static int bench_buffered_write(int argc, char **argv)
+{
+	struct bench_samples cache = BENCH_SAMPLES_INIT, both = cache,
+			     sync = cache, raw = cache;
+	struct block_device *vdb = blkdev_get("vdb");
+	int err = 0;
+	char p[96];
+
+	(void)argc, (void)argv;
+	for (int r = 0; r < bench_reps() && !err; r++) {
+		uint64_t w, f;
+
+		err = bench_write_file(BIG_IO, true, &w, &f);
+		bench_add(&cache, MB_PER_S(FILE_SIZE, w));
+		bench_add(&sync, MB_PER_S(FILE_SIZE, f));
+		bench_add(&both, MB_PER_S(FILE_SIZE, w + f));
+		unlink(FILE_PATH);
+	}
+	bench_params_io(p, sizeof(p), BIG_IO);
+	if (err)
+		return 1;
+	bench_print(
+	    "buffered_write", "cache", p, "mb_per_s", "MB/s", &cache, 1);
+	bench_print(
+	    "buffered_write", "write_fsync", p, "mb_per_s", "MB/s", &both, 1);
+	bench_print("buffered_write", "fsync", p, "mb_per_s", "MB/s", &sync, 1);
+	if (!vdb || vdb->read_only) {
+		bench_skip(
+		    "buffered_write", "raw", "no writable scratch disk vdb");
+		return 0;
+	}
+	for (int r = 0; r < bench_reps() && !err; r++) {
+		uint64_t ns = raw_ns(vdb, BLK_OP_WRITE, FILE_SIZE / RAW_IO);
+
+		err = !ns;
+		bench_add(&raw, MB_PER_S(FILE_SIZE, ns));
+	}
+	snprintf(p,
+		 sizeof(p),
+		 "\"disk\": \"vdb\", \"io_bytes\": %u, \"depth\": %u",
+		 RAW_IO,
+		 RAW_DEPTH);
+	if (!err)
+		bench_print(
+		    "buffered_write", "raw", p, "mb_per_s", "MB/s", &raw, 1);
+	return err;
+}
+SHELL_BENCH_JSON(buffered_write,
+		 bench_buffered_write,
+		 "buffered_write  (cache, write_fsync, fsync, raw vdb)");
+
+/* ---- random 4 KiB device reads: IOPS ---- */
+
+#define RAND_IOS 2000u
+
+static int bench_rand_read(int argc, char **argv)
+{
+	struct block_device *vda = blkdev_get("vda");
+	static const int depths[] = { 1, 32 };
+	uint8_t *buf = kmalloc(32 * 4096, GFP_KERNEL);
+	int err = !buf || !vda;
+	char p[96], mode[8];
+
+	(void)argc, (void)argv;
+	for (int k = 0; k < 2 && !err; k++) {
+		struct bench_samples s = BENCH_SAMPLES_INIT;
+
+		for (int r = 0; r < bench_reps() && !err; r++) {
+			uint64_t ns = blk_bench(vda,
+						BLK_OP_READ,
+						buf,
+						4096,
+						RAND_IOS,
+						depths[k],
+						0x9e3779b97f4a7c15ULL + r);
+
+			err = !ns;
+			bench_add(&s, bench_rate(RAND_IOS, ns, 0));
+		}
+		snprintf(mode, sizeof(mode), "qd%d", depths[k]);
+		snprintf(
+		    p, sizeof(p), "\"disk\": \"vda\", \"ios\": %u", RAND_IOS);
+		if (!err)
+			bench_print(
+			    "rand_read_4k", mode, p, "iops", "IOPS", &s, 0);
+	}
+	kfree(buf);
+	return err;
+}
+SHELL_BENCH_JSON(rand_read_4k,
+		 bench_rand_read,
+		 "rand_read_4k  (raw vda, queue depth 1 and 32)");
+
+/* ---- create+unlink: microseconds per pair ---- */
+
+#define CREATES 500u
+
+static int bench_create_unlink(int argc, char **argv)
+{
+	struct bench_samples s = BENCH_SAMPLES_INIT;
+	char path[32], p[48];
+
+	(void)argc, (void)argv;
+	for (int r = 0; r < bench_reps(); r++) {
+		uint64_t t0 = time_ns();
+
+		for (unsigned int i = 0; i < CREATES; i++) {
+			int fd;
+
+			snprintf(path, sizeof(path), "/bench_cu.%u", i);
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || close(fd) || unlink(path)) {
+				printf("bench: %s: %s\n",
+				       path,
+				       vfs_strerror(errno));
+				return 1;
+			}
+		}
+		bench_add(&s, (time_ns() - t0) * 10 / 1000 / CREATES);
+	}
+	snprintf(p, sizeof(p), "\"files\": %u", CREATES);
+	bench_print("create_unlink", NULL, p, "us_per_op", "us", &s, 1);
+	return 0;
+}
+SHELL_BENCH_JSON(create_unlink,
+		 bench_create_unlink,
+		 "create_unlink  (create, close and unlink an empty file)");
+
+/* ---- cached 4 KiB reads of one file from 1, 2 and 4 harts ---- */
+
+#define SCALE_READS 8192u
+
+static int scale_reader(void *arg)
+{
+	int fd = open(FILE_PATH, O_RDONLY);
+	uint8_t *buf = kmalloc(SMALL_IO, GFP_KERNEL);
+	unsigned int seed = (unsigned int)(uintptr_t)arg * 2654435761u + 1;
+	int err = fd < 0 || !buf;
+
+	for (unsigned int i = 0; i < SCALE_READS && !err; i++) {
+		seed = seed * 1103515245u + 12345u;
+		err = pread(fd,
+			    buf,
+			    SMALL_IO,
+			    (off_t)(seed % (FILE_SIZE / SMALL_IO)) *
+				SMALL_IO) != SMALL_IO;
+	}
+	if (fd >= 0)
+		close(fd);
+	kfree(buf);
+	return err;
+}
+
+/* @harts readers, one pinned on each. Return: reads/s, 0 on failure. */
+static uint64_t scale_run(unsigned int harts)
+{
+	struct task *t[4];
+	uint64_t t0 = time_ns();
+	int err = 0;
+
+	for (unsigned int i = 0; i < harts; i++) {
+		t[i] = task_create_on(
+		    "bench_rd", scale_reader, (void *)(uintptr_t)i, (int)i);
+		if (IS_ERR(t[i]))
+			return 0;
+	}
+	for (unsigned int i = 0; i < harts; i++)
+		err |= task_join(t[i]);
+	return err ? 0
+		   : bench_rate(
+			 (uint64_t)SCALE_READS * harts, time_ns() - t0, 0);
+}
+
+static int bench_scaling(int argc, char **argv)
+{
+	static const unsigned int harts[] = { 1, 2, 4 };
+	uint8_t *buf = bench_big_buf();
+	int err = !buf || bench_write_file(BIG_IO, false, NULL, NULL) ||
+		  !bench_read_file(BIG_IO, buf);
+	char p[96], mode[4];
+
+	(void)argc, (void)argv;
+	for (unsigned int k = 0; k < ARRAY_SIZE(harts) && !err; k++) {
+		struct bench_samples s = BENCH_SAMPLES_INIT;
+
+		snprintf(mode, sizeof(mode), "%u", harts[k]);
+		if (harts[k] > ncpus) {
+			bench_skip(
+			    "scaling_cached_read", mode, "fewer harts online");
+			continue;
+		}
+		for (int r = 0; r < bench_reps() && !err; r++) {
+			uint64_t rate = scale_run(harts[k]);
+
+			err = !rate;
+			bench_add(&s, rate);
+		}
+		snprintf(p,
+			 sizeof(p),
+			 "\"file_mib\": %u, \"reads_per_hart\": %u",
+			 FILE_SIZE >> 20,
+			 SCALE_READS);
+		if (!err)
+			bench_print("scaling_cached_read",
+				    mode,
+				    p,
+				    "reads_per_s",
+				    "reads/s",
+				    &s,
+				    0);
+	}
+	unlink(FILE_PATH);
+	kfree(buf);
+	return err;
+}
+SHELL_BENCH_JSON(
+    scaling_cached_read,
+    bench_scaling,
+    "scaling_cached_read  (random 4 KiB cached reads on 1, 2, 4 harts)");
+
+/* ---- boot: guest time from the first instruction to the shell ---- */
+
+static int bench_boot(int argc, char **argv)
+{
+	struct bench_samples s = BENCH_SAMPLES_INIT;
+
+	(void)argc, (void)argv;
+	bench_add(&s, shell_started_ns / 1000);
+	bench_print("boot",
+		    NULL,
+		    "\"clock\": \"rdtime since reset\"",
+		    "guest_ms",
+		    "ms",
+		    &s,
+		    3);
+	return 0;
+}
+SHELL_BENCH_JSON(boot, bench_boot, "boot  (guest time to the shell)");

@@ -1,0 +1,98 @@
+"""Host tests of the JSON benchmark harness: kernel/bench.c's `bench`
+command and its output format (one JSON object per figure), and
+tools/bench.py's merging of boots and its ratios. Correctness only: no
+figure is asserted (benchmarks are not timed tests)."""
+
+import json
+import subprocess
+import unittest
+from pathlib import Path
+
+import bench
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYS = {"bench", "mode", "params", "metric", "unit", "median", "min", "max",
+        "samples"}
+
+
+def run_c(cmd, timeout=300):
+    return subprocess.run([str(ROOT / "tools" / "run"), "--smp", "2", "--mem",
+                           "512M", "-c", cmd], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def figures(out):
+    return [json.loads(ln) for ln in out.splitlines() if ln.startswith('{"bench"')]
+
+
+class GuestBenchTest(unittest.TestCase):
+    def test_named_benchmarks_print_one_json_object_per_figure(self):
+        res = run_c("bench -r 2 memcpy create_unlink boot rand_read_4k; ls /")
+        self.assertEqual(res.returncode, 0, res.stdout[-1500:])
+        figs = figures(res.stdout)
+        self.assertEqual([(f["bench"], f["mode"]) for f in figs],
+                         [("memcpy_4k", None), ("memcpy_1m", None),
+                          ("create_unlink", None), ("boot", None),
+                          ("rand_read_4k", "qd1"), ("rand_read_4k", "qd32")])
+        for f in figs:
+            with self.subTest(bench=f["bench"], mode=f["mode"]):
+                self.assertEqual(set(f), KEYS)
+                self.assertLessEqual(f["min"], f["median"])
+                self.assertLessEqual(f["median"], f["max"])
+                self.assertGreater(f["min"], 0)
+        self.assertEqual([f["samples"] for f in figs], [2, 2, 2, 1, 2, 2])
+        self.assertNotIn("bench_cu", res.stdout.split("rand_read_4k")[-1])
+
+    def test_without_a_scratch_disk_the_raw_write_is_skipped(self):
+        res = run_c("bench -r 1 buffered_write; ls /")
+        self.assertEqual(res.returncode, 0, res.stdout[-1500:])
+        figs = figures(res.stdout)
+        self.assertEqual([f["mode"] for f in figs],
+                         ["cache", "write_fsync", "fsync", "raw"])
+        self.assertEqual(figs[-1]["skipped"], "no writable scratch disk vdb")
+        self.assertNotIn("bench.dat", res.stdout.split('"raw"')[-1])
+
+    def test_bad_names_and_counts_are_refused_before_anything_runs(self):
+        for cmd, msg in (("bench memcpy nosuch",
+                          "bench: nosuch: no such JSON benchmark (bench -l lists them)"),
+                         ("bench -r 0 memcpy", "bench: -r takes a count from 1 to 32"),
+                         ("bench -r", "bench: -r takes a count from 1 to 32")):
+            with self.subTest(cmd=cmd):
+                res = run_c(cmd, timeout=120)
+                self.assertEqual(res.returncode, 2, res.stdout[-800:])
+                self.assertIn(msg, res.stdout)
+                self.assertEqual(figures(res.stdout), [])
+
+
+class MergeTest(unittest.TestCase):
+    def fig(self, median, lo, hi, mode=None):
+        return {"bench": "b", "mode": mode, "params": {}, "metric": "m",
+                "unit": "u", "median": median, "min": lo, "max": hi,
+                "samples": 3}
+
+    def test_median_of_medians_and_the_extremes(self):
+        merged = bench.merge([[self.fig(10, 8, 12)], [self.fig(20, 5, 21)],
+                              [self.fig(14, 13, 30)]])
+        self.assertEqual(len(merged), 1)
+        self.assertEqual((merged[0]["median"], merged[0]["min"],
+                          merged[0]["max"], merged[0]["boots"]), (14, 5, 30, 3))
+
+    def test_modes_stay_apart_and_skips_are_kept(self):
+        skip = {"bench": "b", "mode": "raw", "skipped": "why"}
+        merged = bench.merge([[self.fig(1, 1, 1, "x"), self.fig(2, 2, 2, "y"),
+                               skip]])
+        self.assertEqual([m.get("median", m.get("skipped")) for m in merged],
+                         [1, 2, "why"])
+
+    def test_ratios(self):
+        res = [{"bench": "cold_seq_read", "mode": "readahead", "median": 100.0},
+               {"bench": "cold_seq_read", "mode": "raw", "median": 400.0},
+               {"bench": "cached_read_1m", "mode": None, "median": 1048576.0},
+               {"bench": "cached_read_4k", "mode": None, "median": 2048.0}]
+        got = {what: value for what, value, _ in bench.ratios(res)}
+        self.assertAlmostEqual(got["cold_seq_read readahead / raw"], 0.25)
+        self.assertAlmostEqual(got["cached_read 4k / 1m per byte"], 2.0)
+
+
+if __name__ == "__main__":
+    unittest.main()
