@@ -118,6 +118,7 @@ struct block_device {
 	uint64_t nr_sectors;
 	struct blk_limits limits;
 	bool read_only, flush; /* flush: has a volatile cache */
+	const char *transport; /* for the boot banner, e.g. "virtio legacy" */
 	const char *features;  /* for `disks` */
 	const struct block_ops *ops;
 	void *driver;

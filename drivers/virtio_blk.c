@@ -435,6 +435,8 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	vblk->bdev.ops = &virtblk_ops;
 	vblk->bdev.driver = vblk;
 	describe_features(vblk);
+	vblk->bdev.transport = virtio_is_legacy(vdev) ? "virtio-mmio legacy"
+						      : "virtio-mmio modern";
 	virtio_driver_ok(vdev);
 	timer_init(&vblk->watchdog, virtblk_watchdog);
 	vblk->watchdog.data = vblk;

@@ -95,6 +95,7 @@ int vfs_mount_root(const char *fs_name, struct block_device *bdev)
 	sb = sb_alloc(bdev);
 	if (!sb)
 		goto out_unlock;
+	sb->s_type = type;
 	err = type->fill_super(sb, bdev, bdev->read_only);
 	if (!err && WARN_ON(!sb->s_root || !S_ISDIR(sb->s_root->i_mode)))
 		err = -EINVAL;

@@ -182,7 +182,8 @@ struct super_block {
 	unsigned int s_blocksize_bits;
 	bool s_rdonly;
 	const struct super_operations *s_op;
-	struct inode *s_root; /* referenced while mounted */
+	const struct fs_type *s_type; /* the filesystem it was mounted as */
+	struct inode *s_root;	      /* referenced while mounted */
 	void *s_fs_info;
 	struct list_head s_list; /* all superblocks, sb_lock */
 	struct spinlock s_inode_lock;

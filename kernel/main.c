@@ -8,6 +8,7 @@
  * verdict, or runs the shell.
  */
 #include <kernel/arch.h>
+#include <kernel/banner.h>
 #include <kernel/bootargs.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
@@ -91,10 +92,7 @@ __noreturn void kmain(unsigned long hartid, const void *dtb)
 		arch_poweroff(4); /* no device tree: nothing to print on */
 	time_ns();		  /* time 0 is now */
 	init_run_hooks();
-	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n",
-		ncpus,
-		(unsigned long long)(platform.mem_size >> 20),
-		platform.bootargs);
+	boot_banner();
 	if (IS_ERR(task_create("main", main_task, NULL)))
 		panic("cannot start the main task");
 	sched_idle_loop();

@@ -160,6 +160,26 @@ class ShellTest(unittest.TestCase):
         res = run_c("poweroff now; echo still-here")
         self.assertEqual(console(res), ["usage: poweroff", "still-here"])
 
+    def test_banner_says_what_booted(self):
+        """Version from git, harts, memory, disks, root and mode, in both modes."""
+        version = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                                 capture_output=True, text=True).stdout.strip() or "unknown"
+        for extra, mode in (([], "fixed (fill paths take invalidate_lock shared)"),
+                            (["--legacy"], "legacy (invalidate_lock=off: fill paths unlocked)")):
+            res = subprocess.run(RUN + extra + ["-c", "uptime"], cwd=ROOT, capture_output=True,
+                                 text=True, timeout=120, stdin=subprocess.DEVNULL)
+            self.assertEqual(res.returncode, 0, res.stdout[-800:])
+            lines = [re.sub(r"^\[ *[0-9.]+\] ", "", l)
+                     for l in res.stdout.replace("\r", "").split("\n")]
+            start = next(i for i, l in enumerate(lines) if l.startswith("whole "))
+            banner = lines[start:start + 6]
+            self.assertRegex(banner[0], rf"^whole {re.escape(version)} \(\d{{4}}-\d\d-\d\d\), riscv64$")
+            self.assertEqual(banner[1], "  harts: 2 of 2 online; memory: 128 MiB")
+            self.assertRegex(banner[2], r"^  disk vda: 128 MiB, virtio-mmio (legacy|modern), \S*flush")
+            self.assertEqual(banner[3], "  root: vda (ext2), 4096-byte blocks, read-write")
+            self.assertEqual(banner[4], "  mode: " + mode)
+            self.assertRegex(banner[5], r"^whole: 2 harts, 128 MiB RAM, bootargs ")
+
     def test_harts_past_the_table_are_reported(self):
         res = subprocess.run([str(ROOT / "tools" / "run"), "--smp", "10", "--mem", "128M",
                               "-c", "uptime"], cwd=ROOT, capture_output=True, text=True,
