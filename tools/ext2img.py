@@ -4,6 +4,8 @@
     python3 tools/ext2img.py make IMG SIZE [--from DIR] [--block 1024|2048|4096]
                                            [--features LIST]
     python3 tools/ext2img.py check IMG     # exit 0 only if e2fsck finds nothing
+    python3 tools/ext2img.py uboot IMG KERNEL_IMAGE APPEND
+                                           # make IMG bootable by U-Boot
 
 From Python (boot hooks in tools/boots.py): make_image(...), check_image(img),
 which raises CheckFailed with e2fsck's output.
@@ -16,8 +18,10 @@ what it would repair, such as wrong free counts in the superblock.
 
 import argparse
 import os
+import struct
 import subprocess
 import sys
+import tempfile
 
 DEFAULT_FEATURES = "filetype,sparse_super,large_file"
 # mke2fs and e2fsck live in /sbin, which is not on every user's PATH.
@@ -57,6 +61,54 @@ def check_image(path):
         raise CheckFailed(f"e2fsck -fn {path}: exit {run.returncode}\n{out}")
 
 
+# The MBR's partition table: four 16-byte entries at byte 446, then 55 AA.
+MBR_TABLE, MBR_END = 446, 512
+
+
+def make_uboot_disk(path, image, append):
+    """Make the ext2 image @path bootable by U-Boot's distro boot, as a
+    board's disk would be: /boot/Image (the kernel, Linux's Image format),
+    /extlinux/extlinux.conf (kernel and command line) and an MBR whose
+    partition 1 spans the whole disk, because U-Boot scans partitions only.
+    The MBR lives in ext2's boot block (its first 1024 bytes are unused), so
+    the same bytes are still one whole-disk ext2 for whole (root=vda) and
+    e2fsck. Refuses a boot block that holds something else."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        boot = bytearray(f.read(512))
+    table = bytes(boot[MBR_TABLE:MBR_END])
+    entry = struct.pack("<B3sB3sII", 0x80, b"\xff\xff\xfe", 0x83,
+                        b"\xff\xff\xfe", 0, size // 512)
+    ours = entry + bytes(48) + b"\x55\xaa"
+    if table not in (bytes(66), ours):
+        raise CheckFailed(f"{path}: its boot block holds a partition table "
+                          "already; not touching it")
+    conf = ("# written by tools/run --uboot (tools/ext2img.py)\n"
+            "default whole\nlabel whole\n  kernel /boot/Image\n"
+            f"  append {append}\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".conf") as c:
+        c.write(conf)
+        c.flush()
+        # debugfs's mkdir of a name that exists leaves an inode allocated
+        # and unlinked: make only the folders that are missing.
+        top = subprocess.run(["debugfs", "-R", "ls -p /", str(path)], env=_ENV,
+                             capture_output=True, text=True).stdout
+        names = {f.split("/")[5] for f in top.splitlines() if f.count("/") >= 6}
+        lines = [f"mkdir /{d}" for d in ("boot", "extlinux") if d not in names]
+        lines += ["rm /boot/Image", "rm /extlinux/extlinux.conf",
+                  f"write {image} /boot/Image",
+                  f"write {c.name} /extlinux/extlinux.conf"]
+        script = "".join(f"{line}\n" for line in lines)
+        run = subprocess.run(["debugfs", "-w", "-f", "-", str(path)], env=_ENV,
+                             input=script, capture_output=True, text=True)
+    if run.returncode:
+        raise CheckFailed(f"debugfs -w {path}: exit {run.returncode}\n"
+                          f"{run.stdout}{run.stderr}")
+    boot[MBR_TABLE:MBR_END] = ours
+    with open(path, "r+b") as f:
+        f.write(boot)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -68,10 +120,16 @@ def main(argv):
     mk.add_argument("--features", default=DEFAULT_FEATURES)
     ck = sub.add_parser("check", help="e2fsck -fn, strictly")
     ck.add_argument("image")
+    ub = sub.add_parser("uboot", help="add /boot/Image, extlinux.conf and an MBR")
+    ub.add_argument("image")
+    ub.add_argument("kernel")
+    ub.add_argument("append")
     args = ap.parse_args(argv[1:])
     try:
         if args.cmd == "make":
             make_image(args.image, args.size, args.skel, args.block, args.features)
+        elif args.cmd == "uboot":
+            make_uboot_disk(args.image, args.kernel, args.append)
         else:
             check_image(args.image)
     except CheckFailed as e:

@@ -17,6 +17,29 @@
 	.section .text.entry, "ax"
 	.globl _start
 _start:
+	/*
+	 * The RISC-V Linux Image header (64 bytes, Linux's
+	 * Documentation/arch/riscv/boot-image-header.rst), so that U-Boot's
+	 * booti starts this image, from the ELF's bytes or from build/Image.
+	 * booti checks magic2 and image_size and places the image at the
+	 * start of RAM + text_offset: 0x80200000, where it is linked. The
+	 * first word jumps over the header: OpenSBI enters here too.
+	 */
+	.option push
+	.option norvc
+	j .Lboot			/* code0 */
+	.word 0				/* code1 */
+	.dword 0x200000			/* text_offset from the start of RAM */
+	.dword __image_size		/* image_size: text to end of bss */
+	.dword 0			/* flags: little-endian */
+	.word 2				/* version 0.2 */
+	.word 0				/* res1 */
+	.dword 0			/* res2 */
+	.ascii "RISCV\0\0\0"		/* magic (deprecated) */
+	.ascii "RSC\x05"		/* magic2 */
+	.word 0				/* res3 */
+	.option pop
+.Lboot:
 	la t0, boot_claimed
 	li t1, 1
 	amoswap.w.aqrl t1, t1, (t0)

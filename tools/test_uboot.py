@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""tools/test_uboot.py: whole boots through U-Boot as a board would.
+
+`tools/run --uboot` hands QEMU Debian's S-mode U-Boot instead of the kernel;
+U-Boot's distro boot must find /extlinux/extlinux.conf on the virtio disk,
+load /boot/Image, start it with booti and its own device tree, and whole
+must come up on that tree with the arguments extlinux.conf carried, run the
+commands, and leave a disk e2fsck finds clean. The Image header booti reads
+is checked against the linked kernel's symbols.
+"""
+
+import re
+import struct
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import ext2img
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kernel_symbol(name):
+    out = subprocess.run(["riscv64-unknown-elf-nm", str(ROOT / "build" / "whole.elf")],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        addr, _, sym = line.split()
+        if sym == name:
+            return int(addr, 16)
+    raise AssertionError(f"no symbol {name}")
+
+
+class UBootTest(unittest.TestCase):
+    def test_image_header_is_what_booti_reads(self):
+        head = (ROOT / "build" / "Image").read_bytes()[:64]
+        (code0, _, text_offset, image_size, flags, version, _, _, magic,
+         magic2, _) = struct.unpack("<IIQQQIIQ8sII", head)
+        self.assertEqual(magic2, 0x05435352)          # "RSC\x05"
+        self.assertEqual(magic, b"RISCV\0\0\0")
+        self.assertEqual(version, 2)
+        self.assertEqual(flags, 0)                     # little-endian
+        start, end = kernel_symbol("__kernel_start"), kernel_symbol("__kernel_end")
+        self.assertEqual(start, 0x80000000 + text_offset)  # where booti puts it
+        self.assertEqual(image_size, end - start)      # bss included
+        self.assertEqual(code0 & 0x7f, 0x6f)           # jal: jumps over the header
+        self.assertEqual(head, (ROOT / "build" / "Image").read_bytes()[:64])
+
+    def test_boots_through_uboot_from_the_virtio_disk(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            disk = Path(tmp) / "board.img"
+            ext2img.make_image(disk, "64M", ROOT / "tools" / "disk-skel")
+            res = subprocess.run(
+                [str(ROOT / "tools" / "run"), "--uboot", "--disk", str(disk),
+                 "--smp", "2", "--mem", "256M", "-c",
+                 'io -f -c "pwrite -S 0x75 0 5" /proof; cat /proof; echo; ls /boot'],
+                cwd=ROOT, capture_output=True, text=True, timeout=240,
+                stdin=subprocess.DEVNULL)
+            out = res.stdout.replace("\r", "")
+            self.assertEqual(res.returncode, 0, out[-2000:])
+            for seen in ("U-Boot 20", "Found /extlinux/extlinux.conf",
+                         "Retrieving file: /boot/Image",
+                         "Moving Image from", "Starting kernel ...",
+                         "  root: vda (ext2), 4096-byte blocks, read-write"):
+                self.assertIn(seen, out)
+            # whole ran on U-Boot's device tree, with extlinux.conf's arguments.
+            self.assertRegex(out, r"Booting using the fdt blob at 0x[0-9a-f]+")
+            self.assertRegex(out, r'whole: 2 harts, 256 MiB RAM, bootargs "-- io -f')
+            after = out.split("Starting kernel ...", 1)[1]
+            lines = [l for l in after.split("\n") if l and not l.startswith("[")]
+            self.assertEqual(lines[-2:], ["uuuuu", "Image"], after[-1500:])
+            self.assertRegex(lines[0], r"^wrote 5/5 bytes at offset 0")
+            ext2img.check_image(disk)
+            dumped = subprocess.run(["debugfs", "-R", "cat /proof", str(disk)],
+                                    env=ext2img._ENV, capture_output=True, text=True)
+            self.assertEqual(dumped.stdout, "uuuuu")
+
+
+if __name__ == "__main__":
+    unittest.main()
