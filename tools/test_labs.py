@@ -52,5 +52,36 @@ class LabsTest(unittest.TestCase):
         self.assertIn("race_hit", boots.RACE_SUITES)
 
 
+class BringupDocTest(unittest.TestCase):
+    """docs/bringup.md names files, device tree compatibles and log lines:
+    each must still be what the code has."""
+
+    def test_named_files_exist(self):
+        text = (ROOT / "docs" / "bringup.md").read_text()
+        for name in set(re.findall(r"\b((?:mm|fs|kernel|drivers|tools)/[\w./-]+"
+                                   r"\.(?:c|h|py|S|ld))", text)):
+            with self.subTest(name=name):
+                self.assertTrue((ROOT / name).exists(), name)
+
+    def test_compatibles_are_the_platform_files(self):
+        text = (ROOT / "docs" / "bringup.md").read_text()
+        platform = (ROOT / "kernel" / "platform.c").read_text()
+        for compat in ("ns16550a", "riscv,plic0", "sifive,plic-1.0.0", "virtio,mmio",
+                       "sifive,test0", "google,goldfish-rtc"):
+            with self.subTest(compat=compat):
+                self.assertIn(f"`{compat}`", text)
+                self.assertIn(f'"{compat}"', platform)
+        self.assertIn("0x80200000", (ROOT / "kernel/arch/riscv64/kernel.ld").read_text())
+
+    def test_log_lines_are_printed_by_the_code(self):
+        src = "".join(p.read_text() for d in ("kernel", "mm", "drivers")
+                      for p in (ROOT / d).rglob("*.c"))
+        for fmt in ("smp: %u of %u harts online", "vm: Sv39 on",
+                    "harts: %u of %u online", "completions collected",
+                    "cannot register the interrupt"):
+            with self.subTest(fmt=fmt):
+                self.assertIn(fmt, src)
+
+
 if __name__ == "__main__":
     unittest.main()
