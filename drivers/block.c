@@ -13,6 +13,7 @@
 #include <kernel/irq.h>
 #include <kernel/sched.h>
 #include <kernel/panic.h>
+#include <kernel/trace.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <mm/kmalloc.h>
@@ -165,6 +166,7 @@ static int bio_check(struct block_device *dev, struct bio *bio)
 
 static void bio_endio(struct bio *bio, int status)
 {
+	trace_event(TRACE_BIO_DONE, bio->sector, (uint64_t)(int64_t)status);
 	bio->status = status;
 	bio->end_io(bio);
 }
@@ -279,6 +281,8 @@ void blk_submit(struct bio *bio)
 	unsigned long flags;
 	int err = bio_check(dev, bio);
 
+	trace_event(
+	    TRACE_BIO_SUBMIT, bio->sector, bio->size | (uint64_t)bio->op << 32);
 	if (err) {
 		bio_endio(bio, err < 0 ? err : 0);
 		return;

@@ -23,6 +23,7 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
+#include <kernel/trace.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
@@ -37,7 +38,14 @@ static unsigned long nr_unused; /* inodes on inode_lru */
 
 /* Woken when an I_FREEING inode leaves the hash. */
 static DEFINE_WAIT_QUEUE_HEAD(inode_freed_wq);
-DEFINE_LOCK_CLASS(i_rwsem_class, LOCK_RANK_I_RWSEM);
+static uint64_t i_rwsem_ino(const void *lock)
+{
+	return container_of(lock, struct inode, i_rwsem)->i_ino;
+}
+DEFINE_TRACED_LOCK_CLASS(i_rwsem_class,
+			 LOCK_RANK_I_RWSEM,
+			 TRACE_LOCK_I_RWSEM,
+			 i_rwsem_ino);
 
 /* Memory pressure: clean unused inodes go, with their page cache. */
 static unsigned long icache_scan(unsigned long nr)

@@ -20,6 +20,8 @@
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/time.h>
+#include <kernel/trace.h>
+#include <kernel/bootargs.h>
 #include <kernel/wait.h>
 #include <kernel/err.h>
 
@@ -105,12 +107,29 @@ static int case_entry(void *arg)
 	return 0;
 }
 
+/* Boot argument trace=GLOB: trace each case whose name matches (the
+ * trace starts before its task does; tools/trace race draws it). */
+static bool trace_case(const char *name)
+{
+	char glob[64];
+
+	if (!bootarg_get("trace", glob, sizeof(glob)) ||
+	    !glob_match_n(glob, glob + strlen(glob), name))
+		return false;
+	if (trace_start(0)) {
+		console_printf("    # trace: cannot start for %s\n", name);
+		return false;
+	}
+	return true;
+}
+
 /* Run one case in its own task. Return: true if it passed. */
 static bool
 run_case(const struct ktest_suite *s, struct ktest_case *c, unsigned int n)
 {
 	struct case_run run = { { .suite = s->name, .name = c->name }, c };
 	struct ktest *t = &run.t;
+	bool traced = trace_case(c->name);
 	struct task *task = task_create(c->name, case_entry, &run);
 	int code;
 
@@ -126,6 +145,8 @@ run_case(const struct ktest_suite *s, struct ktest_case *c, unsigned int n)
 			t->failed = true;
 		}
 	}
+	if (traced)
+		trace_dump(); /* "trace: " lines: KTAP ignores them */
 	console_printf(
 	    "    %s %u %s\n", t->failed ? "not ok" : "ok", n, c->name);
 	return !t->failed;

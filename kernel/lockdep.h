@@ -52,10 +52,20 @@ struct lock_class {
 	const char *name;
 	int rank;
 	struct lock_stats stats;
+	/* kernel/trace.h: nonzero for a traced rwsem class (TRACE_LOCK_*),
+	 * and the object its events name (an inode number) */
+	unsigned int trace_kind;
+	uint64_t (*trace_obj)(const void *lock);
 };
 
 #define DEFINE_LOCK_CLASS(var, rank_) \
 	struct lock_class var = { .name = #var, .rank = (rank_) }
+/* A class whose rwsems' waits, acquisitions and releases go to the trace. */
+#define DEFINE_TRACED_LOCK_CLASS(var, rank_, kind, obj) \
+	struct lock_class var = { .name = #var,         \
+				  .rank = (rank_),      \
+				  .trace_kind = (kind), \
+				  .trace_obj = (obj) }
 
 struct lockdep_map {
 	struct lock_class *class; /* NULL: unranked */

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <kernel/compiler.h>
+#include <kernel/trace.h>
 
 enum race_id {
 /* Each point's place and what is held there: kernel/race_points.def, the
@@ -43,6 +44,7 @@ static inline void race_point(enum race_id id, void *obj)
 {
 	race_fn *fn = READ_ONCE(race_hooks[id]);
 
+	trace_event(TRACE_RACE, id, 0);
 	if (unlikely(fn))
 		fn(obj);
 }

@@ -7,6 +7,7 @@
  * readers at the head. Lock: s->wait_lock guards readers, writer, waiters.
  */
 #include <kernel/rwsem.h>
+#include <kernel/trace.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
 
@@ -98,6 +99,17 @@ static bool write_can_enter(struct rw_semaphore *s)
 	return !s->writer && !s->readers && list_empty(&s->waiters);
 }
 
+/* Only classes marked traced (i_rwsem, invalidate_lock) are recorded. */
+static void trace_rwsem(const struct rw_semaphore *s,
+			enum trace_type type,
+			enum lock_mode mode)
+{
+	const struct lock_class *c = s->dep.class;
+
+	if (unlikely(READ_ONCE(trace_on)) && c && c->trace_kind)
+		__trace_event(type, c->trace_obj(s), c->trace_kind | mode);
+}
+
 void down_read(struct rw_semaphore *s)
 {
 	struct rwsem_waiter w = { .task = current_task() };
@@ -106,11 +118,14 @@ void down_read(struct rw_semaphore *s)
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
 	contended = !read_can_enter(s);
-	if (!contended)
+	if (!contended) {
 		s->readers++;
-	else
+	} else {
+		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_SHARED);
 		wait_granted(s, &w);
+	}
 	spin_unlock(&s->wait_lock);
+	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_SHARED);
 	count_acquire(s, LOCK_MODE_SHARED, contended);
 }
 
@@ -124,12 +139,15 @@ __down_write(struct rw_semaphore *s, unsigned int subclass, uintptr_t site)
 	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, subclass, site);
 	spin_lock(&s->wait_lock);
 	contended = !write_can_enter(s);
-	if (!contended)
+	if (!contended) {
 		s->writer = w.task;
-	else
+	} else {
+		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_EXCLUSIVE);
 		wait_granted(s, &w);
+	}
 	s->writer_site = site;
 	spin_unlock(&s->wait_lock);
+	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_EXCLUSIVE);
 	count_acquire(s, LOCK_MODE_EXCLUSIVE, contended);
 }
 
@@ -157,6 +175,7 @@ bool down_read_trylock(struct rw_semaphore *s)
 		return false;
 	}
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
+	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_SHARED);
 	count_acquire(s, LOCK_MODE_SHARED, false);
 	return true;
 }
@@ -177,12 +196,14 @@ bool down_write_trylock(struct rw_semaphore *s)
 		return false;
 	}
 	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_EXCLUSIVE);
 	count_acquire(s, LOCK_MODE_EXCLUSIVE, false);
 	return true;
 }
 
 void up_read(struct rw_semaphore *s)
 {
+	trace_rwsem(s, TRACE_LOCK_DROP, LOCK_MODE_SHARED);
 	lockdep_release(&s->dep);
 	spin_lock(&s->wait_lock);
 	if (!WARN_ON_ONCE(s->readers <= 0 || s->writer) && --s->readers == 0)
@@ -192,6 +213,7 @@ void up_read(struct rw_semaphore *s)
 
 void up_write(struct rw_semaphore *s)
 {
+	trace_rwsem(s, TRACE_LOCK_DROP, LOCK_MODE_EXCLUSIVE);
 	lockdep_release(&s->dep);
 	spin_lock(&s->wait_lock);
 	WARN_ON_ONCE(s->writer != current_task());
@@ -209,6 +231,8 @@ void downgrade_write(struct rw_semaphore *s)
 	grant_waiters(s); /* lets in the readers at the head, not a writer */
 	spin_unlock(&s->wait_lock);
 	lockdep_downgrade(&s->dep);
+	trace_rwsem(s, TRACE_LOCK_DROP, LOCK_MODE_EXCLUSIVE);
+	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_SHARED);
 }
 
 bool rwsem_is_locked(struct rw_semaphore *s)

@@ -213,6 +213,7 @@ static void __schedule(bool preempt)
 	next->switches++;
 	set_running(c, next);
 	c->switch_from = prev;
+	trace_event(TRACE_SWITCH, next->tid, prev->tid);
 	arch_switch_context(&prev->ctx, &next->ctx, next);
 	/* prev runs again here, perhaps on another hart */
 	finish_switch(this_cpu()->switch_from);
@@ -335,6 +336,7 @@ static void task_register(struct task *t)
 	t->tid = next_tid++;
 	list_add_tail(&t->all_node, &all_tasks);
 	spin_unlock_irqrestore(&tasks_lock, flags);
+	trace_task(t);
 }
 
 struct task *

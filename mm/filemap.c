@@ -46,6 +46,7 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
+#include <kernel/trace.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
@@ -330,6 +331,8 @@ insert_page(struct address_space *m, struct page *page, unsigned long index)
 	if (!err) {
 		m->nrpages++;
 		lru_add(page);
+		trace_event(
+		    TRACE_PAGE_ADD, m->host ? m->host->i_ino : 0, index);
 	}
 	spin_unlock(&m->i_pages_lock);
 	return err;

@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <string.h>
 #include <kernel/bootargs.h>
+#include <kernel/trace.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -34,7 +35,17 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
-DEFINE_LOCK_CLASS(invalidate_lock_class, LOCK_RANK_INVALIDATE);
+static uint64_t invalidate_lock_ino(const void *lock)
+{
+	const struct address_space *m =
+	    container_of(lock, struct address_space, invalidate_lock);
+
+	return m->host ? m->host->i_ino : 0;
+}
+DEFINE_TRACED_LOCK_CLASS(invalidate_lock_class,
+			 LOCK_RANK_INVALIDATE,
+			 TRACE_LOCK_INVALIDATE,
+			 invalidate_lock_ino);
 static bool fill_lock_off; /* read-only after boot */
 static unsigned long leftover_reports;
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
+#include <kernel/trace.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/mmap.h>
@@ -52,6 +53,7 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	}
 	radix_tree_delete(&m->i_pages, page->index);
 	m->nrpages--;
+	trace_event(TRACE_PAGE_DEL, m->host ? m->host->i_ino : 0, page->index);
 	if (page_test_and_clear(page, PG_dirty)) {
 		m->nrdirty--;
 		account_page_dirty(-1);

@@ -300,7 +300,7 @@ BOOTS = [
          suites=("blk_sync", "bootargs", "locks_completion", "locks_lockdep",
                  "locks_mutex", "locks_rwsem", "locks_spinlock", *MM_SUITES,
                  *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
-                 "shell_parse", "shell_readline", "timers", "traps",
+                 "shell_parse", "shell_readline", "timers", "trace", "traps",
                  "virtio_ring")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check),

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/trace.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
 
@@ -185,6 +186,11 @@ void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count)
 		       count);
 		return;
 	}
+	trace_event(TRACE_BLOCK_FREE,
+		    blk,
+		    (count & 0xffffff) |
+			(uint64_t)inode->i_sb->s_blocksize_bits << 24 |
+			(uint64_t)inode->i_ino << 32);
 	if (READ_ONCE(sbi->s_debug_reuse))
 		poison_blocks(sbi, blk, count);
 	mutex_lock(&sbi->s_alloc_lock);
