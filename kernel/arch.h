@@ -32,6 +32,13 @@ void arch_send_ipi(const struct cpu *c);
 void arch_tlb_flush_all(void);
 void arch_tlb_flush_page(uintptr_t va);
 __noreturn void arch_poweroff(int code);
+/* Ask the firmware to power the machine off (no exit code). */
+__noreturn void arch_firmware_poweroff(void);
+/* Tests: run an instruction the CPU must refuse (an illegal-instruction
+ * trap), and write at @code a function that only returns, made visible
+ * to instruction fetch (to prove data pages are not executable). */
+void arch_execute_illegal_instruction(void);
+void arch_write_return_stub(void *code);
 
 struct task_context;
 /* Save the running context in @old, resume @new as task @next (tp). */
@@ -43,27 +50,14 @@ int arch_start_cpu(struct cpu *c);
 /* Per-hart trap and interrupt set-up. */
 void arch_init_cpu(void);
 
-/* One register read, so it cannot be torn by a migration to another hart. */
-static inline struct task *arch_current_task(void)
-{
-	struct task *t;
-	__asm__ __volatile__("mv %0, tp" : "=r"(t));
-	return t;
-}
-
-static inline void arch_set_current_task(struct task *t)
-{
-	__asm__ __volatile__("mv tp, %0" ::"r"(t));
-}
-
-/* Full fence between CPUs: orders all earlier memory accesses before later. */
-#define smp_mb()  __asm__ __volatile__("fence rw, rw" ::: "memory")
-#define smp_rmb() __asm__ __volatile__("fence r, r" ::: "memory")
-#define smp_wmb() __asm__ __volatile__("fence w, w" ::: "memory")
-/* Device I/O ordering: memory writes before an MMIO write (notify). */
-#define io_wmb() __asm__ __volatile__("fence w, o" ::: "memory")
-#define io_rmb() __asm__ __volatile__("fence i, r" ::: "memory")
-#define io_mb()	 __asm__ __volatile__("fence iorw, iorw" ::: "memory")
+/*
+ * The inline hooks (arch_current_task, arch_set_current_task) and the
+ * barriers (smp_mb/rmb/wmb; io_wmb/rmb/mb: memory against device I/O) come
+ * from the architecture's <arch/inline.h>; build.ninja puts
+ * kernel/arch/<arch>/include on the include path. Only this header
+ * includes it.
+ */
+#include <arch/inline.h>
 
 static inline uint32_t mmio_read32(uintptr_t addr)
 {

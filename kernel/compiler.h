@@ -55,4 +55,5 @@
 /* Options are constants, tested with if (IS_ENABLED(CONFIG_X)), not #ifdef. */
 #define IS_ENABLED(option) (option)
 
-#define barrier() __asm__ __volatile__("" ::: "memory")
+/* A compiler barrier: no memory access moves across it (no CPU fence). */
+#define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)

@@ -12,7 +12,7 @@
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/fdt.h>
-#include <kernel/arch/riscv64/sbi.h>
+#include <kernel/arch.h>
 
 struct platform platform;
 
@@ -172,7 +172,7 @@ void platform_poweroff(int code)
 		uint32_t v = code ? ((uint32_t)code << 16) | 0x3333 : 0x5555;
 		*(volatile uint32_t *)platform.test_base = v;
 	}
-	sbi_shutdown();
+	arch_firmware_poweroff();
 }
 
 /* Goldfish RTC: nanoseconds since the epoch; reading TIME_LOW latches

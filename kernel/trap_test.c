@@ -2,6 +2,7 @@
  * kernel/trap_test.c: suite traps - a task that faults is reported and
  * killed, and the kernel goes on running tasks.
  */
+#include <kernel/arch.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 #include <kernel/err.h>
@@ -19,7 +20,7 @@ static int store_to_null(void *arg)
 static int illegal_instruction(void *arg)
 {
 	(void)arg;
-	__asm__ __volatile__(".4byte 0x00000000"); /* defined illegal */
+	arch_execute_illegal_instruction();
 	return 0;
 }
 

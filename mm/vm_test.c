@@ -4,6 +4,7 @@
  * a stack overflow hits the guard page and kills only its task, and stacks
  * are mapped, usable from any hart, unmapped and reused.
  */
+#include <kernel/arch.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 #include <mm/kmalloc.h>
@@ -39,10 +40,9 @@ static int write_to_rodata(void *arg)
 
 static int execute_heap(void *arg)
 {
-	uint32_t *code = arg;
+	void *code = arg;
 
-	code[0] = 0x00008067; /* ret */
-	__asm__ __volatile__("fence.i" ::: "memory");
+	arch_write_return_stub(code);
 	((void (*)(void))code)();
 	return 0;
 }

@@ -70,6 +70,22 @@ void arch_tlb_flush_page(uintptr_t va)
 	__asm__ __volatile__("sfence.vma %0" ::"r"(va) : "memory");
 }
 
+void arch_firmware_poweroff(void)
+{
+	sbi_shutdown();
+}
+
+void arch_execute_illegal_instruction(void)
+{
+	__asm__ __volatile__(".4byte 0x00000000"); /* defined illegal */
+}
+
+void arch_write_return_stub(void *code)
+{
+	*(volatile uint32_t *)code = 0x00008067; /* ret (jalr x0, 0(ra)) */
+	__asm__ __volatile__("fence.i" ::: "memory");
+}
+
 void arch_poweroff(int code)
 {
 	arch_irq_disable();

@@ -1,0 +1,30 @@
+/*
+ * kernel/arch/riscv64/include/arch/inline.h: the riscv64 hooks of
+ * <kernel/arch.h> that must be inline (one instruction each). Included
+ * only by kernel/arch.h.
+ */
+#pragma once
+
+struct task;
+
+/* One register read, so it cannot be torn by a migration to another hart. */
+static inline struct task *arch_current_task(void)
+{
+	struct task *t;
+	__asm__ __volatile__("mv %0, tp" : "=r"(t));
+	return t;
+}
+
+static inline void arch_set_current_task(struct task *t)
+{
+	__asm__ __volatile__("mv tp, %0" ::"r"(t));
+}
+
+/* Full fence between CPUs: orders all earlier memory accesses before later. */
+#define smp_mb()  __asm__ __volatile__("fence rw, rw" ::: "memory")
+#define smp_rmb() __asm__ __volatile__("fence r, r" ::: "memory")
+#define smp_wmb() __asm__ __volatile__("fence w, w" ::: "memory")
+/* Device I/O ordering: memory writes before an MMIO write (notify). */
+#define io_wmb() __asm__ __volatile__("fence w, o" ::: "memory")
+#define io_rmb() __asm__ __volatile__("fence i, r" ::: "memory")
+#define io_mb()	 __asm__ __volatile__("fence iorw, iorw" ::: "memory")
