@@ -1,5 +1,6 @@
 /*
- * mm/vm.h: the kernel's Sv39 address space.
+ * mm/vm.h: the kernel's address space (mm/vm.c; the page-table format is
+ * the architecture's, behind arch_pt_*() in <kernel/arch.h>).
  *
  * One page table shared by every hart: RAM mapped 1:1 (text read+execute,
  * read-only data read, the rest read+write, no execute outside text), the
@@ -11,10 +12,6 @@
 #pragma once
 
 #include <kernel/compiler.h>
-
-/* The satp value every hart uses; read by secondary_entry (entry.S), which
- * must turn translation on before it can use its stack. */
-extern unsigned long vm_kernel_satp;
 
 /* Boot hart: build the tables and turn translation on. */
 int vm_init(void);
@@ -32,8 +29,8 @@ bool vm_is_stack_guard(uintptr_t addr);
  * hart): true if it was handled and the access can be retried. */
 bool vm_handle_spurious_fault(uintptr_t addr);
 
-/* Drop every hart's translations of [@start, @start + @size) (SBI remote
- * sfence.vma): after it, no hart can reach what an entry there mapped. */
+/* Drop every hart's translations of [@start, @start + @size): after it,
+ * no hart can reach what an entry there mapped. */
 void vm_flush_tlb_all_harts(uintptr_t start, size_t size);
 
 /* The file-mapping area: right above the 1 GiB stack area. */
