@@ -2,10 +2,10 @@
  * fs/file.c: open files.
  *
  * A struct file (opened by fs/open.c) is an open inode with flags and an
- * offset, shared by the descriptors that refer to it (f_count). The calls taking an offset
- * pointer (vfs_read/vfs_write) do not touch f_pos; the descriptor calls
- * hold f->f_pos_lock around them (fs/syscalls.c), so sharers of one file
- * see each read or write as a whole.
+ * offset, shared by the descriptors that refer to it (f_count). The calls
+ * taking an offset pointer (vfs_read/vfs_write) do not touch f_pos; the
+ * descriptor calls hold f->f_pos_lock around them (fs/syscalls.c), so sharers
+ * of one file see each read or write as a whole.
  *
  * Locking, as the issue and docs/design.md want it:
  *   - reads take no i_rwsem (filemap_read has its own rules);
@@ -60,16 +60,6 @@ void fput(struct file *f)
 	kfree(f);
 }
 
-static bool file_readable(const struct file *f)
-{
-	return (f->f_flags & O_ACCMODE) != O_WRONLY;
-}
-
-static bool file_writable(const struct file *f)
-{
-	return (f->f_flags & O_ACCMODE) != O_RDONLY;
-}
-
 /* Context: task, may sleep. No inode lock taken. */
 ssize_t vfs_read(struct file *f, void *buf, size_t len, loff_t *pos)
 {
@@ -105,7 +95,7 @@ vfs_read_flags(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 	return f->f_op->read(f, buf, len, pos);
 }
 
-static void file_update_time(struct inode *inode)
+void file_update_time(struct inode *inode)
 {
 	struct timespec now = current_time();
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <kernel/err.h>
 #include <fs/vfs.h>
@@ -97,3 +98,16 @@ void shell_mode_string(mode_t mode, char *s);
 int cksum_fd(int fd, uint32_t *crc, off_t *size);
 /* cksum's output line for @path ("CRC SIZE PATH\n"). */
 int cksum_line(const char *path, char *line, size_t len);
+
+static inline bool file_readable(const struct file *f)
+{
+	return (f->f_flags & O_ACCMODE) != O_WRONLY;
+}
+
+static inline bool file_writable(const struct file *f)
+{
+	return (f->f_flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* A write changed @inode: mtime and ctime now, inode dirty. */
+void file_update_time(struct inode *inode);

@@ -507,6 +507,12 @@ static const struct io_cmd io_cmds[] = {
 	{ "mwrite", io_mwrite, 0, 5, "mwrite [-r] [-S seed] [off len]" },
 	{ "msync", io_msync, 0, 4, "msync [-ais] [off len]" },
 	{ "madvise", io_madvise, 0, 3, "madvise [-drsw] [off len]" },
+	{ "copy_range",
+	  io_copy_range,
+	  1,
+	  7,
+	  "copy_range [-s src_off] [-d dst_off] [-l len] src_file" },
+	{ "swapext", io_swapext, 1, 1, "swapext donor_file" },
 };
 
 static const struct io_cmd *io_find(const char *name)
@@ -625,4 +631,4 @@ SHELL_COMMAND(
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
     "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
     "fadvise, readahead, falloc, fpunch, fzero, fcollapse, finsert, seek, "
-    "mmap, mread, mwrite, msync, munmap, madvise");
+    "mmap, mread, mwrite, msync, munmap, madvise, copy_range, swapext");

@@ -46,5 +46,8 @@ int io_mread(struct io_file *io, int argc, char **argv);
 int io_mwrite(struct io_file *io, int argc, char **argv);
 int io_msync(struct io_file *io, int argc, char **argv);
 int io_madvise(struct io_file *io, int argc, char **argv);
+/* fs/shell_io_range.c */
+int io_copy_range(struct io_file *io, int argc, char **argv);
+int io_swapext(struct io_file *io, int argc, char **argv);
 /* Unmap what the subcommands left mapped (the end of an `io` run). */
 void io_unmap_all(struct io_file *io);

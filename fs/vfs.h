@@ -141,6 +141,11 @@ struct inode_operations {
 	int (*get_link)(struct inode *inode, char *buf, size_t size);
 	/* Caller holds i_rwsem exclusive. ATTR_SIZE: truncate up or down. */
 	int (*setattr)(struct inode *inode, const struct iattr *attr);
+	/* swapext: exchange the whole contents (block maps, sizes) of two
+	 * regular files of this filesystem. The caller holds both i_rwsems
+	 * and both invalidate_locks exclusive and has written back, unmapped
+	 * and dropped both page caches (fs/copy_range.c). */
+	int (*swap_contents)(struct inode *a, struct inode *b);
 };
 
 /* readdir: the actor returns false to stop (buffer full): that entry was
@@ -310,6 +315,14 @@ vfs_read_flags(struct file *f, void *buf, size_t len, loff_t *pos, int flags);
 int vfs_fadvise(struct file *f, loff_t off, loff_t len, int advice);
 int vfs_readahead(struct file *f, loff_t off, size_t count);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len, loff_t *pos);
+/* fs/copy_range.c: the two-file operations (lock_two's users). */
+ssize_t vfs_copy_file_range(struct file *in,
+			    loff_t *pos_in,
+			    struct file *out,
+			    loff_t *pos_out,
+			    size_t len,
+			    unsigned int flags);
+int vfs_swapext(struct file *target, struct file *donor);
 loff_t vfs_llseek(struct file *f, loff_t off, int whence);
 long vfs_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 int vfs_truncate(struct inode *inode, loff_t size);

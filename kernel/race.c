@@ -31,6 +31,7 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_FILL_MAPPED] = "fill: page inserted, block mapped",
 	[RACE_INVAL_DROPPED] = "invalidation: cache dropped, blocks not freed",
 	[RACE_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
+	[RACE_INODES_TWO_FIRST] = "lock_two_inodes: first inode locked",
 };
 
 static void gate_reached(enum race_id rp)
@@ -78,11 +79,18 @@ static void gate_lock_two_first(void *obj)
 	gate_reached(RACE_LOCK_TWO_FIRST);
 }
 
+static void gate_inodes_two_first(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_INODES_TWO_FIRST);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
 	[RACE_INVAL_DROPPED] = gate_inval_dropped,
 	[RACE_LOCK_TWO_FIRST] = gate_lock_two_first,
+	[RACE_INODES_TWO_FIRST] = gate_inodes_two_first,
 };
 
 void race_arm(enum race_id rp)

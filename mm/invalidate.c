@@ -16,6 +16,8 @@
  *     lock exclusive), so the fill paths check it again once they hold it:
  *     no page is inserted past the EOF a truncate just set.
  *   - not at all on a cached, uptodate page.
+ *   - a task that holds it exclusive fills under that (copy_file_range's
+ *     source, fs/copy_range.c) instead of taking it shared again.
  * filemap_add_page() asserts the lock is held in either mode, or i_rwsem
  * exclusive (a buffered write, which truncate excludes by i_rwsem).
  *
@@ -168,23 +170,34 @@ void filemap_invalidate_unlock_two(struct address_space *m1,
 		filemap_invalidate_unlock(m2);
 }
 
+/* Does the running task hold @m's lock exclusive? Then it may fill
+ * under that (copy_file_range reads its source so): exclusive covers what
+ * shared would, and taking shared on top would deadlock. Stable between a
+ * fill_begin and its fill_end: only the holder itself can drop it. */
+static bool fill_under_exclusive(struct address_space *m)
+{
+	return rwsem_is_write_owner(&m->invalidate_lock);
+}
+
 /* The fill paths' side: shared, or nothing in legacy mode. */
 bool filemap_fill_begin(struct address_space *m)
 {
 	if (filemap_legacy_mode())
 		return false;
-	filemap_invalidate_lock_shared(m);
+	if (!fill_under_exclusive(m))
+		filemap_invalidate_lock_shared(m);
 	return true;
 }
 
 bool filemap_fill_trybegin(struct address_space *m)
 {
-	return filemap_legacy_mode() || filemap_invalidate_trylock_shared(m);
+	return filemap_legacy_mode() || fill_under_exclusive(m) ||
+	       filemap_invalidate_trylock_shared(m);
 }
 
 void filemap_fill_end(struct address_space *m)
 {
-	if (!filemap_legacy_mode())
+	if (!filemap_legacy_mode() && !fill_under_exclusive(m))
 		filemap_invalidate_unlock_shared(m);
 }
 

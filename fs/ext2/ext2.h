@@ -235,6 +235,8 @@ long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 extern const struct address_space_operations ext2_aops;
 extern const struct file_operations ext2_file_fops;
 extern const struct inode_operations ext2_file_iops;
+/* swapext (fs/ext2/swap.c): i_op->swap_contents. */
+int ext2_swap_contents(struct inode *a, struct inode *b);
 
 /* dir.c: entries of linear directories. Caller holds the dir's i_rwsem. */
 int ext2_find_entry(struct inode *dir,

@@ -529,11 +529,15 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 	if (inode->i_sb->s_rdonly)
 		return -EROFS;
 	if (*pos > old) {
+		/* copy_file_range writes here holding it already */
+		bool held = rwsem_is_write_owner(&m->invalidate_lock);
 		int err;
 
-		filemap_invalidate_lock(m);
+		if (!held)
+			filemap_invalidate_lock(m);
 		err = ext2_zero_past_eof(inode, old);
-		filemap_invalidate_unlock(m);
+		if (!held)
+			filemap_invalidate_unlock(m);
 		if (err)
 			return err;
 	}
@@ -591,4 +595,5 @@ const struct file_operations ext2_file_fops = {
 
 const struct inode_operations ext2_file_iops = {
 	.setattr = ext2_setattr,
+	.swap_contents = ext2_swap_contents,
 };

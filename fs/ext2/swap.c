@@ -1,0 +1,62 @@
+/*
+ * fs/ext2/swap.c: swapext for ext2 - two regular files exchange their
+ * whole contents: block maps (i_data[]: the direct pointers and the roots
+ * of the indirect trees), block counts and sizes. No data block moves and
+ * none is freed or allocated: the exchange is one metadata update of each
+ * inode, as a defragmenter or an atomic replace wants it.
+ *
+ * Locks: the caller (fs/copy_range.c) holds both i_rwsems and both
+ * invalidate_locks exclusive and has written back, unmapped and dropped
+ * both page caches, so nothing reads or changes either block map meanwhile
+ * (no write, fault, fill or writeback can start). Each i_map_lock is still
+ * taken around the change of its own inode, one at a time (same class: not
+ * nested), for the readers lockdep expects there.
+ */
+#include <string.h>
+#include <fs/internal.h>
+#include "ext2.h"
+
+struct contents {
+	uint32_t data[EXT2_N_BLOCKS];
+	unsigned long blocks; /* 512-byte sectors */
+	loff_t size;
+};
+
+static void save(struct inode *inode, struct contents *c)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	mutex_lock(&ei->i_map_lock);
+	memcpy(c->data, ei->i_data, sizeof(c->data));
+	c->blocks = inode->i_blocks;
+	mutex_unlock(&ei->i_map_lock);
+	c->size = READ_ONCE(inode->i_size);
+}
+
+static void load(struct inode *inode, const struct contents *c)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	mutex_lock(&ei->i_map_lock);
+	memcpy(ei->i_data, c->data, sizeof(ei->i_data));
+	inode->i_blocks = c->blocks;
+	ei->i_goal = 0; /* the next allocation looks afresh */
+	mutex_unlock(&ei->i_map_lock);
+	inode_set_size(inode, c->size);
+	mark_inode_dirty(inode);
+}
+
+int ext2_swap_contents(struct inode *a, struct inode *b)
+{
+	struct contents of_a, of_b;
+
+	lockdep_assert_held_write(&a->i_mapping->invalidate_lock);
+	lockdep_assert_held_write(&b->i_mapping->invalidate_lock);
+	if (a->i_mapping->nrpages || b->i_mapping->nrpages)
+		return -EBUSY; /* a page came back: the caller's bug */
+	save(a, &of_a);
+	save(b, &of_b);
+	load(a, &of_b);
+	load(b, &of_a);
+	return 0;
+}
