@@ -26,6 +26,7 @@
 #include <string.h>
 #include <kernel/arch.h>
 #include <kernel/err.h>
+#include <kernel/race.h>
 #include <fs/vfs.h>
 #include <mm/mmap.h>
 #include <mm/vm.h>
@@ -116,6 +117,7 @@ static int fault_shared_write(struct file *f,
 
 	if (IS_ERR(page))
 		return PTR_ERR(page);
+	race_point(RACE_FILL_START, m);
 	filemap_fill_begin(m);
 	err = lock_fault_page(m, page, index);
 	if (err) {
@@ -128,6 +130,8 @@ static int fault_shared_write(struct file *f,
 		err = m->a_ops->page_mkwrite(m, page);
 	else
 		set_page_dirty(page);
+	if (!err)
+		race_point(RACE_FILL_MAPPED, m->host);
 	if (!err)
 		err = set_entry(va, old_pa, page, true);
 	else

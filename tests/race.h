@@ -38,8 +38,11 @@ enum fill_kind {
 	FILL_ASYNC_RA,		/* read of a page with the readahead mark */
 	FILL_FADVISE,		/* posix_fadvise(WILLNEED) */
 	FILL_READAHEAD,		/* readahead(2) */
-	FILL_NOWAIT, /* a sync readahead; RWF_NOWAIT meanwhile and after */
-	FILL_FAULT,  /* a load from a shared mapping: the page fault */
+	FILL_NOWAIT,  /* a sync readahead; RWF_NOWAIT meanwhile and after */
+	FILL_FAULT,   /* a load from a shared mapping: the page fault */
+	FILL_MADVISE, /* madvise(MADV_WILLNEED) on a shared mapping */
+	FILL_MKWRITE, /* a store to a clean, cached page of a shared mapping:
+		       * the write fault and page_mkwrite */
 };
 
 struct race_case {
@@ -47,6 +50,8 @@ struct race_case {
 	struct address_space *m; /* F's */
 	char *buf;		 /* a page */
 	void *map;		 /* FILL_FAULT's mapping of F */
+	char store;		 /* FILL_MKWRITE: the byte B stores */
+	struct task *filler;	 /* B */
 	ssize_t c_ret;		 /* the NOWAIT task's result */
 	int c_errno;
 	bool c_done;
@@ -61,6 +66,15 @@ struct race_op {
 	 * (an operation that rewrites blocks in place, such as zeroing, would
 	 * otherwise hand B the new contents). */
 	bool filler_first;
+	/* What page RACE_VICTIM of F holds after the operation (the
+	 * observe's rule): FILL_MKWRITE's store writes it, so that the store
+	 * itself changes nothing the rule does not. */
+	char victim_after;
+	/* A store's fault past the EOF this operation sets ends the filler
+	 * (SIGBUS) before page_mkwrite in both modes: the fault checks i_size
+	 * again under the page lock, so FILL_MKWRITE has nothing for
+	 * invalidate_lock to close here, and legacy mode shows no bug. */
+	bool mkwrite_past_eof;
 };
 
 void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind);
@@ -84,6 +98,8 @@ const char *race_observe_page(struct ktest *t, struct race_case *rc, char want);
 	RACE_CASE(op, FILL_READAHEAD, readahead_call)                 \
 	RACE_CASE(op, FILL_NOWAIT, nowait_read)                       \
 	RACE_CASE(op, FILL_FAULT, fault)                              \
+	RACE_CASE(op, FILL_MADVISE, madvise_willneed)                 \
+	RACE_CASE(op, FILL_MKWRITE, page_mkwrite)                     \
 	static struct ktest_case race_##op##_cases[] = {              \
 		KTEST_CASE(race_##op##_read_miss),                    \
 		KTEST_CASE(race_##op##_read_not_uptodate),            \
@@ -93,6 +109,8 @@ const char *race_observe_page(struct ktest *t, struct race_case *rc, char want);
 		KTEST_CASE(race_##op##_readahead_call),               \
 		KTEST_CASE(race_##op##_nowait_read),                  \
 		KTEST_CASE(race_##op##_fault),                        \
+		KTEST_CASE(race_##op##_madvise_willneed),             \
+		KTEST_CASE(race_##op##_page_mkwrite),                 \
 		{},                                                   \
 	};                                                            \
 	KTEST_SUITE(race_##op, race_##op##_cases)

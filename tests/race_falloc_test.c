@@ -82,6 +82,7 @@ static const struct race_op op_zero = {
 	.name = "zero",
 	.run = zero_f,
 	.observe = observe_zeroes,
+	.victim_after = 0,
 	.filler_first = true,
 };
 
@@ -89,12 +90,14 @@ static const struct race_op op_collapse = {
 	.name = "collapse",
 	.run = collapse_f,
 	.observe = observe_moved_down,
+	.victim_after = 'a' + RACE_VICTIM + 1,
 };
 
 static const struct race_op op_insert = {
 	.name = "insert",
 	.run = insert_f,
 	.observe = observe_moved_up,
+	.victim_after = 'a' + RACE_VICTIM - 1,
 };
 
 RACE_SUITE(punch);

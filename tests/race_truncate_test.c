@@ -46,6 +46,7 @@ static const struct race_op op_truncate = {
 	.name = "truncate",
 	.run = truncate_f,
 	.observe = observe_truncate,
+	.mkwrite_past_eof = true,
 };
 
 RACE_SUITE(truncate);

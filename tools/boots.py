@@ -351,7 +351,8 @@ BOOTS = [
            bootargs="root=vda" + extra, post_check=race_check(name),
            allow=((("invalidate-leftover", "race_*"),) if extra else ())
            # a load past the EOF truncate set ends the filler: SIGBUS
-           + (("oops", "race_truncate.race_truncate_fault"),))
+           + (("oops", "race_truncate.race_truncate_fault"),
+              ("oops", "race_truncate.race_truncate_page_mkwrite")))
       for name, block, extra in (
           ("race", 4096, ""),
           ("race_legacy", 4096, " invalidate_lock=off"),
