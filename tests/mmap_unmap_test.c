@@ -7,7 +7,11 @@
  * removes the entries on every hart (a task pinned on another hart, which
  * has the page in its TLB, faults afterwards); the removal door unmaps
  * each page it deletes, private copies aside, so a punch unmaps too; a
- * cut or punched page is written to again through page_mkwrite.
+ * cut or punched page is written to again through page_mkwrite; a private
+ * copy (copy-on-write) past the start of a collapse or insert goes (the
+ * file's bytes moved under it: the next load reads what is there now), one
+ * inside a punched hole stays - Linux's truncate_pagecache (even_cows) and
+ * truncate_pagecache_range.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +260,55 @@ static void punch_unmaps_and_refills(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink("/mmap_punch.bin"), 0);
 }
 
+/* F holds pages 'a', 'b', 'c', 'd'; a private mapping has its own copy
+ * of page 2 ('X'); then @mode on [@off, @off + PAGE_SIZE). Return: the
+ * byte the mapping's page 2 reads afterwards. */
+static int cow_after(struct ktest *t, int mode, loff_t off)
+{
+	int fd = open("/mmap_cow.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	static char buf[4 * PAGE_SIZE];
+	volatile char *p;
+	int seen;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	for (int i = 0; i < 4; i++)
+		memset(buf + i * PAGE_SIZE, 'a' + i, PAGE_SIZE);
+	KTEST_ASSERT_EQ(t, write(fd, buf, sizeof(buf)), (long)sizeof(buf));
+	p = mmap(NULL, sizeof(buf), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	p[2 * PAGE_SIZE] = 'X'; /* the private copy */
+	KTEST_EXPECT_EQ(t, p[2 * PAGE_SIZE + 1], 'c');
+	KTEST_EXPECT_EQ(t, fallocate(fd, mode, off, PAGE_SIZE), 0);
+	seen = p[2 * PAGE_SIZE + 1];
+	KTEST_EXPECT_EQ(t, p[2 * PAGE_SIZE], seen == 'c' ? 'X' : seen);
+	munmap((void *)p, sizeof(buf));
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink("/mmap_cow.bin"), 0);
+	return seen;
+}
+
+static void collapse_drops_private_copies(struct ktest *t)
+{
+	/* page 2 is 'd' now: the copy of 'c' went with the move */
+	KTEST_EXPECT_EQ(
+	    t, cow_after(t, FALLOC_FL_COLLAPSE_RANGE, PAGE_SIZE), 'd');
+}
+
+static void insert_drops_private_copies(struct ktest *t)
+{
+	KTEST_EXPECT_EQ(
+	    t, cow_after(t, FALLOC_FL_INSERT_RANGE, PAGE_SIZE), 'b');
+}
+
+static void punch_keeps_private_copies(struct ktest *t)
+{
+	/* The copy is the task's own: a hole punched under it stays unseen. */
+	int seen = cow_after(
+	    t, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 2 * PAGE_SIZE);
+
+	KTEST_EXPECT_EQ(t, seen, 'c');
+}
+
 static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(bad_access_ends_task),
 	KTEST_CASE(truncate_unmaps_every_hart),
@@ -263,6 +316,9 @@ static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(cut_page_faults_again),
 	KTEST_CASE(unlinked_file_lives_until_munmap),
 	KTEST_CASE(punch_unmaps_and_refills),
+	KTEST_CASE(collapse_drops_private_copies),
+	KTEST_CASE(insert_drops_private_copies),
+	KTEST_CASE(punch_keeps_private_copies),
 	{},
 };
 KTEST_SUITE(vfs_mmap_unmap, mmap_unmap_cases);

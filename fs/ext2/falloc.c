@@ -35,6 +35,7 @@
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/race.h>
+#include <mm/mmap.h>
 #include "ext2.h"
 
 #define EXT2_FALLOC_MODES                                  \
@@ -181,7 +182,9 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 }
 
 /* Write back and drop the cache from the page holding @off on: the
- * blocks under it are about to move. */
+ * blocks under it are about to move. Private copies of those pages go too
+ * (truncate_pagecache, even_cows: as Linux's collapse and insert), since
+ * the file's bytes move under them. */
 static int flush_from(struct inode *inode, loff_t off)
 {
 	loff_t start = ALIGN_DOWN(off, (loff_t)PAGE_SIZE);
@@ -190,7 +193,7 @@ static int flush_from(struct inode *inode, loff_t off)
 	assert_falloc_locked(inode);
 	err = filemap_write_and_wait_range(inode->i_mapping, start, LLONG_MAX);
 	if (!err) {
-		truncate_inode_pages(inode->i_mapping, start);
+		truncate_pagecache(inode, start);
 		race_point(RACE_INVAL_DROPPED, inode);
 	}
 	return err;
