@@ -20,11 +20,10 @@
 #include <mm/kmalloc.h>
 #include "race.h"
 
-#define G_PATH	  "/race_g"
 #define NOWAIT_MS 5000 /* a NOWAIT read that takes this long blocked */
 
 /* @npages pages, page i all @ch + i * @step; written back and dropped. */
-static int write_file(const char *path, char ch, int step, unsigned int npages)
+int race_write_file(const char *path, char ch, int step, unsigned int npages)
 {
 	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644), err = 0;
@@ -134,7 +133,7 @@ static int store_in(struct race_case *rc, int fd)
 	return 0;
 }
 
-static int filler(void *arg)
+int race_filler(void *arg)
 {
 	struct race_case *rc = arg;
 	int fd =
@@ -260,9 +259,9 @@ static void check_nowait(struct ktest *t, struct race_case *rc)
 }
 
 /* G, read back from disk, must hold only 'G'. */
-static void check_g_intact(struct ktest *t, char *buf)
+void race_check_g_intact(struct ktest *t, char *buf)
 {
-	int fd = open(G_PATH, O_RDONLY), bad = 0;
+	int fd = open(RACE_G_PATH, O_RDONLY), bad = 0;
 
 	KTEST_ASSERT_GE(t, fd, 0);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -275,7 +274,7 @@ static void check_g_intact(struct ktest *t, char *buf)
 	KTEST_EXPECT_EQ(t, bad, 0);
 }
 
-static void setup_kind(struct race_case *rc)
+void race_setup_kind(struct race_case *rc)
 {
 	if (rc->kind == FILL_READ_NOT_UPTODATE)
 		insert_not_uptodate(rc->m, RACE_VICTIM);
@@ -296,7 +295,7 @@ static void setup_kind(struct race_case *rc)
 /* B's exit: 0, except a fault on a page that is past EOF once it is
  * mapped, which ends B with a bus error (SIGBUS in Linux). Its mapping
  * goes here, since B may not have lived to unmap it. */
-static void check_filler(struct ktest *t, struct race_case *rc, int code)
+void race_check_filler(struct ktest *t, struct race_case *rc, int code)
 {
 	bool past =
 	    READ_ONCE(rc->m->host->i_size) <= (loff_t)(RACE_VICTIM * PAGE_SIZE);
@@ -320,17 +319,18 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	struct file *f;
 	int stopped;
 
-	KTEST_ASSERT_EQ(t, write_file(RACE_F_PATH, 'a', 1, RACE_NPAGES), 0);
+	KTEST_ASSERT_EQ(
+	    t, race_write_file(RACE_F_PATH, 'a', 1, RACE_NPAGES), 0);
 	f = vfs_open(RACE_F_PATH, O_RDONLY, 0); /* keeps the inode cached */
 	KTEST_ASSERT_FALSE(t, IS_ERR(f));
 	rc.m = f->f_mapping;
 	rc.buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	KTEST_ASSERT_NOT_NULL(t, rc.buf);
-	setup_kind(&rc);
+	race_setup_kind(&rc);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, true);
 
 	race_arm(RACE_FILL_START);
-	b = task_create("filler", filler, &rc);
+	b = task_create("filler", race_filler, &rc);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	rc.filler = b;
 	KTEST_ASSERT_EQ(t, race_wait(RACE_FILL_START, NULL, NULL), 1);
@@ -351,19 +351,20 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 		    t, "filler waits for invalidate_lock held by %s", op->name);
 	if (stopped == 1 && op->filler_first) { /* B reads, then A goes on */
 		race_release(RACE_FILL_MAPPED);
-		check_filler(t, &rc, task_join(b));
+		race_check_filler(t, &rc, task_join(b));
 	}
 	race_release(RACE_INVAL_DROPPED);
 	KTEST_EXPECT_EQ(t, task_join(a), 0);
-	KTEST_EXPECT_EQ(t, write_file(G_PATH, 'G', 0, RACE_NPAGES), 0);
+	KTEST_EXPECT_EQ(
+	    t, race_write_file(RACE_G_PATH, 'G', 0, RACE_NPAGES), 0);
 	if (stopped != 1 || !op->filler_first) {
 		race_release(RACE_FILL_MAPPED);
-		check_filler(t, &rc, task_join(b));
+		race_check_filler(t, &rc, task_join(b));
 	}
 	ext2_debug_reuse_freed(f->f_inode->i_sb, false);
 
 	bug = op->observe(t, &rc);
-	check_g_intact(t, rc.buf);
+	race_check_g_intact(t, rc.buf);
 	if (legacy && !immune) {
 		KTEST_EXPECT_NOT_NULL(t, bug);
 		KTEST_EXPECT_EQ(
@@ -383,5 +384,5 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	fput(f);
 	kfree(rc.buf);
 	KTEST_EXPECT_EQ(t, unlink(RACE_F_PATH), 0);
-	KTEST_EXPECT_EQ(t, unlink(G_PATH), 0);
+	KTEST_EXPECT_EQ(t, unlink(RACE_G_PATH), 0);
 }

@@ -28,6 +28,7 @@
 #include <mm/filemap.h>
 
 #define RACE_F_PATH "/race_f"
+#define RACE_G_PATH "/race_g"
 #define RACE_NPAGES 4
 #define RACE_VICTIM 2
 
@@ -78,6 +79,23 @@ struct race_op {
 };
 
 void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind);
+
+/* The pieces of race_run, for tests/race_enum.c. */
+/* @npages pages, page i all @ch + i * @step; written back and dropped. */
+int race_write_file(const char *path, char ch, int step, unsigned int npages);
+/* Set up F for @rc->kind (a page left !uptodate, a readahead mark...). */
+void race_setup_kind(struct race_case *rc);
+/* Task B: the fill path @rc->kind on page RACE_VICTIM of F. */
+int race_filler(void *rc);
+/* B ended with @code: 0, or killed by a bus error past EOF. */
+void race_check_filler(struct ktest *t, struct race_case *rc, int code);
+/* G, read back from disk, holds only 'G'. */
+void race_check_g_intact(struct ktest *t, char *buf);
+
+/* The invalidating operations (tests/race_falloc_test.c,
+ * tests/race_truncate_test.c). */
+extern const struct race_op op_punch, op_zero, op_collapse, op_insert,
+    op_truncate;
 /* Page RACE_VICTIM of F as a read sees it (RWF_NOWAIT for FILL_NOWAIT),
  * against the byte @want everywhere. Return: what it holds instead, or
  * NULL. */

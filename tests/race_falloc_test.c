@@ -72,13 +72,13 @@ static const char *observe_moved_up(struct ktest *t, struct race_case *rc)
 	return race_observe_page(t, rc, 'a' + RACE_VICTIM - 1);
 }
 
-static const struct race_op op_punch = {
+const struct race_op op_punch = {
 	.name = "punch",
 	.run = punch_f,
 	.observe = observe_zeroes,
 };
 
-static const struct race_op op_zero = {
+const struct race_op op_zero = {
 	.name = "zero",
 	.run = zero_f,
 	.observe = observe_zeroes,
@@ -86,14 +86,14 @@ static const struct race_op op_zero = {
 	.filler_first = true,
 };
 
-static const struct race_op op_collapse = {
+const struct race_op op_collapse = {
 	.name = "collapse",
 	.run = collapse_f,
 	.observe = observe_moved_down,
 	.victim_after = 'a' + RACE_VICTIM + 1,
 };
 
-static const struct race_op op_insert = {
+const struct race_op op_insert = {
 	.name = "insert",
 	.run = insert_f,
 	.observe = observe_moved_up,

@@ -42,7 +42,7 @@ static const char *observe_truncate(struct ktest *t, struct race_case *rc)
 	return "a page cached past the EOF truncate set";
 }
 
-static const struct race_op op_truncate = {
+const struct race_op op_truncate = {
 	.name = "truncate",
 	.run = truncate_f,
 	.observe = observe_truncate,

@@ -34,6 +34,7 @@ a failed hook counts as one failure. Paths are relative to the repo root.
 """
 
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -42,6 +43,7 @@ import ext2img
 import ext2tree
 import mkbadimg
 import mkblkimg
+import spinmodel
 import vfsimg
 
 
@@ -178,8 +180,32 @@ def race_prepare(name, block):
                                             block=block)
 
 
-def race_check(name):
-    return lambda build: ext2img.check_image(build / f"{name}.img")
+def race_check(name, legacy=False):
+    def post_check(build: Path) -> None:
+        ext2img.check_image(build / f"{name}.img")
+        if legacy:
+            enum_matches_spin((build / "test-logs" / f"{name}.log").read_text(
+                errors="replace"))
+    return post_check
+
+
+ENUM_FAILS = re.compile(r"race_enum: (\w+) x (\w+): fails: ([^:]+): ")
+
+
+def enum_matches_spin(log):
+    """Legacy mode: the interleaving SPIN reports for a read miss against a
+    punch (check legacy_leak's trail) must be among the schedules
+    tests/race_enum.c found failing for that pair."""
+    failing = {m.group(3).strip() for m in ENUM_FAILS.finditer(log)
+               if m.group(1) == "punch" and m.group(2) == "read_miss"}
+    check = next(c for c in spinmodel.CHECKS if c.name == "legacy_leak")
+    with tempfile.TemporaryDirectory() as tmp:
+        spinmodel.verify(check.defines, tmp)
+        want = spinmodel.kernel_schedule(spinmodel.replay(check.defines, tmp))
+    if want not in failing:
+        raise ext2img.CheckFailed(
+            f"SPIN's interleaving {want!r} is not among the schedules the "
+            f"kernel found failing for punch x read_miss: {sorted(failing)}")
 
 
 def ext2_args(name):
@@ -292,8 +318,8 @@ VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_copy_range", "vfs_cwd",
               "vfs_mmap_unmap", "vfs_namei", "vfs_persist", "vfs_rename_lock",
               "vfs_special", "vfs_symlink")
 # tests/race*.c: one suite per invalidating operation.
-RACE_SUITES = ("race_collapse", "race_hit", "race_insert", "race_punch",
-               "race_truncate", "race_zero")
+RACE_SUITES = ("race_collapse", "race_enum", "race_hit", "race_insert",
+               "race_punch", "race_truncate", "race_zero")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
@@ -348,11 +374,12 @@ BOOTS = [
          prepare=pressure_prepare, post_check=pressure_check),
     *[Boot(name, smp=4, mem="128M", suites=RACE_SUITES, timeout=300,
            qemu_args=ext2_args(name), prepare=race_prepare(name, block),
-           bootargs="root=vda" + extra, post_check=race_check(name),
+           bootargs="root=vda" + extra, post_check=race_check(name, bool(extra)),
            allow=((("invalidate-leftover", "race_*"),) if extra else ())
            # a load past the EOF truncate set ends the filler: SIGBUS
            + (("oops", "race_truncate.race_truncate_fault"),
-              ("oops", "race_truncate.race_truncate_page_mkwrite")))
+              ("oops", "race_truncate.race_truncate_page_mkwrite"),
+              ("oops", "race_enum.race_enum_truncate")))
       for name, block, extra in (
           ("race", 4096, ""),
           ("race_legacy", 4096, " invalidate_lock=off"),

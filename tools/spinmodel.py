@@ -160,3 +160,29 @@ def outcome(check, res):
     if check.expect == "deadlock" and not res.deadlock:
         return "the error is not an invalid end state"
     return None
+
+
+def kernel_schedule(events):
+    """A legacy trail as tests/race_enum.c writes a schedule: the order of
+    the race points and of the two tasks' ends. The model drops the cache
+    page by page and labels RACE_INVAL_DROPPED after the whole range; the
+    kernel's point follows its drop of the one page the fill maps, so the
+    drop of that page stands for it. A's end is its freeing of the block,
+    B's the completion of its read."""
+    maps = [m.group(1) for m in (re.match(r"fill maps index (\d+) ", e)
+                                 for e in events) if m]
+    if not maps:
+        return None
+    out = []
+    for e in events:
+        if "race point at_RACE_FILL_START" in e:
+            out.append("B.FILL_START")
+        elif "race point at_RACE_FILL_MAPPED" in e:
+            out.append("B.FILL_MAPPED")
+        elif e == f"inval drops index {maps[-1]}":
+            out.append("A.INVAL_DROPPED")
+        elif e.startswith("A frees block") and "A.end" not in out:
+            out.append("A.end")
+        elif re.match(r"read of index \d+ from block \d+ done", e):
+            out.append("B.end")
+    return " ".join(out)

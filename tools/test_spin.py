@@ -99,6 +99,22 @@ class SpinModelTest(unittest.TestCase):
                   reused)
         at(r"^invariant broken", read)
 
+    def test_trail_as_a_kernel_schedule(self):
+        # tests/race_enum.c's notation for the trail; the legacy race boots'
+        # post-check (tools/boots.py) finds it among the kernel's failing
+        # schedules, and fails without it.
+        import boots
+        check = CHECKS["legacy_leak"]
+        self.assertBroken("legacy_leak")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        want = "B.FILL_START A.INVAL_DROPPED B.FILL_MAPPED A.end B.end"
+        self.assertEqual(spinmodel.kernel_schedule(ev), want)
+        line = "    # race_enum: punch x read_miss: fails: {}: a freed block's poison\n"
+        boots.enum_matches_spin(line.format(want))
+        with self.assertRaises(boots.ext2img.CheckFailed):
+            boots.enum_matches_spin(line.format(
+                "A.INVAL_DROPPED A.end B.FILL_START B.FILL_MAPPED B.end"))
+
     def test_protocol_holds_under_the_reproducers_gates(self):
         self.assertHolds("reproducer")
 
