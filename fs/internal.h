@@ -111,3 +111,10 @@ static inline bool file_writable(const struct file *f)
 
 /* A write changed @inode: mtime and ctime now, inode dirty. */
 void file_update_time(struct inode *inode);
+
+/* fs/namei.c, for fs/rename.c too. */
+bool trailing_slash(const char *name, size_t len);
+/* Return: 0, or -EROFS/-EPERM: @dir may not change. */
+int may_change(struct inode *dir);
+/* @dir was removed: creators that found it must not add to it (S_DEAD). */
+void mark_dead_dir(struct inode *dir);
