@@ -1,5 +1,6 @@
 /*
- * fs/inode.c: the inode cache.
+ * fs/inode.c: the inode cache (writing inodes back, sync and drop_caches:
+ * fs/inode_sync.c).
  *
  * Inodes are hashed by (superblock, inode number). iget() returns a
  * referenced inode, reading it with s_op->read_inode the first time; other
@@ -341,20 +342,6 @@ void iput(struct inode *inode)
 	inode_evict(inode);
 }
 
-void mark_inode_dirty(struct inode *inode)
-{
-	struct super_block *sb = inode->i_sb;
-
-	spin_lock(&sb->s_inode_lock);
-	spin_lock(&inode->i_lock);
-	if (!(inode->i_state & (I_DIRTY | I_FREEING))) {
-		inode->i_state |= I_DIRTY;
-		list_add_tail(&inode->i_dirty_list, &sb->s_dirty);
-	}
-	spin_unlock(&inode->i_lock);
-	spin_unlock(&sb->s_inode_lock);
-}
-
 void inode_set_size(struct inode *inode, loff_t size)
 {
 	spin_lock(&inode->i_lock);
@@ -402,18 +389,13 @@ unsigned long prune_icache(struct super_block *sb, unsigned long nr)
 	return done;
 }
 
-static bool inode_needs_sync(struct inode *inode, bool wait)
-{
-	return (READ_ONCE(inode->i_state) & I_DIRTY) ||
-	       READ_ONCE(inode->i_mapping->nrdirty) ||
-	       (wait && READ_ONCE(inode->i_mapping->nrpages));
-}
-
 /* Referenced snapshot of @sb's inodes (@all) or of those that have
  * something to write. Return: the count, or -ENOMEM; *out is kfree'd by
  * the caller. */
-static long
-collect_inodes(struct super_block *sb, bool all, bool wait, struct inode ***out)
+long collect_inodes(struct super_block *sb,
+		    bool all,
+		    bool wait,
+		    struct inode ***out)
 {
 	struct inode *inode, **arr;
 	size_t n = 0, max = 0;
@@ -439,101 +421,4 @@ collect_inodes(struct super_block *sb, bool all, bool wait, struct inode ***out)
 	spin_unlock(&inode_hash_lock);
 	*out = arr;
 	return n;
-}
-
-/* Write @inode's metadata if it is dirty. */
-static int write_inode_now(struct inode *inode, bool sync)
-{
-	struct super_block *sb = inode->i_sb;
-	bool dirty;
-	int err;
-
-	spin_lock(&sb->s_inode_lock);
-	spin_lock(&inode->i_lock);
-	dirty = inode->i_state & I_DIRTY;
-	if (dirty) {
-		inode->i_state &= ~I_DIRTY;
-		list_del(&inode->i_dirty_list);
-	}
-	spin_unlock(&inode->i_lock);
-	spin_unlock(&sb->s_inode_lock);
-	if (!dirty || !sb->s_op->write_inode)
-		return 0;
-	err = sb->s_op->write_inode(inode, sync);
-	if (err)
-		mark_inode_dirty(inode);
-	return err;
-}
-
-/* fsync's core for one inode: data in [@start, @end], then metadata. */
-int inode_sync_range(struct inode *inode, loff_t start, loff_t end)
-{
-	int err = filemap_write_and_wait_range(inode->i_mapping, start, end);
-	int err2 = write_inode_now(inode, true);
-
-	return err ? err : err2;
-}
-
-/**
- * sync_filesystem - write back @sb: dirty pages, then dirty inodes, then
- * the filesystem's own metadata (s_op->sync_fs).
- * @wait: wait for the I/O (and flush the device's cache).
- * Context: task, may sleep; no inode locks held.
- * Return: 0 or the first error.
- */
-int sync_filesystem(struct super_block *sb, bool wait)
-{
-	struct inode **arr;
-	long n = collect_inodes(sb, false, wait, &arr);
-	int err = n < 0 ? (int)n : 0, e;
-
-	for (long i = 0; i < n; i++) {
-		struct address_space *m = arr[i]->i_mapping;
-
-		e = wait ? filemap_write_and_wait_range(m, 0, LLONG_MAX)
-			 : filemap_fdatawrite_range(m, 0, LLONG_MAX);
-		err = err ? err : e;
-	}
-	for (long i = 0; i < n; i++) {
-		e = write_inode_now(arr[i], wait);
-		err = err ? err : e;
-		iput(arr[i]);
-	}
-	if (n >= 0)
-		kfree(arr);
-	if (sb->s_op->sync_fs) {
-		e = sb->s_op->sync_fs(sb, wait);
-		err = err ? err : e;
-	}
-	return err;
-}
-
-/**
- * vfs_drop_caches - write everything back, then drop the clean page cache
- * of every inode of the root (what reclaim could drop, all at once).
- * Benchmarks use it to read a file cold; `drop_caches` in the shell.
- * Context: task, may sleep; no inode locks held.
- * Return: pages dropped, or a negative errno.
- */
-long vfs_drop_caches(void)
-{
-	struct super_block *sb = vfs_root_sb();
-	struct inode **arr;
-	long n, dropped = 0;
-	int err;
-
-	if (!sb)
-		return -ENODEV;
-	err = sync_filesystem(sb, true);
-	if (err)
-		return err;
-	n = collect_inodes(sb, true, true, &arr);
-	if (n < 0)
-		return n;
-	for (long i = 0; i < n; i++) {
-		dropped += invalidate_mapping_pages(arr[i]->i_mapping);
-		iput(arr[i]);
-	}
-	kfree(arr);
-	return dropped;
 }

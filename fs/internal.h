@@ -118,3 +118,13 @@ bool trailing_slash(const char *name, size_t len);
 int may_change(struct inode *dir);
 /* @dir was removed: creators that found it must not add to it (S_DEAD). */
 void mark_dead_dir(struct inode *dir);
+
+/* fs/inode.c and fs/inode_sync.c */
+/* Has @inode something to write (@wait: or writeback to wait for)? */
+bool inode_needs_sync(struct inode *inode, bool wait);
+/* Referenced snapshot of @sb's inodes (@all) or of those with something to
+ * write. Return: the count, or -ENOMEM; *out is kfree'd by the caller. */
+long collect_inodes(struct super_block *sb,
+		    bool all,
+		    bool wait,
+		    struct inode ***out);
