@@ -235,6 +235,13 @@ long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 extern const struct address_space_operations ext2_aops;
 extern const struct file_operations ext2_file_fops;
 extern const struct inode_operations ext2_file_iops;
+/* Data bios carry up to this many pieces (fs/ext2/read.c, file.c). */
+#define EXT2_BIO_VECS 32
+
+/* fs/ext2/read.c: the address-space read operations. */
+struct readahead_control;
+int ext2_read_page(struct address_space *m, struct page *page);
+void ext2_readahead(struct readahead_control *rac);
 /* swapext (fs/ext2/swap.c): i_op->swap_contents. */
 int ext2_swap_contents(struct inode *a, struct inode *b);
 
