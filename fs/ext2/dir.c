@@ -13,10 +13,8 @@
  * record, splits the slack of a used one, or appends a block. A change
  * clears EXT2_INDEX_FL, since ext2 does not keep an htree up to date.
  *
- * Caller holds the directory's i_rwsem (exclusive for changes); readdir
- * takes nothing and may see a block between two changes, never a torn
- * record chain (each change rewrites the chain in one block under the
- * buffer's owner, and readdir rechecks every record).
+ * Caller holds the directory's i_rwsem (exclusive for changes). readdir is
+ * fs/ext2/readdir.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -33,10 +31,10 @@ typedef int (*dirent_fn)(struct inode *dir,
 			 struct ext2_dir_entry_2 *prev,
 			 void *arg);
 
-static int check_entry(struct inode *dir,
-		       uint32_t pblk,
-		       unsigned int off,
-		       const struct ext2_dir_entry_2 *de)
+int ext2_check_entry(struct inode *dir,
+		     uint32_t pblk,
+		     unsigned int off,
+		     const struct ext2_dir_entry_2 *de)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
 	unsigned int bs = dir->i_sb->s_blocksize;
@@ -58,7 +56,7 @@ static int check_entry(struct inode *dir,
 	return -EUCLEAN;
 }
 
-static struct ext2_dir_entry_2 *entry_at(struct ext2_buf *b, unsigned int off)
+struct ext2_dir_entry_2 *ext2_entry_at(struct ext2_buf *b, unsigned int off)
 {
 	return (struct ext2_dir_entry_2 *)((char *)b->b_data + off);
 }
@@ -69,8 +67,8 @@ walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
 	struct ext2_dir_entry_2 *prev = NULL;
 
 	for (unsigned int off = 0; off < dir->i_sb->s_blocksize;) {
-		struct ext2_dir_entry_2 *de = entry_at(b, off);
-		int ret = check_entry(dir, b->b_blocknr, off, de);
+		struct ext2_dir_entry_2 *de = ext2_entry_at(b, off);
+		int ret = ext2_check_entry(dir, b->b_blocknr, off, de);
 
 		if (!ret)
 			ret = fn(dir, b, de, prev, arg);
@@ -245,7 +243,7 @@ int ext2_add_entry(struct inode *dir,
 		b = ext2_bget_new(sbi, pblk);
 		if (IS_ERR(b))
 			return PTR_ERR(b);
-		de = entry_at(b, 0);
+		de = ext2_entry_at(b, 0);
 		de->rec_len = dir->i_sb->s_blocksize;
 		fill_entry(dir, de, &na);
 		ext2_bmark_dirty(b);
@@ -256,29 +254,39 @@ int ext2_add_entry(struct inode *dir,
 	return 0;
 }
 
-static int delete_fn(struct inode *dir,
+/* A change to the entry a name_arg names, in its block (after @prev). */
+typedef void (*entry_change)(struct inode *dir,
+			     struct ext2_dir_entry_2 *de,
+			     struct ext2_dir_entry_2 *prev,
+			     const struct name_arg *na);
+
+struct change_arg {
+	struct name_arg na;
+	entry_change change;
+};
+
+static int change_fn(struct inode *dir,
 		     struct ext2_buf *b,
 		     struct ext2_dir_entry_2 *de,
 		     struct ext2_dir_entry_2 *prev,
 		     void *arg)
 {
-	struct name_arg *na = arg;
+	struct change_arg *ca = arg;
 
-	(void)dir;
-	if (!name_match(de, na->name, na->len))
+	if (!name_match(de, ca->na.name, ca->na.len))
 		return 0;
-	if (prev)
-		prev->rec_len += de->rec_len;
-	else
-		de->inode = 0;
+	ca->change(dir, de, prev, &ca->na);
 	ext2_bmark_dirty(b);
 	return 1;
 }
 
-int ext2_delete_entry(struct inode *dir, const char *name, size_t len)
+/* Find the entry @na names and apply @change to it.
+ * Return: 0, -ENOENT or an I/O error. */
+static int
+change_entry(struct inode *dir, const struct name_arg *na, entry_change change)
 {
-	struct name_arg na = { name, len, 0, 0 };
-	int ret = walk_dir(dir, delete_fn, &na);
+	struct change_arg ca = { *na, change };
+	int ret = walk_dir(dir, change_fn, &ca);
 
 	if (ret < 0)
 		return ret;
@@ -288,21 +296,34 @@ int ext2_delete_entry(struct inode *dir, const char *name, size_t len)
 	return 0;
 }
 
-static int set_fn(struct inode *dir,
-		  struct ext2_buf *b,
-		  struct ext2_dir_entry_2 *de,
-		  struct ext2_dir_entry_2 *prev,
-		  void *arg)
+/* The entry's space goes to the one before it, or it becomes unused. */
+static void remove_entry(struct inode *dir,
+			 struct ext2_dir_entry_2 *de,
+			 struct ext2_dir_entry_2 *prev,
+			 const struct name_arg *na)
 {
-	struct name_arg *na = arg;
+	(void)dir, (void)na;
+	if (prev)
+		prev->rec_len += de->rec_len;
+	else
+		de->inode = 0;
+}
 
+static void point_entry(struct inode *dir,
+			struct ext2_dir_entry_2 *de,
+			struct ext2_dir_entry_2 *prev,
+			const struct name_arg *na)
+{
 	(void)prev;
-	if (!name_match(de, na->name, na->len))
-		return 0;
 	de->inode = na->ino;
 	de->file_type = file_type(dir, na->mode);
-	ext2_bmark_dirty(b);
-	return 1;
+}
+
+int ext2_delete_entry(struct inode *dir, const char *name, size_t len)
+{
+	struct name_arg na = { name, len, 0, 0 };
+
+	return change_entry(dir, &na, remove_entry);
 }
 
 int ext2_set_entry(struct inode *dir,
@@ -312,14 +333,8 @@ int ext2_set_entry(struct inode *dir,
 		   mode_t mode)
 {
 	struct name_arg na = { name, len, ino, mode };
-	int ret = walk_dir(dir, set_fn, &na);
 
-	if (ret < 0)
-		return ret;
-	if (!ret)
-		return -ENOENT;
-	dir_changed(dir);
-	return 0;
+	return change_entry(dir, &na, point_entry);
 }
 
 static bool is_dot_or_dotdot(const struct ext2_dir_entry_2 *de)
@@ -359,10 +374,10 @@ int ext2_make_empty_dir(struct inode *dir, struct inode *parent)
 	b = ext2_bget_new(sbi, pblk);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
-	de = entry_at(b, 0);
+	de = ext2_entry_at(b, 0);
 	fill_entry(dir, de, &(struct name_arg){ ".", 1, dir->i_ino, S_IFDIR });
 	de->rec_len = DOT_REC_LEN;
-	de = entry_at(b, DOT_REC_LEN);
+	de = ext2_entry_at(b, DOT_REC_LEN);
 	fill_entry(
 	    dir, de, &(struct name_arg){ "..", 2, parent->i_ino, S_IFDIR });
 	de->rec_len = dir->i_sb->s_blocksize - DOT_REC_LEN;
@@ -377,80 +392,3 @@ int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino)
 {
 	return ext2_set_entry(dir, "..", 2, parent_ino, S_IFDIR);
 }
-
-/* Linux's DT_* values for readdir, by EXT2_FT_*. */
-static const uint8_t ft_to_dt[EXT2_FT_MAX] = { 0, 8, 4, 2, 6, 1, 12, 10 };
-
-/* Emit the records of one block from byte @off on. Return: 1 when the
- * actor is full (ctx->pos at the entry it refused), 0, or errno. */
-static int readdir_block(struct inode *dir,
-			 struct ext2_buf *b,
-			 uint64_t lblk,
-			 unsigned int from,
-			 struct dir_context *ctx)
-{
-	unsigned int bits = dir->i_sb->s_blocksize_bits;
-
-	for (unsigned int off = 0; off < (1u << bits);) {
-		struct ext2_dir_entry_2 *de = entry_at(b, off);
-		loff_t pos = ((loff_t)lblk << bits) + off;
-		int err = check_entry(dir, b->b_blocknr, off, de);
-
-		if (err)
-			return err;
-		if (off >= from && de->inode) {
-			unsigned int dt =
-			    de->file_type < EXT2_FT_MAX &&
-				    EXT2_SBI(dir->i_sb)->s_filetype
-				? ft_to_dt[de->file_type]
-				: 0;
-
-			ctx->pos = pos;
-			if (!ctx->actor(ctx,
-					de->name,
-					de->name_len,
-					pos,
-					de->inode,
-					dt))
-				return 1;
-		}
-		off += de->rec_len;
-		ctx->pos = pos + de->rec_len;
-	}
-	return 0;
-}
-
-static int ext2_iterate(struct file *f, struct dir_context *ctx)
-{
-	struct inode *dir = f->f_inode;
-	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
-	unsigned int bits = dir->i_sb->s_blocksize_bits;
-
-	while (ctx->pos < READ_ONCE(dir->i_size)) {
-		uint64_t lblk = ctx->pos >> bits;
-		struct ext2_buf *b;
-		uint32_t pblk;
-		int ret = ext2_get_block(dir, lblk, false, &pblk, NULL);
-
-		if (ret)
-			return ret;
-		if (!pblk) {
-			ctx->pos = (loff_t)(lblk + 1) << bits;
-			continue;
-		}
-		b = ext2_bread(sbi, pblk);
-		if (IS_ERR(b))
-			return PTR_ERR(b);
-		ret = readdir_block(
-		    dir, b, lblk, ctx->pos & ((1u << bits) - 1), ctx);
-		ext2_brelse(sbi, b);
-		if (ret)
-			return ret > 0 ? 0 : ret;
-		ctx->pos = (loff_t)(lblk + 1) << bits;
-	}
-	return 0;
-}
-
-const struct file_operations ext2_dir_fops = {
-	.iterate = ext2_iterate,
-};

@@ -235,6 +235,14 @@ long ext2_fallocate(struct file *f, int mode, loff_t off, loff_t len);
 extern const struct address_space_operations ext2_aops;
 extern const struct file_operations ext2_file_fops;
 extern const struct inode_operations ext2_file_iops;
+/* fs/ext2/dir.c, for fs/ext2/readdir.c: record @off of directory block
+ * @pblk is sound (or -EUCLEAN, with a message), and the record there. */
+int ext2_check_entry(struct inode *dir,
+		     uint32_t pblk,
+		     unsigned int off,
+		     const struct ext2_dir_entry_2 *de);
+struct ext2_dir_entry_2 *ext2_entry_at(struct ext2_buf *b, unsigned int off);
+
 /* Data bios carry up to this many pieces (fs/ext2/read.c, file.c). */
 #define EXT2_BIO_VECS 32
 
