@@ -46,6 +46,14 @@ int io_mread(struct io_file *io, int argc, char **argv);
 int io_mwrite(struct io_file *io, int argc, char **argv);
 int io_msync(struct io_file *io, int argc, char **argv);
 int io_madvise(struct io_file *io, int argc, char **argv);
+/* fs/shell_io_file.c */
+int io_truncate(struct io_file *io, int argc, char **argv);
+int io_fsync(struct io_file *io, int argc, char **argv);
+int io_fadvise(struct io_file *io, int argc, char **argv);
+int io_readahead(struct io_file *io, int argc, char **argv);
+int io_stat(struct io_file *io, int argc, char **argv);
+int io_fallocate(struct io_file *io, int argc, char **argv);
+int io_seek(struct io_file *io, int argc, char **argv);
 /* fs/shell_io_range.c */
 int io_copy_range(struct io_file *io, int argc, char **argv);
 int io_swapext(struct io_file *io, int argc, char **argv);
