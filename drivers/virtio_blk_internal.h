@@ -1,0 +1,54 @@
+/*
+ * drivers/virtio_blk_internal.h: what drivers/virtio_blk.c (requests,
+ * completion, the watchdog) and drivers/virtio_blk_probe.c (finding,
+ * negotiating and setting up a disk) share, and nothing else includes.
+ */
+#pragma once
+
+#include <linux/virtio_blk.h>
+#include <drivers/block.h>
+#include <drivers/virtio.h>
+#include <drivers/virtio_blk.h>
+#include <drivers/virtqueue.h>
+#include <kernel/spinlock.h>
+#include <kernel/time.h>
+#include <kernel/timer.h>
+
+#define VBLK_MAX_SEGS	      64   /* data pieces per request */
+#define VBLK_MAX_DISKS	      26   /* names vda..vdz */
+#define VBLK_MAX_SECTORS      2048 /* 1 MiB per read/write request */
+#define VBLK_DEFAULT_SEG_SIZE (1u << 20)
+#define BIT(n)		      (1ULL << (n))
+
+struct virtblk_req {
+	struct virtio_blk_outhdr hdr;
+	struct virtio_blk_discard_write_zeroes range;
+	uint8_t status;
+	struct bio *rq;
+	struct virtblk_req *next_free;
+	struct vq_sg *sg; /* [max_sg] */
+};
+
+struct virtio_blk {
+	struct virtio_device *vdev;
+	struct virtqueue *vq;
+	struct ktimer watchdog; /* finds completions without an interrupt */
+	struct virtblk_watch watched; /* touched by the watchdog only */
+	int in_interrupt;	      /* harts in virtblk_interrupt (atomic) */
+	struct block_device bdev;
+	char features[128];
+	struct virtblk_req *slots;
+
+	struct spinlock lock;
+	struct virtblk_req *free; /* protected by lock */
+};
+
+#define VIRTBLK_WATCHDOG_NS (200 * NSEC_PER_MSEC)
+
+extern const struct block_ops virtblk_ops;
+/* Give a request slot back to the pool (vblk->lock inside). */
+void slot_put(struct virtio_blk *vblk, struct virtblk_req *req);
+/* The device's interrupt: hand finished slots back, complete requests. */
+void virtblk_interrupt(void *arg);
+/* Every VIRTBLK_WATCHDOG_NS: collect completions whose interrupt was lost. */
+void virtblk_watchdog(struct ktimer *tm);

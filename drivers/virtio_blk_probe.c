@@ -1,0 +1,196 @@
+/*
+ * drivers/virtio_blk_probe.c: finding virtio-blk disks and bringing each up
+ * - feature negotiation, the limits from the config space, the queue and
+ * its slot pool, the interrupt, the watchdog, the name vda..vdz - before
+ * the block layer sees it. Requests and completion: drivers/virtio_blk.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/virtio_config.h>
+#include <linux/virtio_ids.h>
+#include <linux/virtio_mmio.h>
+#include <kernel/err.h>
+#include <kernel/init.h>
+#include <kernel/irq.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/time.h>
+#include <mm/kmalloc.h>
+#include "virtio_blk_internal.h"
+
+#define CFG(field) offsetof(struct virtio_blk_config, field)
+#define CFG_READ(vdev, field) \
+	virtio_config_read(   \
+	    vdev, CFG(field), sizeof(((struct virtio_blk_config *)0)->field))
+
+static const uint64_t wanted_features =
+    BIT(VIRTIO_BLK_F_SIZE_MAX) | BIT(VIRTIO_BLK_F_SEG_MAX) |
+    BIT(VIRTIO_BLK_F_RO) | BIT(VIRTIO_BLK_F_BLK_SIZE) |
+    BIT(VIRTIO_BLK_F_FLUSH) | BIT(VIRTIO_BLK_F_DISCARD) |
+    BIT(VIRTIO_BLK_F_WRITE_ZEROES) | BIT(VIRTIO_RING_F_INDIRECT_DESC) |
+    BIT(VIRTIO_RING_F_EVENT_IDX);
+
+static void describe_features(struct virtio_blk *vblk)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ VIRTIO_BLK_F_RO, "ro" },
+		{ VIRTIO_BLK_F_FLUSH, "flush" },
+		{ VIRTIO_BLK_F_DISCARD, "discard" },
+		{ VIRTIO_BLK_F_WRITE_ZEROES, "write-zeroes" },
+		{ VIRTIO_BLK_F_SEG_MAX, "seg-max" },
+		{ VIRTIO_BLK_F_SIZE_MAX, "size-max" },
+		{ VIRTIO_BLK_F_BLK_SIZE, "blk-size" },
+		{ VIRTIO_RING_F_INDIRECT_DESC, "indirect" },
+		{ VIRTIO_RING_F_EVENT_IDX, "event-idx" },
+		{ VIRTIO_F_VERSION_1, "v1" },
+	};
+	char *s = vblk->features;
+	size_t size = sizeof(vblk->features);
+
+	s[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!virtio_has_feature(vblk->vdev, names[i].bit))
+			continue;
+		/* strlcat never writes past @size; a cut list is a bug here */
+		if (*s)
+			strlcat(s, ",", size);
+		WARN_ON_ONCE(strlcat(s, names[i].name, size) >= size);
+	}
+	vblk->bdev.features = vblk->features;
+}
+
+/* Limits from the configuration space. Return: NULL or why it is refused. */
+static const char *read_limits(struct virtio_blk *vblk)
+{
+	struct virtio_device *vdev = vblk->vdev;
+	struct block_device *b = &vblk->bdev;
+	struct blk_limits *l = &b->limits;
+
+	b->nr_sectors = virtio_config_read64(vdev, CFG(capacity));
+	if (!b->nr_sectors)
+		return "capacity 0";
+	l->logical_block_size = SECTOR_SIZE;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_BLK_SIZE))
+		l->logical_block_size = CFG_READ(vdev, blk_size);
+	if (l->logical_block_size < SECTOR_SIZE ||
+	    l->logical_block_size > PAGE_SIZE ||
+	    (l->logical_block_size & (l->logical_block_size - 1)))
+		return "block size not a power of two in 512..4096";
+	l->max_segments = 1;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SEG_MAX) &&
+	    CFG_READ(vdev, seg_max))
+		l->max_segments = MIN(CFG_READ(vdev, seg_max), VBLK_MAX_SEGS);
+	l->max_segment_size = VBLK_DEFAULT_SEG_SIZE;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SIZE_MAX) &&
+	    CFG_READ(vdev, size_max) >= l->logical_block_size)
+		l->max_segment_size =
+		    MIN(CFG_READ(vdev, size_max), VBLK_DEFAULT_SEG_SIZE);
+	l->max_sectors = VBLK_MAX_SECTORS;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_DISCARD) &&
+	    CFG_READ(vdev, max_discard_seg))
+		l->max_discard_sectors = CFG_READ(vdev, max_discard_sectors);
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_WRITE_ZEROES) &&
+	    CFG_READ(vdev, max_write_zeroes_seg))
+		l->max_write_zeroes_sectors =
+		    CFG_READ(vdev, max_write_zeroes_sectors);
+	b->read_only = virtio_has_feature(vdev, VIRTIO_BLK_F_RO);
+	b->flush = virtio_has_feature(vdev, VIRTIO_BLK_F_FLUSH);
+	return NULL;
+}
+
+/* The ring holds max_segments + 2 pieces only with indirect descriptors. */
+static const char *setup_queue(struct virtio_blk *vblk)
+{
+	struct blk_limits *l = &vblk->bdev.limits;
+	unsigned int max_sg;
+
+	vblk->vq = virtqueue_create(vblk->vdev, 0, l->max_segments + 2);
+	if (IS_ERR(vblk->vq))
+		return PTR_ERR(vblk->vq) == -ENODEV
+			   ? "queue 0 has size 0 or is live"
+			   : "cannot allocate the queue";
+	max_sg = vblk->vq->indirect ? vblk->vq->max_sg
+				    : MIN(vblk->vq->max_sg, vblk->vq->num);
+	if (max_sg < 3)
+		return "queue too small for one request";
+	l->max_segments = max_sg - 2;
+	vblk->slots = kcalloc(vblk->vq->num, sizeof(*vblk->slots), GFP_KERNEL);
+	if (!vblk->slots)
+		return "out of memory";
+	for (unsigned int i = 0; i < vblk->vq->num; i++) {
+		vblk->slots[i].sg =
+		    kcalloc(vblk->vq->max_sg, sizeof(struct vq_sg), GFP_KERNEL);
+		if (!vblk->slots[i].sg)
+			return "out of memory";
+		slot_put(vblk, &vblk->slots[i]);
+	}
+	return NULL;
+}
+
+static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
+{
+	struct virtio_blk *vblk = kzalloc(sizeof(*vblk), GFP_KERNEL);
+	const char *why;
+
+	if (!vblk)
+		return virtio_fail(vdev, "out of memory");
+	vblk->vdev = vdev;
+	vdev->priv = vblk;
+	spin_lock_init(&vblk->lock, "virtio_blk");
+	snprintf(vblk->bdev.name, sizeof(vblk->bdev.name), "vd%c", 'a' + index);
+	virtio_probe_begin(vdev);
+	if (virtio_negotiate(vdev, wanted_features))
+		why = virtio_is_legacy(vdev)
+			  ? "feature negotiation failed"
+			  : "no VERSION_1 or FEATURES_OK not accepted";
+	else if (!(why = read_limits(vblk)))
+		why = setup_queue(vblk);
+	if (!why && irq_register(vdev->irq, virtblk_interrupt, vblk))
+		why = "cannot register the interrupt";
+	if (why)
+		return virtio_fail(vdev, "%s", why);
+	vblk->bdev.ops = &virtblk_ops;
+	vblk->bdev.driver = vblk;
+	describe_features(vblk);
+	vblk->bdev.transport = virtio_is_legacy(vdev) ? "virtio-mmio legacy"
+						      : "virtio-mmio modern";
+	virtio_driver_ok(vdev);
+	timer_init(&vblk->watchdog, virtblk_watchdog);
+	vblk->watchdog.data = vblk;
+	timer_arm(&vblk->watchdog, time_ns() + VIRTBLK_WATCHDOG_NS);
+	blk_register(&vblk->bdev);
+	pr_info("%s: %llu sectors (%llu MiB), block %u, queue %u, %s, %s\n",
+		vblk->bdev.name,
+		(unsigned long long)vblk->bdev.nr_sectors,
+		(unsigned long long)(vblk->bdev.nr_sectors >> 11),
+		vblk->bdev.limits.logical_block_size,
+		vblk->vq->num,
+		virtio_is_legacy(vdev) ? "legacy" : "modern",
+		vblk->features);
+}
+
+static int virtio_blk_init(void)
+{
+	struct virtio_device *vdev;
+	unsigned int disks = 0;
+
+	for (unsigned int i = 0;
+	     (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i));
+	     i++) {
+		if (disks == VBLK_MAX_DISKS) {
+			pr_warn("virtio_blk: disk at %#lx not probed: vda..vdz "
+				"are taken\n",
+				(unsigned long)vdev->base);
+			continue;
+		}
+		virtblk_probe(vdev, disks);
+		disks +=
+		    vdev->priv && ((struct virtio_blk *)vdev->priv)->bdev.ops;
+	}
+	return 0;
+}
+INIT_HOOK(virtio_blk, virtio_blk_init, INIT_LEVEL_DEVICE);
