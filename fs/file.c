@@ -38,6 +38,8 @@ struct file *file_alloc(struct inode *inode, unsigned int flags)
 	f->f_count = 1;
 	mutex_init(&f->f_pos_lock, "f_pos_lock", NULL);
 	file_ra_state_init(&f->f_ra);
+	f->f_wb_err = errseq_sample(&f->f_mapping->wb_err);
+	f->f_sb_err = errseq_sample(&inode->i_sb->s_wb_err);
 	return f;
 }
 
@@ -294,20 +296,43 @@ int vfs_getattr(struct inode *inode, struct stat *st)
  * vfs_fsync_range - write back [@start, @end] of @f's data and its inode;
  * f_op->fsync if the filesystem has one.
  * Context: task, may sleep.
+ * Return: 0, the error of this call's writeback, or a writeback error of
+ * the file that @f has not been told of yet (errseq: each open file hears
+ * of each error once, whoever's writeback met it - the flusher's, sync's,
+ * another file's fsync).
  */
 int vfs_fsync_range(struct file *f, loff_t start, loff_t end, bool datasync)
 {
 	struct inode *inode = f->f_inode;
-	int err;
+	int err, err2;
 
 	if (!inode)
 		return -EINVAL;
-	if (f->f_op && f->f_op->fsync)
-		return f->f_op->fsync(f, start, end, datasync);
-	err = inode_sync_range(inode, start, end);
-	if (!err && inode->i_sb->s_op->sync_fs)
-		err = inode->i_sb->s_op->sync_fs(inode->i_sb, true);
-	return err;
+	if (f->f_op && f->f_op->fsync) {
+		err = f->f_op->fsync(f, start, end, datasync);
+	} else {
+		err = inode_sync_range(inode, start, end);
+		if (!err && inode->i_sb->s_op->sync_fs)
+			err = inode->i_sb->s_op->sync_fs(inode->i_sb, true);
+	}
+	err2 = errseq_check_and_advance(&f->f_mapping->wb_err, &f->f_wb_err);
+	return err ?: err2;
+}
+
+/**
+ * vfs_syncfs - write back the whole filesystem @f is on (syncfs(2)).
+ * Context: task, may sleep; no inode locks held.
+ * Return: 0, or an error of this call or a writeback error on any of the
+ * filesystem's files since @f last heard of one - files whose inodes are
+ * gone included: the superblock keeps the errors (s_wb_err).
+ */
+int vfs_syncfs(struct file *f)
+{
+	struct super_block *sb = f->f_inode->i_sb;
+	int err = sync_filesystem(sb, true);
+	int err2 = errseq_check_and_advance(&sb->s_wb_err, &f->f_sb_err);
+
+	return err ?: err2;
 }
 
 /* Context: task, may sleep; takes the directory's i_rwsem shared. */

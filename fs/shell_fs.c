@@ -226,13 +226,29 @@ static int cmd_stat(int argc, char **argv)
 }
 SHELL_COMMAND(stat, cmd_stat, "stat PATH...", "show inode attributes");
 
+/* sync: everything, errors of this call only. sync -f FILE: syncfs(2),
+ * which also reports writeback errors met since FILE was opened (here:
+ * just now, so errors nobody was told of yet), as coreutils' sync -f. */
 static int cmd_sync(int argc, char **argv)
 {
-	if (argc > 1)
+	int fd, err;
+
+	if (argc == 1)
+		return vfs_sync() ? 1 : 0;
+	if (argc != 3 || strcmp(argv[1], "-f"))
 		return shell_usage(argv[0]);
-	return vfs_sync() ? 1 : 0;
+	fd = open(argv[2], O_RDONLY);
+	if (fd < 0)
+		return shell_fs_error(argv[0], argv[2]);
+	err = syncfs(fd) ? errno : 0;
+	close(fd);
+	if (err) {
+		errno = err;
+		return shell_fs_error(argv[0], argv[2]);
+	}
+	return 0;
 }
-SHELL_COMMAND(sync, cmd_sync, "sync", "write all cached data to disk");
+SHELL_COMMAND(sync, cmd_sync, "sync [-f FILE]", "write cached data to disk");
 
 static int cmd_drop_caches(int argc, char **argv)
 {

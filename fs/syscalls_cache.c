@@ -1,6 +1,7 @@
 /*
  * fs/syscalls_cache.c: the POSIX and Linux calls on a file's page cache
- * that newlib lacks - posix_fadvise, readahead and preadv2 (RWF_NOWAIT).
+ * that newlib lacks - posix_fadvise, readahead, preadv2 (RWF_NOWAIT) and
+ * syncfs.
  * As in fs/syscalls.c: errno (Linux's values) and -1 on failure - except
  * posix_fadvise, which returns the error number itself, as POSIX says.
  */
@@ -75,6 +76,18 @@ preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
 	} else {
 		ret = read_vectors(f, iov, iovcnt, &pos, flags);
 	}
+	fput(f);
+	return sys_ret(ret);
+}
+
+int syncfs(int fd)
+{
+	struct file *f = fd_get(fd);
+	int ret;
+
+	if (!f)
+		return sys_ret(-EBADF);
+	ret = f->f_inode ? vfs_syncfs(f) : -EINVAL;
 	fput(f);
 	return sys_ret(ret);
 }

@@ -195,6 +195,7 @@ struct super_block {
 	/* protected by s_inode_lock: */
 	struct list_head s_inodes; /* every cached inode */
 	struct list_head s_dirty;  /* inodes with dirty metadata or pages */
+	errseq_t s_wb_err; /* every writeback error of its files, for syncfs */
 };
 
 struct inode {
@@ -234,6 +235,9 @@ struct file {
 	struct mutex f_pos_lock;
 	loff_t f_pos;
 	struct file_ra_state f_ra;
+	errseq_t f_wb_err; /* cursors into the mapping's and the superblock's */
+	errseq_t f_sb_err; /* writeback errors: taken at open, moved by fsync
+			    * and syncfs (each error reported once per file) */
 	void *private_data;
 };
 
@@ -278,6 +282,7 @@ int vfs_sync(void);
 long vfs_drop_caches(void);
 /* Write one inode's pages and metadata: fsync's core. */
 int vfs_fsync_range(struct file *f, loff_t start, loff_t end, bool datasync);
+int vfs_syncfs(struct file *f);
 struct timespec current_time(void);
 
 /* Paths (fs/path.c). Return a referenced inode or ERR_PTR. A relative

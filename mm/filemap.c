@@ -75,6 +75,7 @@ void mapping_init(struct address_space *m,
 	m->nrpages = 0;
 	m->nrdirty = 0;
 	m->wb_err = 0;
+	m->sb_wb_err = NULL;
 	list_init(&m->wb_node);
 	mutex_init(&m->i_mmap_lock, "i_mmap_lock", &i_mmap_lock_class);
 	list_init(&m->i_mmap);

@@ -15,7 +15,8 @@
  *
  * Page state bits (page->flags, atomic): PG_locked (I/O or truncation in
  * progress; lock_page sleeps), PG_uptodate (contents valid), PG_dirty,
- * PG_writeback, PG_error, PG_referenced, PG_lru, PG_readahead (reaching it
+ * PG_writeback, PG_error (the last read failed; writeback errors live in
+ * wb_err), PG_referenced, PG_lru, PG_readahead (reaching it
  * starts the next asynchronous readahead), PG_waiters (a task may sleep
  * for PG_locked or PG_writeback to clear: the clearer must wake it).
  *
@@ -31,6 +32,7 @@
 #include <sys/types.h>
 #include <sys/uio.h> /* RWF_NOWAIT */
 #include <kernel/compiler.h>
+#include <kernel/errseq.h>
 #include <kernel/list.h>
 #include <kernel/mutex.h>
 #include <kernel/rwsem.h>
@@ -125,7 +127,10 @@ struct address_space_operations {
 	 */
 	void (*readahead)(struct readahead_control *rac);
 	/* Write back @page (dirty bit already cleared, PG_writeback set);
-	 * end_page_writeback() when done. Page unlocked by the callee. */
+	 * end_page_writeback() when done. Page unlocked by the callee, which
+	 * records an I/O error with mapping_set_error first (before the
+	 * unlock or the end of writeback, while @m surely lives); the page
+	 * stays clean and uptodate with the data that did not reach disk. */
 	int (*write_page)(struct address_space *m,
 			  struct page *page,
 			  struct writeback_control *wbc);
@@ -168,7 +173,8 @@ struct address_space {
 	struct radix_tree i_pages;
 	unsigned long nrpages;
 	unsigned long nrdirty;
-	int wb_err; /* first writeback error since last fsync */
+	errseq_t wb_err;     /* writeback errors, for fsync (kernel/errseq.h) */
+	errseq_t *sb_wb_err; /* the filesystem's, for syncfs; may be NULL */
 	/* protected by writeback's wb_lock (mm/writeback.c): */
 	struct list_head wb_node; /* on the flusher's list while dirty */
 	struct mutex i_mmap_lock; /* mm/mmap.c */
@@ -298,8 +304,10 @@ ssize_t filemap_read_flags(
 /* Caller holds i_rwsem exclusive. */
 ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos);
 
-/* Writeback of a byte range, and waiting for it. Return: 0 or the first
- * error (which is then cleared from mapping->wb_err). */
+/* Writeback of a byte range, and waiting for it. Return: 0, -ENOMEM if
+ * pages stayed dirty, or an I/O error recorded during this call. Nothing
+ * is consumed: every open file still gets each error once at its fsync
+ * (file_check_and_advance_wb_err). */
 int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end);
 int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end);
 int filemap_write_and_wait_range(struct address_space *m,
@@ -321,7 +329,9 @@ void writeback_wakeup(void);
 void writeback_hold_flusher(bool hold);
 /* @m leaves the flusher's list (its inode is going away). */
 void writeback_forget(struct address_space *m);
-/* Record @err for the next filemap_fdatawait/fsync of @m (first one wins). */
+/* Record writeback error @err (negative errno; 0 does nothing) in @m's
+ * wb_err and its filesystem's: each open file of @m sees it once at fsync,
+ * each open file of the filesystem once at syncfs. Any context. */
 void mapping_set_error(struct address_space *m, int err);
 /* A writer dirtied pages: if dirty and writeback pages together exceed a
  * quarter of memory, kick the flusher and wait until they do not, so that

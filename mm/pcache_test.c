@@ -156,6 +156,7 @@ static int tdisk_write_page(struct address_space *m,
 	if (__atomic_load_n(&d->fail_writes, __ATOMIC_RELAXED) > 0) {
 		__atomic_fetch_sub(&d->fail_writes, 1, __ATOMIC_RELAXED);
 		err = -EIO;
+		mapping_set_error(m, err);
 	} else if (page->index >= d->nr_pages) {
 		count(&d->corrupt);
 	} else if (d->data) {

@@ -98,7 +98,7 @@ static bool write_for_reclaim(struct address_space *m, struct page *page)
 {
 	struct writeback_control wbc = { 0, LLONG_MAX, false, 1, 0 };
 
-	/* unlocks; errors stay in PG_error, -ENOMEM leaves it dirty */
+	/* unlocks; errors go to wb_err, -ENOMEM leaves it dirty */
 	if (!filemap_writeout_page(page, &wbc))
 		__atomic_fetch_add(&nr_written, 1, __ATOMIC_RELAXED);
 	if (!trylock_page(page))

@@ -9,9 +9,13 @@
  * afterwards leaves the list. This keeps per-mapping dirty tracking inside
  * mm/, independent of the VFS's inode lists.
  *
- * Errors: a failed write_page leaves PG_error on its page and the error in
- * mapping->wb_err (first one wins); filemap_fdatawrite_range and
- * filemap_fdatawait_range return it once and clear it. -ENOMEM is not an
+ * Errors: write_page records a failed write in the mapping's wb_err and
+ * its filesystem's (mapping_set_error: errseq, kernel/errseq.h); the page
+ * stays clean, as in Linux: retrying a bad sector forever would pin the
+ * memory. Each open file sees the error once, at fsync (vfs_fsync_range)
+ * or syncfs; sync, drop_caches, the flusher and the range calls here
+ * consume nothing - they return only what failed during their own call.
+ * A failed read (PG_error) is no writeback error. -ENOMEM is not an
  * error of the file: write_page left the page dirty, so it is written by a
  * later round, or (fsync, sync) by the next of a few passes over the range.
  *
@@ -54,21 +58,11 @@ static bool flusher_held; /* writeback_hold_flusher */
 
 void mapping_set_error(struct address_space *m, int err)
 {
-	int zero = 0;
-
-	if (err)
-		__atomic_compare_exchange_n(&m->wb_err,
-					    &zero,
-					    err,
-					    false,
-					    __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
-}
-
-/* Return: the recorded error, cleared. */
-static int mapping_consume_error(struct address_space *m)
-{
-	return __atomic_exchange_n(&m->wb_err, 0, __ATOMIC_ACQ_REL);
+	if (!err)
+		return;
+	errseq_set(&m->wb_err, err);
+	if (m->sb_wb_err)
+		errseq_set(m->sb_wb_err, err);
 }
 
 int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
@@ -86,11 +80,9 @@ int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
 	page_set(page, PG_writeback);
 	account_page_writeback(1);
 	page_lock_handoff(page); /* write_page unlocks it */
-	err = m->a_ops->write_page(m, page, wbc);
+	err = m->a_ops->write_page(m, page, wbc); /* records its errors */
 	if (err == -ENOMEM)
 		wbc->nr_deferred++; /* still dirty: not an I/O error */
-	else if (err)
-		page_set(page, PG_error); /* m may be gone: the page keeps it */
 	return err;
 }
 
@@ -132,8 +124,6 @@ static bool writeback_one(struct address_space *m,
 			  struct page *page,
 			  struct writeback_control *wbc)
 {
-	int err;
-
 	if (!page_test(page, PG_dirty))
 		return false;
 	lock_page(page);
@@ -143,9 +133,7 @@ static bool writeback_one(struct address_space *m,
 		return false;
 	}
 	wait_on_page_writeback(page);
-	err = filemap_writeout_page(page, wbc);
-	if (err != -ENOMEM)
-		mapping_set_error(m, err);
+	filemap_writeout_page(page, wbc);
 	return true;
 }
 
@@ -172,7 +160,7 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 	return submitted;
 }
 
-/* Wait for writeback of [@start, @end]; move page errors to wb_err. */
+/* Wait for writeback of [@start, @end]. */
 static void wait_range(struct address_space *m, loff_t start, loff_t end)
 {
 	unsigned long index = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
@@ -183,11 +171,8 @@ static void wait_range(struct address_space *m, loff_t start, loff_t end)
 	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
 		for (unsigned int i = 0; i < n; i++) {
 			index = pages[i]->index + 1;
-			if (pages[i]->index <= last) {
+			if (pages[i]->index <= last)
 				wait_on_page_writeback(pages[i]);
-				if (page_test_and_clear(pages[i], PG_error))
-					mapping_set_error(m, -EIO);
-			}
 			put_page(pages[i]);
 		}
 	}
@@ -210,25 +195,30 @@ static bool write_range_sync(struct address_space *m, loff_t start, loff_t end)
 
 int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end)
 {
+	errseq_t since = errseq_now(&m->wb_err);
+
 	if (!write_range_sync(m, start, end))
-		mapping_set_error(m, -ENOMEM);
-	return mapping_consume_error(m);
+		return -ENOMEM;
+	return errseq_check(&m->wb_err, since);
 }
 
 int filemap_fdatawait_range(struct address_space *m, loff_t start, loff_t end)
 {
+	errseq_t since = errseq_now(&m->wb_err);
+
 	wait_range(m, start, end);
-	return mapping_consume_error(m);
+	return errseq_check(&m->wb_err, since);
 }
 
 int filemap_write_and_wait_range(struct address_space *m,
 				 loff_t start,
 				 loff_t end)
 {
-	int err = filemap_fdatawrite_range(m, start, end);
-	int err2 = filemap_fdatawait_range(m, start, end);
+	errseq_t since = errseq_now(&m->wb_err);
+	bool written = write_range_sync(m, start, end);
 
-	return err ? err : err2;
+	wait_range(m, start, end);
+	return written ? errseq_check(&m->wb_err, since) : -ENOMEM;
 }
 
 void writeback_mark_dirty(struct address_space *m)

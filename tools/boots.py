@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import errimg
 import ext2img
 import ext2tree
 import mkbadimg
@@ -77,6 +78,16 @@ def blk_args(name, legacy, drive_opts=""):
     return (*transport,
             "-drive", f"file={img},if=none,format=raw,id=d0{drive_opts}",
             "-device", "virtio-blk-device,drive=d0,serial=whole-test-disk")
+
+
+# The errseq boot: a root ext2 image behind blkdebug rules failing chosen
+# blocks of its files (tools/errimg.py, fs/errseq_test.c).
+def errseq_prepare(build: Path) -> None:
+    errimg.make_image(build / "errseq.img", build / "errseq_rules.cfg")
+
+
+ERRSEQ_ARGS = ("-drive", "file=blkdebug:build/errseq_rules.cfg:build/errseq.img,"
+               "if=none,format=raw,id=d0", "-device", "virtio-blk-device,drive=d0")
 
 
 # vfs boots: the root ext2 image of fs/vfs_test.c (tools/vfsimg.py), one
@@ -323,7 +334,7 @@ RACE_SUITES = ("race_collapse", "race_enum", "race_hit", "race_insert",
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
-         suites=("blk_sync", "bootargs", "locks_completion", "locks_lockdep",
+         suites=("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_lockdep",
                  "locks_mutex", "locks_rwsem", "locks_spinlock", *MM_SUITES,
                  *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
                  "shell_parse", "shell_readline", "timers", "trace", "traps",
@@ -357,6 +368,12 @@ BOOTS = [
            qemu_args=vfs_args(block), bootargs="root=vda",
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 2048, 1024)],
+    # Writeback errors from a failing device: each open file hears of
+    # each once (errseq); ext2 says what failed, as expected here.
+    Boot("errseq", smp=2, mem="256M", suites=("vfs_errseq",),
+         qemu_args=ERRSEQ_ARGS, bootargs="root=vda", prepare=errseq_prepare,
+         post_check=lambda build: errimg.check_image(build / "errseq.img"),
+         allow=(("ext2-error", "vfs_errseq.*"),)),
     *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
                                           "ext2_tail", "ext2_write"),
            timeout=600, qemu_args=ext2_args(name),

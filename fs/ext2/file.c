@@ -49,13 +49,7 @@ static void write_end_io(struct bio *bio)
 		       wc->m->host->i_ino,
 		       bio->status,
 		       (unsigned long long)bio->sector);
-		page_set(wc->page, PG_error);
-		__atomic_compare_exchange_n(&wc->m->wb_err,
-					    &(int){ 0 },
-					    -EIO,
-					    false,
-					    __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
+		mapping_set_error(wc->m, -EIO); /* before end of writeback */
 	}
 	bio_free(bio);
 	write_ctx_put(wc);
@@ -146,17 +140,10 @@ static int ext2_write_page(struct address_space *m,
 	if (bio)
 		blk_submit(bio);
 	err = err ?: lost;
-	if (err == -ENOMEM) {
+	if (err == -ENOMEM)
 		set_page_dirty(page); /* written again later: nothing lost */
-	} else if (err) {
-		page_set(page, PG_error);
-		__atomic_compare_exchange_n(&m->wb_err,
-					    &(int){ 0 },
-					    err,
-					    false,
-					    __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
-	}
+	else
+		mapping_set_error(m, err);
 	unlock_page(page);
 	write_ctx_put(wc);
 	return err;

@@ -21,6 +21,10 @@ ssize_t copy_file_range(int fd_in,
 			off_t *off_out,
 			size_t len,
 			unsigned int flags);
+/* Linux's syncfs(2) (glibc: <unistd.h>): write back the filesystem of
+ * @fd; report a writeback error on any of its files since @fd last heard
+ * of one. Return: 0 or -1. */
+int syncfs(int fd);
 /* whole's swapext: exchange the whole contents of two regular files, as
  * XFS_IOC_SWAPEXT / xfs_io swapext. Return: 0 or -1. */
 int swapext(int fd_target, int fd_donor);
