@@ -147,7 +147,7 @@ class ShellTest(unittest.TestCase):
     def test_extra_words_are_refused(self):
         for line, usage in (("uptime now", "uptime"), ("test a b", "test [GLOB]"),
                             ("poweroff now", "poweroff"), ("disks vda", "disks"),
-                            ("sync now", "sync"), ("drop_caches 3", "drop_caches"),
+                            ("sync now", "sync [-f FILE]"), ("drop_caches 3", "drop_caches"),
                             ("bench blk vda vdb",
                              "bench blk [vdX]  (overwrites the first 64 MiB)"),
                             ("bench fs / /", "bench fs [DIR]  (a 64 MiB file and "
