@@ -47,16 +47,19 @@ struct vm_area *vm_find_area(struct mm *mm, uintptr_t addr)
 	return NULL;
 }
 
-/* First fit for @len bytes, a guard page after each area. Caller holds
- * mmap_lock exclusive. Return: the address, or 0. @before: the area to
- * insert the new one in front of (NULL: at the end). */
+/* First fit for @len bytes, a guard page after each area: a gap in front
+ * of an area must hold the new area and its guard, or the two would touch
+ * and the next search, starting past the guard, would hand out the area
+ * again. Caller holds mmap_lock exclusive. Return: the address, or 0.
+ * @before: the area to insert the new one in front of (NULL: at the end). */
 static uintptr_t find_gap(struct mm *mm, size_t len, struct vm_area **before)
 {
 	uintptr_t addr = VM_MMAP_BASE;
 	struct vm_area *a;
 
 	list_for_each_entry (a, &mm->areas, node) {
-		if (a->start - addr >= len) {
+		DEBUG_ASSERT(a->start >= addr);
+		if (a->start - addr >= len + PAGE_SIZE) {
 			*before = a;
 			return addr;
 		}
