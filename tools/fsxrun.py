@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""tools/fsxrun.py: run the kernel's fsx on a fresh image, then check it.
+
+    python3 tools/fsxrun.py [--ops N | --secs T] [--seed S] [--block B]
+                            [--smp N] [--files F] [--readers P] [--mix M]
+                            [--window MS] [--legacy] [--image IMG]
+
+Makes an ext2 image (tools/ext2img.py), boots whole on it with
+`fsx ... /fsx; cksum /fsx/fsx*` (tests/fsx_cmd.c), and after QEMU is gone:
+  - `e2fsck -fn` must find the image strictly clean (docs/design.md);
+  - each file's cksum from the kernel must equal the host's cksum of its
+    `debugfs dump`: what the kernel read back is what reached the disk.
+In legacy mode (--legacy: invalidate_lock=off) fsx is expected to fail;
+the report says after how many operations. Exit status: 0 if fsx passed
+and both checks held (legacy: if fsx failed), 1 otherwise.
+"""
+
+import argparse
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ext2img  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULT = re.compile(r"^fsx: (passed|FAILED)(?:,| after) (\d+) operations?")
+RATE = re.compile(r"^fsx: (\d+) operations in (\d+) ms \((\d+)/s\), (\d+) reads "
+                  r"checked by (\d+) readers")
+CKSUM = re.compile(r"^(\d+) (\d+) (/fsx/fsx\d+)$")
+
+
+class Failed(Exception):
+    pass
+
+
+def fsx_command(a):
+    args = [f"-S {a.seed}", f"-f {a.files}", f"-p {a.readers}"]
+    args.append(f"-t {a.secs}" if a.secs else f"-N {a.ops}")
+    if a.mix:
+        args.append(f"-m {a.mix}")
+    if a.window:
+        args.append(f"-w {a.window}")
+    names = " ".join(f"/fsx/fsx{i}" for i in range(a.files))
+    return f"fsx {' '.join(args)} /fsx; cksum {names}"
+
+
+def boot(a, image):
+    cmd = [str(ROOT / "tools" / "run"), "--smp", str(a.smp), "--mem", "256M",
+           "--disk", str(image), "-c", fsx_command(a)]
+    if a.legacy:
+        cmd.insert(1, "--legacy")
+    limit = (a.secs or 0) + 60 + (a.ops or 0) // 10
+    try:
+        res = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired as e:  # tools/run's QEMU dies with it
+        out = e.stdout.decode(errors="replace") if e.stdout else ""
+        raise Failed(f"no end within {limit} s (a hang):\n{out[-3000:]}")
+    return res.stdout.replace("\r", "")
+
+
+def host_cksums(image, paths):
+    with tempfile.TemporaryDirectory() as tmp:
+        script = "".join(f"dump {p} {tmp}/f{i}\n" for i, p in enumerate(paths))
+        subprocess.run(["debugfs", "-f", "-", str(image)], env=ext2img._ENV,
+                       input=script, capture_output=True, text=True, check=True)
+        got = {}
+        for i, p in enumerate(paths):
+            f = Path(tmp) / f"f{i}"
+            if f.exists():
+                crc, size = subprocess.run(["cksum", str(f)], capture_output=True,
+                                           text=True, check=True).stdout.split()[:2]
+                got[p] = (int(crc), int(size))
+        return got
+
+
+def run(a, image):
+    """Boot, check. Return a dict: passed, ops, rate, checks, console."""
+    ext2img.make_image(image, "64M", block=a.block)
+    text = boot(a, image)
+    lines = text.splitlines()
+    result = [m for m in map(RESULT.match, lines) if m]
+    if not result:
+        raise Failed(f"fsx printed no result:\n{text[-3000:]}")
+    rate = [m for m in map(RATE.match, lines) if m]
+    kernel = {m.group(3): (int(m.group(1)), int(m.group(2)))
+              for m in map(CKSUM.match, lines) if m}
+    out = {"passed": result[-1].group(1) == "passed",
+           "ops": int(result[-1].group(2)),
+           "rate": int(rate[-1].group(3)) if rate else 0,
+           "checks": int(rate[-1].group(4)) if rate else 0,
+           "console": text}
+    try:
+        ext2img.check_image(image)
+        out["fsck"] = "clean"
+    except ext2img.CheckFailed as e:
+        if not a.legacy:
+            raise Failed(f"e2fsck -fn after fsx:\n{e}")
+        out["fsck"] = "not clean"
+    if len(kernel) != a.files:
+        raise Failed(f"kernel cksum lines for {sorted(kernel)} only:\n{text[-3000:]}")
+    host = host_cksums(image, sorted(kernel))
+    for path, want in sorted(kernel.items()):
+        if host.get(path) != want:
+            msg = f"{path}: kernel cksum {want}, debugfs dump {host.get(path)}"
+            if not a.legacy:
+                raise Failed(msg)
+            out.setdefault("differ", []).append(msg)
+    return out
+
+
+def parser():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ops", type=int, default=2000)
+    ap.add_argument("--secs", type=int, default=0, help="run this long instead")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--block", type=int, default=4096, choices=(1024, 2048, 4096))
+    ap.add_argument("--smp", type=int, default=4)
+    ap.add_argument("--files", type=int, default=2)
+    ap.add_argument("--readers", type=int, default=2, help="per file")
+    ap.add_argument("--mix", default="", help="fsx -m: operation letters")
+    ap.add_argument("--window", type=int, default=0, help="fsx -w MS")
+    ap.add_argument("--legacy", action="store_true")
+    ap.add_argument("--image", default=None, help="default: a temporary file")
+    return ap
+
+
+def main(argv):
+    a = parser().parse_args(argv[1:])
+    if a.seed is None:
+        a.seed = random.SystemRandom().randrange(1, 1 << 32)
+    mode = "legacy" if a.legacy else "fixed"
+    print(f"fsxrun: seed {a.seed}, {mode} mode, {a.smp} harts, {a.block}-byte blocks")
+    with tempfile.TemporaryDirectory() as tmp:
+        image = Path(a.image) if a.image else Path(tmp) / "fsx.img"
+        try:
+            r = run(a, image)
+        except (Failed, ext2img.CheckFailed) as e:
+            print(f"fsxrun: FAILED (seed {a.seed}): {e}")
+            return 1
+    if not r["passed"]:
+        print("\n".join(l for l in r["console"].splitlines() if l.startswith("fsx:")))
+    print(f"fsxrun: fsx {'passed' if r['passed'] else 'failed'} after {r['ops']} "
+          f"operations ({r['rate']}/s, {r['checks']} reads checked); e2fsck -fn "
+          f"{r['fsck']}; kernel and debugfs cksums "
+          f"{'differ' if r.get('differ') else 'agree'}")
+    return 0 if r["passed"] != a.legacy else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
