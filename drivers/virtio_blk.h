@@ -26,8 +26,11 @@ int virtio_blk_drv_in(struct block_device *dev,
 /* The virtio-blk watchdog's record, kept from one tick to the next. */
 struct virtblk_watch {
 	uint16_t last_used; /* the virtqueue's last_used at the previous tick */
+	uint16_t avail_idx; /* and its avail_idx */
 	bool waiting;	    /* used buffers were waiting then */
+	unsigned int stalled; /* ticks in a row: in flight, nothing moved */
 	unsigned long lost_ticks, lost_completions; /* for `disks` */
+	unsigned long renotified, lost_kicks;	    /* for `disks` */
 };
 
 /* The watchdog's rule: completions are lost when used buffers are waiting
@@ -38,3 +41,24 @@ bool virtblk_watch_lost(const struct virtblk_watch *w,
 			uint16_t last_used,
 			bool waiting,
 			bool in_interrupt);
+
+/* The rule on the notify side: buffers are in flight and nothing moved -
+ * none used, none added (@last_used, @avail_idx as at the previous tick) -
+ * for VIRTBLK_STALL_TICKS ticks in a row. Counts the ticks in w->stalled.
+ * Return: true if the watchdog must notify the device again. */
+bool virtblk_watch_stalled(struct virtblk_watch *w,
+			   uint16_t last_used,
+			   uint16_t avail_idx,
+			   bool in_flight);
+#define VIRTBLK_STALL_TICKS 2
+
+/* Tests: the watchdog's record of @dev, and whether its queue has event
+ * idx (only then can a lost notification be told from a slow device). */
+struct virtblk_watch virtblk_watch_of(struct block_device *dev,
+				      bool *event_idx);
+/* Tests: add the next request to the ring without notifying the device,
+ * as a lost notification would leave it. */
+void virtblk_skip_next_kick(struct block_device *dev);
+/* Tests: the next completion reads @status as the device's status byte,
+ * as a device that writes garbage there would leave it. */
+void virtblk_forge_next_status(struct block_device *dev, uint8_t status);

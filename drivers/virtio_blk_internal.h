@@ -35,6 +35,8 @@ struct virtio_blk {
 	struct ktimer watchdog; /* finds completions without an interrupt */
 	struct virtblk_watch watched; /* touched by the watchdog only */
 	int in_interrupt;	      /* harts in virtblk_interrupt (atomic) */
+	int skip_kick;	  /* tests: the next request goes unnotified */
+	int forge_status; /* tests: the next completion's status byte + 1 */
 	struct block_device bdev;
 	char features[128];
 	struct virtblk_req *slots;

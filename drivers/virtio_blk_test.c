@@ -110,12 +110,74 @@ static void watchdog_waits_a_whole_period(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, virtblk_watch_lost(&w, 7, false, false));
 }
 
+/* The notify side (virtblk_watch_stalled): nothing moving for
+ * VIRTBLK_STALL_TICKS ticks with requests in flight is a stall; a used or
+ * an added buffer, or an empty queue, starts the count again. */
+static void watchdog_stall_rule(struct ktest *t)
+{
+	struct virtblk_watch w = { .last_used = 7, .avail_idx = 9 };
+
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 7, 9, true));
+	KTEST_EXPECT_TRUE(t, virtblk_watch_stalled(&w, 7, 9, true));
+	KTEST_EXPECT_EQ(t, w.stalled, 0); /* counted afresh after a notify */
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 7, 9, true));
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 8, 9, true));
+	KTEST_EXPECT_EQ(t, w.stalled, 0);
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 7, 9, true));
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 7, 10, true));
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 7, 9, false));
+	KTEST_EXPECT_FALSE(t, virtblk_watch_stalled(&w, 7, 9, true));
+}
+
+/* A request added without a notification (a lost kick) is found by the
+ * watchdog, the device notified again, and the request completes. */
+static void lost_notification_is_sent_again(struct ktest *t)
+{
+	struct block_device *dev = blk_test_disk(t, NULL);
+	struct virtblk_watch before, after;
+	bool event_idx;
+	void *buf;
+
+	if (!dev)
+		return;
+	buf = buf_alloc(t, 8);
+	before = virtblk_watch_of(dev, &event_idx);
+	virtblk_skip_next_kick(dev);
+	KTEST_ASSERT_EQ(t, blk_read_sync(dev, 64, buf, 8), 0);
+	blk_expect_stamps(t, buf, 64, 8);
+	after = virtblk_watch_of(dev, &event_idx);
+	KTEST_EXPECT_EQ(t, after.renotified, before.renotified + 1);
+	/* with event idx the device said it never looked: a lost kick */
+	KTEST_EXPECT_EQ(t, after.lost_kicks, before.lost_kicks + event_idx);
+	kfree(buf);
+}
+
+/* A status byte that is not a status fails its request with -EIO and a
+ * console line; the next request is not affected. */
+static void bad_status_fails_request(struct ktest *t)
+{
+	struct block_device *dev = blk_test_disk(t, NULL);
+	void *buf;
+
+	if (!dev)
+		return;
+	buf = buf_alloc(t, 8);
+	virtblk_forge_next_status(dev, 0x7f);
+	KTEST_EXPECT_EQ(t, blk_read_sync(dev, 8, buf, 8), -EIO);
+	KTEST_EXPECT_EQ(t, blk_read_sync(dev, 8, buf, 8), 0);
+	blk_expect_stamps(t, buf, 8, 8);
+	kfree(buf);
+}
+
 static struct ktest_case read_cases[] = {
 	KTEST_CASE(read_every_sector),
 	KTEST_CASE(watchdog_waits_a_whole_period),
+	KTEST_CASE(watchdog_stall_rule),
+	KTEST_CASE(lost_notification_is_sent_again),
 	KTEST_CASE(get_id),
 	KTEST_CASE(unsupported_request_fails_alone),
 	KTEST_CASE(bad_requests_refused),
+	KTEST_CASE(bad_status_fails_request),
 	{}
 };
 KTEST_SUITE(virtio_blk_read, read_cases);

@@ -315,6 +315,28 @@ void virtqueue_kick(struct virtqueue *vq)
 		virtio_queue_notify(vq->dev, vq->index);
 }
 
+uint16_t virtqueue_unseen(struct virtqueue *vq)
+{
+	if (!vq->event_idx)
+		return 0;
+	return (uint16_t)(READ_ONCE(vq->avail_idx) -
+			  READ_ONCE(*avail_event(vq)));
+}
+
+bool virtqueue_in_flight(struct virtqueue *vq)
+{
+	return READ_ONCE(vq->num_free) != vq->num;
+}
+
+void virtqueue_notify_again(struct virtqueue *vq)
+{
+	unsigned long flags = spin_lock_irqsave(&vq->lock);
+
+	vq->kicks++;
+	spin_unlock_irqrestore(&vq->lock, flags);
+	virtio_queue_notify(vq->dev, vq->index);
+}
+
 /* Give @head's chain back to the free list: its length and links are the
  * driver's own (state[]), whatever the device left in the ring. */
 static void free_chain(struct virtqueue *vq, uint16_t head)

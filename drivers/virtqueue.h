@@ -89,3 +89,11 @@ void virtqueue_free(struct virtqueue *vq);
 bool virtqueue_has_room(struct virtqueue *vq, unsigned int n);
 /* Has the device used buffers not yet taken? A hint: no lock. */
 bool virtqueue_has_used(struct virtqueue *vq);
+/* Are buffers in flight (added, not yet taken back)? A hint: no lock. */
+bool virtqueue_in_flight(struct virtqueue *vq);
+/* With event idx: entries made available past the one the device said it
+ * has looked at (avail_event); 0 without event idx. A hint: no lock. */
+uint16_t virtqueue_unseen(struct virtqueue *vq);
+/* Notify the device of the queue whatever avail_event says (the
+ * watchdog's net for a lost notification; a spare one is harmless). */
+void virtqueue_notify_again(struct virtqueue *vq);

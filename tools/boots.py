@@ -264,6 +264,8 @@ EXPECTED_REPORTS = (
     ("lockdep", "locks_lockdep.same_class_needs_nesting"),
     ("lockdep", "locks_lockdep.release_unheld_is_reported"),
     ("io-timeout", "blk_sync.late_*_after_timeout"),
+    ("lost-kick", "virtio_blk_read.lost_notification_is_sent_again"),
+    ("device-status", "virtio_blk_read.bad_status_fails_request"),
     ("virtqueue", "virtio_ring.*"),
     ("warning", "mm_page_alloc.bad_free_is_ignored"),
     ("oops", "mm_vm.text_and_rodata_are_read_only"),

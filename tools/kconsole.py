@@ -32,6 +32,7 @@ REPORTS = [
     ("locks-at-exit", r"task \S+ exits holding \d+ locks"),
     ("unclean-unmount", r"poweroff: root not unmounted cleanly"),
     ("lost-interrupt", r"\S+: \d+ completions without an interrupt"),
+    ("lost-kick", r"\S+: \d+ requests the device was never told of"),
     ("io-timeout", r"blk: \S+ request timed out"),
     ("virtqueue", r"virtqueue \d+: device (used id \d+, not a buffer in "
                   r"flight|wrote \d+ bytes into buffer|used index is)"),

@@ -20,6 +20,7 @@ SAMPLES = {
     "unclean-unmount": "poweroff: root not unmounted cleanly (-5)",     # kernel/main.c
     "lost-interrupt": "vda: 2 completions without an interrupt (isr 0, plic pending 0);"
                       " collected by the watchdog",                     # drivers/virtio_blk.c
+    "lost-kick": "vda: 1 requests the device was never told of; notified it again",
     "io-timeout": "blk: vda: request timed out after 30000 ms, abandoned",  # drivers/block_sync.c
     "virtqueue": "virtqueue 0: device used id 7, not a buffer in flight; ignored",
     "virtio": "virtio-mmio@10008000: device 2 refused: no features",
