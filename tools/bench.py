@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ext2img  # noqa: E402
+from qemu_smp import smp_arg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ELF = ROOT / "build" / "whole.elf"
@@ -38,7 +39,7 @@ TIMEOUT = 900
 
 def qemu_cmd(smp, mem, vda, vdb, cmd):
     return ["qemu-system-riscv64", "-machine", "virt", "-bios", "default",
-            "-nographic", "-no-reboot", "-smp", str(smp), "-m", mem,
+            "-nographic", "-no-reboot", "-smp", smp_arg(smp), "-m", mem,
             "-global", "virtio-mmio.force-legacy=false",
             "-kernel", str(ELF), "-append", f"-- {cmd}",
             # QEMU gives the first device the highest virtio-mmio slot and

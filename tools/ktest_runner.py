@@ -45,6 +45,7 @@ import host_tests  # noqa: E402
 import kconsole  # noqa: E402
 import ktap  # noqa: E402
 from ext2img import CheckFailed  # noqa: E402
+from qemu_smp import smp_arg  # noqa: E402
 
 BUILD = ROOT / "build"
 KERNEL = BUILD / "whole.elf"
@@ -108,7 +109,7 @@ def qemu_command(boot, ktest_filter):
     qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
     bootargs = " ".join(a for a in (boot.bootargs, f"ktest.filter={ktest_filter}") if a)
     return qemu + ["-machine", "virt", "-bios", "default", "-nographic",
-                   "-no-reboot", "-smp", str(boot.smp), "-m", boot.mem,
+                   "-no-reboot", "-smp", smp_arg(boot.smp), "-m", boot.mem,
                    "-kernel", str(KERNEL.relative_to(ROOT)),
                    "-append", bootargs, *boot.qemu_args]
 
