@@ -59,7 +59,12 @@ __printf(2,
 uint32_t virtio_config_read(struct virtio_device *dev,
 			    unsigned int off,
 			    unsigned int size);
-uint64_t virtio_config_read64(struct virtio_device *dev, unsigned int off);
+#define VIRTIO_CONFIG_TRIES 16
+/* A 64-bit config field read whole. Return: 0, or -EIO when the
+ * generation changed on every one of VIRTIO_CONFIG_TRIES reads. */
+int virtio_config_read64(struct virtio_device *dev,
+			 unsigned int off,
+			 uint64_t *val);
 
 /* Queue registers, for drivers/virtqueue.c. */
 unsigned int virtio_queue_max(struct virtio_device *dev, unsigned int index);

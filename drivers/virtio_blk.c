@@ -189,13 +189,34 @@ static unsigned int virtblk_complete_used(struct virtio_blk *vblk)
 	return n;
 }
 
+/* The device says its configuration changed. The limits the disk was
+ * brought up with stay: the filesystem on it was mounted with that size,
+ * and a shrunk device fails the requests past its end itself (-EIO). */
+static void virtblk_config_changed(struct virtio_blk *vblk)
+{
+	uint64_t capacity;
+
+	if (virtio_config_read64(vblk->vdev,
+				 offsetof(struct virtio_blk_config, capacity),
+				 &capacity))
+		return;
+	if (capacity == vblk->bdev.nr_sectors)
+		pr_info("%s: configuration changed\n", vblk->bdev.name);
+	else
+		pr_warn("%s: configuration changed: capacity %llu sectors, "
+			"was %llu; the disk keeps its size\n",
+			vblk->bdev.name,
+			(unsigned long long)capacity,
+			(unsigned long long)vblk->bdev.nr_sectors);
+}
+
 void virtblk_interrupt(void *arg)
 {
 	struct virtio_blk *vblk = arg;
 
 	__atomic_add_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
 	if (virtio_interrupt_ack(vblk->vdev) & VIRTIO_MMIO_INT_CONFIG)
-		pr_info("%s: configuration changed\n", vblk->bdev.name);
+		virtblk_config_changed(vblk);
 	virtblk_complete_used(vblk);
 	__atomic_sub_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
 }

@@ -70,7 +70,8 @@ static const char *read_limits(struct virtio_blk *vblk)
 	struct block_device *b = &vblk->bdev;
 	struct blk_limits *l = &b->limits;
 
-	b->nr_sectors = virtio_config_read64(vdev, CFG(capacity));
+	if (virtio_config_read64(vdev, CFG(capacity), &b->nr_sectors))
+		return "configuration never settles";
 	if (!b->nr_sectors)
 		return "capacity 0";
 	l->logical_block_size = SECTOR_SIZE;

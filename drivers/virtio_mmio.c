@@ -20,6 +20,7 @@
 #include <kernel/init.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/printk.h>
 
 #define VIRTIO_MMIO_MAGIC 0x74726976 /* "virt" */
 #define LEGACY_PAGE_SIZE  4096
@@ -153,17 +154,28 @@ uint32_t virtio_config_read(struct virtio_device *dev,
 }
 
 /* A 64-bit field is two reads: retry until the config generation is stable
- * (legacy devices have no generation counter; it reads 0). */
-uint64_t virtio_config_read64(struct virtio_device *dev, unsigned int off)
+ * (legacy devices have no generation counter; it reads 0). A device whose
+ * generation never settles is not waited for. */
+int virtio_config_read64(struct virtio_device *dev,
+			 unsigned int off,
+			 uint64_t *val)
 {
 	uint32_t gen, lo, hi;
 
-	do {
+	for (unsigned int tries = 0; tries < VIRTIO_CONFIG_TRIES; tries++) {
 		gen = reg_read(dev, VIRTIO_MMIO_CONFIG_GENERATION);
 		lo = config_read_once(dev, off, 4);
 		hi = config_read_once(dev, off + 4, 4);
-	} while (gen != reg_read(dev, VIRTIO_MMIO_CONFIG_GENERATION));
-	return (uint64_t)hi << 32 | lo;
+		if (gen == reg_read(dev, VIRTIO_MMIO_CONFIG_GENERATION)) {
+			*val = (uint64_t)hi << 32 | lo;
+			return 0;
+		}
+	}
+	pr_err("virtio-mmio@%lx: configuration keeps changing (%u reads); "
+	       "not trusted\n",
+	       (unsigned long)dev->base,
+	       VIRTIO_CONFIG_TRIES);
+	return -EIO;
 }
 
 unsigned int virtio_queue_max(struct virtio_device *dev, unsigned int index)
