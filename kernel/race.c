@@ -32,6 +32,7 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_INVAL_DROPPED] = "invalidation: cache dropped, blocks not freed",
 	[RACE_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
 	[RACE_INODES_TWO_FIRST] = "lock_two_inodes: first inode locked",
+	[RACE_READ_COPY] = "read: page found, i_size read, before the copy",
 };
 
 static void gate_reached(enum race_id rp)
@@ -85,12 +86,19 @@ static void gate_inodes_two_first(void *obj)
 	gate_reached(RACE_INODES_TWO_FIRST);
 }
 
+static void gate_read_copy(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_READ_COPY);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
 	[RACE_INVAL_DROPPED] = gate_inval_dropped,
 	[RACE_LOCK_TWO_FIRST] = gate_lock_two_first,
 	[RACE_INODES_TWO_FIRST] = gate_inodes_two_first,
+	[RACE_READ_COPY] = gate_read_copy,
 };
 
 void race_arm(enum race_id rp)

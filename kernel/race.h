@@ -57,9 +57,9 @@ static inline void race_hook_set(enum race_id id, race_fn *fn)
 #define RACE_TIMEOUT_MS 30000
 
 struct task;
-/* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST and
- * RACE_INODES_TWO_FIRST (points that may
- * sleep). race_arm_for stops only task @only. */
+/* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST,
+ * RACE_INODES_TWO_FIRST and RACE_READ_COPY (points that may sleep).
+ * race_arm_for stops only task @only. */
 void race_arm(enum race_id id);
 void race_arm_for(enum race_id id, struct task *only);
 /* Return: 1 if a task stopped at @id, 0 if @cond(@arg) became true

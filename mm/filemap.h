@@ -277,6 +277,9 @@ void truncate_inode_pages(struct address_space *m, loff_t start);
  * truncate, size extension, punch and zero range (mm/truncate.c). Caller
  * holds i_rwsem and invalidate_lock exclusive. Return: 0 or -errno. */
 int filemap_zero_range(struct address_space *m, loff_t start, loff_t end);
+/* Shrink to @size: the new i_size, then the zeroes of [@size, @end) in
+ * its page, so that no reader returns them (mm/truncate.c). */
+int filemap_truncate_tail(struct address_space *m, loff_t size, loff_t end);
 /* Drop @m's clean pages that nobody uses or locks (dirty ones and pages
  * under writeback stay). Context: may sleep. Return: pages dropped. */
 unsigned long invalidate_mapping_pages(struct address_space *m);

@@ -13,6 +13,7 @@
  * Lock order: mm/filemap.c's table; docs/locking.md.
  */
 #include <string.h>
+#include <kernel/arch.h>
 #include <kernel/err.h>
 #include <kernel/race.h>
 #include <fs/vfs.h>
@@ -198,10 +199,17 @@ ssize_t filemap_read_flags(
 		n = MIN(MIN(PAGE_SIZE - offset, len),
 			(size_t)MAX(isize - *pos, (loff_t)0));
 		page_set(page, PG_referenced);
+		race_point(RACE_READ_COPY, page);
 		copy_to_task((char *)buf + copied,
 			     (char *)page_address(page) + offset,
 			     n);
 		put_page(page);
+		/* A truncate stores i_size, then zeroes its page's tail
+		 * (filemap_truncate_tail): what the copy saw of the zeroes,
+		 * the size now read covers, and they are not returned. */
+		smp_rmb();
+		isize = READ_ONCE(inode->i_size);
+		n = MIN(n, (size_t)MAX(isize - *pos, (loff_t)0));
 		f->f_ra.prev_index = index;
 		if (!n)
 			break;

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <kernel/arch.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/trace.h>
@@ -219,5 +220,47 @@ int filemap_zero_range(struct address_space *m, loff_t start, loff_t end)
 		put_page(page);
 		start = pstart + to;
 	}
+	return 0;
+}
+
+/**
+ * filemap_truncate_tail - shrink the file to @size: store the new i_size
+ * and zero [@size, @end) of the page that holds it
+ * @m:    the mapping (its host is the inode)
+ * @size: the new size
+ * @end:  the end of the block that holds @size (at most the page's end)
+ *
+ * The page is found or read in first - the step that can fail, and the
+ * size must not change then. The size is stored before the bytes are
+ * zeroed; a reader copies first and reads i_size after (mm/filemap_read.c,
+ * the barriers pair), so a reader that saw a zero also sees the new size
+ * and returns no byte past it: a read beside a truncate returns the old
+ * bytes or stops at the new EOF, never zeroes inside the old one.
+ *
+ * Context: as filemap_zero_range.
+ * Return: 0, -ENOMEM or -EIO (then neither the size nor a byte changed).
+ */
+int filemap_truncate_tail(struct address_space *m, loff_t size, loff_t end)
+{
+	unsigned long index = size >> PAGE_SHIFT;
+	loff_t pstart = (loff_t)index << PAGE_SHIFT;
+	struct page *page = NULL;
+
+	lockdep_assert_held_write(&m->invalidate_lock);
+	DEBUG_ASSERT(end >= size && end - pstart <= (loff_t)PAGE_SIZE);
+	if (end > size) {
+		page = grab_uptodate_page(m, index);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		wait_on_page_writeback(page);
+	}
+	inode_set_size(m->host, size);
+	if (!page)
+		return 0;
+	smp_wmb(); /* the size before the zeroes: pairs with read_range */
+	memset((char *)page_address(page) + (size - pstart), 0, end - size);
+	set_page_dirty(page);
+	unlock_page(page);
+	put_page(page);
 	return 0;
 }

@@ -309,10 +309,9 @@ static int shrink(struct inode *inode, loff_t size)
 	loff_t tail = ALIGN_UP(size, (loff_t)inode->i_sb->s_blocksize);
 	int err;
 
-	err = filemap_zero_range(m, size, tail);
+	err = filemap_truncate_tail(m, size, tail); /* i_size, then zeroes */
 	if (err)
 		return err;
-	inode_set_size(inode, size);
 	truncate_pagecache(inode, size); /* entries of mappings too */
 	/* A write error stays in wb_err for fsync: truncate does not report
 	 * it (nor does Linux's). */
