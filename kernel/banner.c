@@ -62,6 +62,15 @@ static void banner_root(void)
 
 void boot_banner(void)
 {
+	static const char *const modes[] = {
+		[FILL_INVALIDATE_LOCK] =
+		    "fixed (fill paths take invalidate_lock shared)",
+		[FILL_NONE] =
+		    "legacy (invalidate_lock=off: fill paths unlocked)",
+		[FILL_I_RWSEM] = "fill_lock=i_rwsem (read() takes i_rwsem "
+				 "shared, other fill paths unlocked)",
+	};
+
 	pr_info("whole %s (%s), riscv64\n", WHOLE_VERSION, WHOLE_DATE);
 	pr_info("  harts: %u of %u online; memory: %llu MiB\n",
 		harts_online(),
@@ -69,10 +78,7 @@ void boot_banner(void)
 		(unsigned long long)(platform.mem_size >> 20));
 	banner_disks();
 	banner_root();
-	pr_info("  mode: %s\n",
-		filemap_legacy_mode()
-		    ? "legacy (invalidate_lock=off: fill paths unlocked)"
-		    : "fixed (fill paths take invalidate_lock shared)");
+	pr_info("  mode: %s\n", modes[filemap_fill_lock()]);
 	pr_info("whole: %u harts, %llu MiB RAM, bootargs \"%s\"\n",
 		ncpus,
 		(unsigned long long)(platform.mem_size >> 20),

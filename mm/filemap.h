@@ -210,7 +210,15 @@ bool filemap_fill_begin(struct address_space *m);
 /* Return: false if the lock is taken exclusive (RWF_NOWAIT: -EAGAIN). */
 bool filemap_fill_trybegin(struct address_space *m);
 void filemap_fill_end(struct address_space *m);
-/* invalidate_lock=off was given: the fill paths take no lock. */
+/* Who serialises the fill paths against invalidation (boot arguments
+ * invalidate_lock=off, fill_lock=none|i_rwsem|invalidate_lock). */
+enum fill_lock {
+	FILL_INVALIDATE_LOCK, /* the fill paths take invalidate_lock shared */
+	FILL_NONE,	      /* nothing (legacy) */
+	FILL_I_RWSEM, /* read() takes i_rwsem shared; the rest nothing */
+};
+enum fill_lock filemap_fill_lock(void);
+/* The fill paths take no invalidate_lock (FILL_NONE or FILL_I_RWSEM). */
 bool filemap_legacy_mode(void);
 /* The door checks: truncation of [@start, @end] (caller holds it
  * exclusive; the range is recorded for the unlock's check) and insertion

@@ -164,17 +164,9 @@ static void copy_to_task(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
-/**
- * filemap_read_flags - buffered read of @len bytes at *@pos into @buf
- * @flags: RWF_NOWAIT: return what is cached and uptodate, then -EAGAIN
- * (or the bytes so far) rather than wait for a lock or start I/O.
- * Fast path: the page is cached and uptodate - one i_pages_lock round
- * for the reference, then a copy with nothing held but the reference.
- * Context: task, may sleep; takes no i_rwsem.
- * Return: bytes read, or a negative errno.
- */
-ssize_t filemap_read_flags(
-    struct file *f, void *buf, size_t len, loff_t *pos, int flags)
+/* filemap_read_flags without the i_rwsem of fill_lock=i_rwsem. */
+static ssize_t
+read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 {
 	struct inode *inode = f->f_inode;
 	ssize_t copied = 0;
@@ -218,6 +210,33 @@ ssize_t filemap_read_flags(
 		len -= n;
 	}
 	return copied ? copied : err;
+}
+
+/**
+ * filemap_read_flags - buffered read of @len bytes at *@pos into @buf
+ * @flags: RWF_NOWAIT: return what is cached and uptodate, then -EAGAIN
+ * (or the bytes so far) rather than wait for a lock or start I/O.
+ * Fast path: the page is cached and uptodate - one i_pages_lock round
+ * for the reference, then a copy with nothing held but the reference.
+ * Context: task, may sleep; takes no i_rwsem (but i_rwsem shared around
+ * the whole read with fill_lock=i_rwsem, mm/invalidate.c).
+ * Return: bytes read, or a negative errno.
+ */
+ssize_t filemap_read_flags(
+    struct file *f, void *buf, size_t len, loff_t *pos, int flags)
+{
+	struct rw_semaphore *i_rwsem = &f->f_inode->i_rwsem;
+	ssize_t ret;
+
+	if (filemap_fill_lock() != FILL_I_RWSEM)
+		return read_range(f, buf, len, pos, flags);
+	if (!(flags & RWF_NOWAIT))
+		down_read(i_rwsem);
+	else if (!down_read_trylock(i_rwsem))
+		return -EAGAIN;
+	ret = read_range(f, buf, len, pos, flags);
+	up_read(i_rwsem);
+	return ret;
 }
 
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos)

@@ -21,10 +21,15 @@
  * filemap_add_page() asserts the lock is held in either mode, or i_rwsem
  * exclusive (a buffered write, which truncate excludes by i_rwsem).
  *
- * Legacy mode (boot argument invalidate_lock=off): the fill paths take no
- * invalidate_lock, as before Linux 5.15; invalidation still does. It exists
- * to show the race the lock closes (tests/race_*.c); the mode is fixed at
- * boot, so a fill_begin and its fill_end always agree.
+ * Legacy mode (boot argument invalidate_lock=off, or fill_lock=none): the
+ * fill paths take no invalidate_lock, as before Linux 5.15; invalidation
+ * still does. It exists to show the race the lock closes (tests/race_*.c).
+ * fill_lock=i_rwsem is legacy mode where read() takes i_rwsem shared
+ * around the whole read (mm/filemap_read.c), as XFS serialised reads
+ * against truncate and hole punching before 5.15: the benchmark `mixed`
+ * compares the three (faults and readahead stay unprotected in it, as they
+ * were). The mode is fixed at boot, so a fill_begin and its fill_end
+ * always agree.
  */
 #include <limits.h>
 #include <string.h>
@@ -48,24 +53,45 @@ DEFINE_TRACED_LOCK_CLASS(invalidate_lock_class,
 			 LOCK_RANK_INVALIDATE,
 			 TRACE_LOCK_INVALIDATE,
 			 invalidate_lock_ino);
-static bool fill_lock_off; /* read-only after boot */
+static enum fill_lock fill_lock; /* read-only after boot */
 static unsigned long leftover_reports;
+
+enum fill_lock filemap_fill_lock(void)
+{
+	return READ_ONCE(fill_lock);
+}
 
 bool filemap_legacy_mode(void)
 {
-	return READ_ONCE(fill_lock_off);
+	return filemap_fill_lock() != FILL_INVALIDATE_LOCK;
 }
 
 static int invalidate_mode_init(void)
 {
-	char v[8];
+	static const char *const says[] = {
+		[FILL_INVALIDATE_LOCK] =
+		    "fill paths take it shared (Linux 5.15 on)",
+		[FILL_NONE] = "legacy mode: fill paths take none (before Linux "
+			      "5.15)",
+		[FILL_I_RWSEM] = "fill_lock=i_rwsem: read() takes i_rwsem "
+				 "shared instead, faults and readahead "
+				 "nothing (XFS before Linux 5.15)",
+	};
+	char v[16];
 
 	if (bootarg_get("invalidate_lock", v, sizeof(v)) && !strcmp(v, "off"))
-		fill_lock_off = true;
-	pr_info("invalidate_lock: %s\n",
-		fill_lock_off ? "legacy mode: fill paths take none (before "
-				"Linux 5.15)"
-			      : "fill paths take it shared (Linux 5.15 on)");
+		fill_lock = FILL_NONE;
+	if (bootarg_get("fill_lock", v, sizeof(v))) {
+		if (!strcmp(v, "i_rwsem"))
+			fill_lock = FILL_I_RWSEM;
+		else if (!strcmp(v, "none"))
+			fill_lock = FILL_NONE;
+		else if (strcmp(v, "invalidate_lock"))
+			pr_warn("invalidate_lock: fill_lock=%s unknown; "
+				"ignored\n",
+				v);
+	}
+	pr_info("invalidate_lock: %s\n", says[fill_lock]);
 	return 0;
 }
 INIT_HOOK(invalidate_mode, invalidate_mode_init, INIT_LEVEL_MM);

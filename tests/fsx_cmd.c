@@ -222,7 +222,10 @@ static int cmd_fsx(int argc, char **argv)
 		       (unsigned long long)x->seed,
 		       x->nfiles,
 		       x->readers,
-		       filemap_legacy_mode() ? "legacy" : "fixed");
+		       !filemap_legacy_mode() ? "fixed"
+		       : filemap_fill_lock() == FILL_I_RWSEM
+			   ? "fill_lock=i_rwsem"
+			   : "legacy");
 	if (setup_files(x)) {
 		console_printf("fsx: %s: %s\n", x->dir, strerror(errno));
 	} else {

@@ -9,7 +9,9 @@ with QEMU's modern virtio-mmio transport and cache=unsafe, the set-up of
 ../shared/anchors/linux-guest. The guest runs `bench -r REPS [NAME...]`
 and prints one JSON object per figure (kernel/bench.h); the host adds the
 boot's wall time to the shell (`boot`/`host_ms`) and the kernel's text
-size (`image`/`text_bytes`). Across boots, a figure's median is the median
+size (`image`/`text_bytes`). The benchmark `mixed` also runs in boots of
+its own with fill_lock=i_rwsem and invalidate_lock=off, one pair after
+each boot, for its three modes. Across boots, a figure's median is the median
 of the boots' medians, its min and max the extremes. Written to
 build/bench.json; a table and the ratios the issues set goals for follow.
 Benchmarks, not tests: nothing here passes or fails on a figure.
@@ -37,11 +39,11 @@ READY = re.compile(r"\] whole: \d+ harts")
 TIMEOUT = 900
 
 
-def qemu_cmd(smp, mem, vda, vdb, cmd):
+def qemu_cmd(smp, mem, vda, vdb, cmd, bootargs=""):
     return ["qemu-system-riscv64", "-machine", "virt", "-bios", "default",
             "-nographic", "-no-reboot", "-smp", smp_arg(smp), "-m", mem,
             "-global", "virtio-mmio.force-legacy=false",
-            "-kernel", str(ELF), "-append", f"-- {cmd}",
+            "-kernel", str(ELF), "-append", f"{bootargs} -- {cmd}".strip(),
             # QEMU gives the first device the highest virtio-mmio slot and
             # whole names disks in address order: vdb goes first.
             "-drive", f"file={vdb},if=none,format=raw,id=d1,cache=unsafe",
@@ -50,15 +52,16 @@ def qemu_cmd(smp, mem, vda, vdb, cmd):
             "-device", "virtio-blk-device,drive=d0"]
 
 
-def boot_once(args, tmp):
+def boot_once(args, tmp, only=None, bootargs=""):
     """One boot: its JSON figures, and the host's time to the shell."""
     vda, vdb = Path(tmp) / "vda.img", Path(tmp) / "vdb.img"
     ext2img.make_image(vda, "512M")
     with open(vdb, "wb") as f:
         f.truncate(128 << 20)
-    cmd = f"bench -r {args.reps}" + "".join(f" {n}" for n in args.only)
+    only = args.only if only is None else only
+    cmd = f"bench -r {args.reps}" + "".join(f" {n}" for n in only)
     t0 = time.monotonic()
-    proc = subprocess.Popen(qemu_cmd(args.smp, args.mem, vda, vdb, cmd),
+    proc = subprocess.Popen(qemu_cmd(args.smp, args.mem, vda, vdb, cmd, bootargs),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
     figures, host_ms, log = [], None, []
@@ -128,6 +131,19 @@ def find(results, bench, mode=None):
     return None
 
 
+def find_metric(results, bench, mode, metric):
+    for r in results:
+        if (r["bench"], r["mode"], r.get("metric")) == (bench, mode, metric) \
+                and "median" in r:
+            return r["median"]
+    return None
+
+
+# The modes of the benchmark `mixed` besides the kernel's own, each a boot
+# of its own (the mode is a boot argument, mm/invalidate.c).
+MIXED_MODES = ("fill_lock=i_rwsem", "invalidate_lock=off")
+
+
 def ratios(results):
     """The ratios the performance issue sets goals for: (what, value, goal)."""
     out = []
@@ -152,6 +168,14 @@ def ratios(results):
         "near 1")
     add("scaling_cached_read 4 / 1", find(results, "scaling_cached_read", "4"),
         find(results, "scaling_cached_read", "1"), "grows")
+    for metric in ("reads_per_s", "writes_per_s", "punches_per_s"):
+        fixed = find_metric(results, "mixed", "invalidate_lock", metric)
+        add(f"mixed {metric} invalidate_lock / i_rwsem", fixed,
+            find_metric(results, "mixed", "i_rwsem", metric),
+            ">= 3" if metric == "reads_per_s" else "-")
+        add(f"mixed {metric} invalidate_lock / legacy", fixed,
+            find_metric(results, "mixed", "legacy", metric),
+            ">= 0.95" if metric == "reads_per_s" else "-")
     return out
 
 
@@ -190,6 +214,10 @@ def main(argv):
         boots.append(figures)
         if ms is not None:
             host_ms.append(round(ms, 1))
+        if not args.only or "mixed" in args.only:
+            for mode in MIXED_MODES:  # interleaved with the kernel's boots
+                with tempfile.TemporaryDirectory() as tmp:
+                    boots.append(boot_once(args, tmp, ["mixed"], mode)[0])
         print(f"bench: boot {k + 1} of {args.boots}: {len(figures)} figures",
               file=sys.stderr)
     results = merge(boots)

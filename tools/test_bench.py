@@ -15,10 +15,21 @@ KEYS = {"bench", "mode", "params", "metric", "unit", "median", "min", "max",
         "samples"}
 
 
-def run_c(cmd, timeout=300):
+def run_c(cmd, timeout=300, append=None):
+    extra = ["--append", append] if append else []
     return subprocess.run([str(ROOT / "tools" / "run"), "--smp", "2", "--mem",
-                           "512M", "-c", cmd], cwd=ROOT, capture_output=True,
+                           "512M", *extra, "-c", cmd], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def lockstat(out):
+    """{lock: (shared, exclusive, contended)} of the last `lockstat`."""
+    got = {}
+    for ln in out.replace("\r", "").splitlines():
+        w = ln.split()
+        if len(w) == 4 and w[0] in ("invalidate_lock", "i_rwsem"):
+            got[w[0]] = tuple(map(int, w[1:]))
+    return got
 
 
 def figures(out):
@@ -64,6 +75,35 @@ class GuestBenchTest(unittest.TestCase):
                 self.assertEqual(figures(res.stdout), [])
 
 
+class FillLockModeTest(unittest.TestCase):
+    """The three modes of the benchmark `mixed` (mm/invalidate.c): a cold
+    read takes invalidate_lock shared in the fixed kernel, nothing in
+    legacy mode, and i_rwsem shared once per read() with fill_lock=i_rwsem."""
+
+    def test_modes_take_their_locks(self):
+        cmd = "drop_caches; lockstat -z; cksum /README; lockstat; bench -r 1 mixed"
+        seen = {}
+        for append, banner in ((None, "mode: fixed"), ("invalidate_lock=off", "mode: legacy"),
+                               ("fill_lock=i_rwsem", "mode: fill_lock=i_rwsem")):
+            with self.subTest(append=append):
+                res = run_c(cmd, append=append)
+                self.assertEqual(res.returncode, 0, res.stdout[-1500:])
+                self.assertIn(banner, res.stdout)
+                seen[append] = lockstat(res.stdout)
+                mode = {None: "invalidate_lock", "invalidate_lock=off": "legacy",
+                        "fill_lock=i_rwsem": "i_rwsem"}[append]
+                self.assertEqual(sorted((f["mode"], f["metric"]) for f in figures(res.stdout)),
+                                 [(mode, "punches_per_s"), (mode, "reads_per_s"),
+                                  (mode, "writes_per_s")])
+        fixed, legacy, rwsem = (seen[None], seen["invalidate_lock=off"],
+                                seen["fill_lock=i_rwsem"])
+        self.assertGreater(fixed["invalidate_lock"][0], 0)
+        self.assertEqual(legacy["invalidate_lock"][0], 0)
+        self.assertEqual(rwsem["invalidate_lock"][0], 0)
+        self.assertEqual(legacy["i_rwsem"], fixed["i_rwsem"])
+        self.assertGreater(rwsem["i_rwsem"][0], fixed["i_rwsem"][0])  # each read()
+
+
 class MergeTest(unittest.TestCase):
     def fig(self, median, lo, hi, mode=None):
         return {"bench": "b", "mode": mode, "params": {}, "metric": "m",
@@ -92,6 +132,13 @@ class MergeTest(unittest.TestCase):
         got = {what: value for what, value, _ in bench.ratios(res)}
         self.assertAlmostEqual(got["cold_seq_read readahead / raw"], 0.25)
         self.assertAlmostEqual(got["cached_read 4k / 1m per byte"], 2.0)
+
+    def test_mixed_ratios(self):
+        res = [{"bench": "mixed", "mode": m, "metric": "reads_per_s", "median": v}
+               for m, v in (("invalidate_lock", 900), ("i_rwsem", 300), ("legacy", 1000))]
+        got = {what: value for what, value, _ in bench.ratios(res)}
+        self.assertAlmostEqual(got["mixed reads_per_s invalidate_lock / i_rwsem"], 3.0)
+        self.assertAlmostEqual(got["mixed reads_per_s invalidate_lock / legacy"], 0.9)
 
 
 if __name__ == "__main__":
