@@ -58,7 +58,7 @@ static void errseq_now_sees_only_later_errors(struct ktest *t)
 	KTEST_EXPECT_EQ(t, errseq_check(&word, call), -ENOSPC);
 	/* the call's check consumed nothing: a reader still hears it */
 	KTEST_EXPECT_EQ(t, errseq_check_and_advance(&word, &a), -ENOSPC);
-	errseq_set(&word, 0); /* not an error */
+	errseq_set(&word, 0);	    /* not an error */
 	errseq_set(&word, -100000); /* not an errno */
 	KTEST_EXPECT_EQ(t, errseq_check_and_advance(&word, &a), 0);
 }

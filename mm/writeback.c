@@ -79,7 +79,7 @@ int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
 	}
 	page_set(page, PG_writeback);
 	account_page_writeback(1);
-	page_lock_handoff(page); /* write_page unlocks it */
+	page_lock_handoff(page);		  /* write_page unlocks it */
 	err = m->a_ops->write_page(m, page, wbc); /* records its errors */
 	if (err == -ENOMEM)
 		wbc->nr_deferred++; /* still dirty: not an I/O error */
