@@ -12,6 +12,7 @@
  * Locks: fs_types_lock (the type list), mount_lock (mounting and
  * unmounting; root_sb is published with WRITE_ONCE and read without it).
  */
+#include <limits.h>
 #include <string.h>
 #include <kernel/bootargs.h>
 #include <kernel/err.h>
@@ -100,6 +101,11 @@ int vfs_mount_root(const char *fs_name, struct block_device *bdev)
 	if (!err && WARN_ON(!sb->s_root || !S_ISDIR(sb->s_root->i_mode)))
 		err = -EINVAL;
 	if (err) {
+		/* Inodes fill_super read and put back (a root inode it then
+		 * refused) sit on the LRU naming @sb: evict them before @sb
+		 * goes, or a later mount whose superblock lands at the same
+		 * address finds them. */
+		prune_icache(sb, ULONG_MAX);
 		kfree(sb);
 		goto out_unlock;
 	}

@@ -9,6 +9,8 @@ meta; contents by tools/ext2tree.py's pattern) and then gets one fault:
   magic     a wrong superblock magic               -> mount fails
   zero      the whole superblock zeroed            -> mount fails
   incompat  an unknown incompat feature bit        -> mount refused
+  rootfile  the root inode is a regular file       -> mount refused, and
+            the root inode it read is not left in the inode cache
   rocompat  an unknown ro_compat feature bit       -> mounted read-only
   reclen    bad/victim's rec_len runs past its block  -> -EUCLEAN
   ino       bad/victim names inode 0x7fffffff         -> -EUCLEAN
@@ -30,13 +32,14 @@ import tempfile
 import ext2img
 import ext2tree
 
-KINDS = ["trunc", "magic", "zero", "incompat", "rocompat", "reclen", "ino",
+KINDS = ["trunc", "magic", "zero", "incompat", "rootfile", "rocompat", "reclen", "ino",
          "blocknr"]
 MESSAGES = {
     "trunc": "larger than the device",
     "magic": "no ext2 superblock",
     "zero": "no ext2 superblock",
     "incompat": "unsupported incompat features",
+    "rootfile": "root inode is not a directory",
     "rocompat": "mounting read-only",
     "reclen": "bad entry in block",
     "ino": "bad entry in block",
@@ -47,6 +50,7 @@ SUITES = {
     "magic": "ext2_bad_mount",
     "zero": "ext2_bad_mount",
     "incompat": "ext2_bad_mount",
+    "rootfile": "ext2_bad_mount",
     "rocompat": "ext2_bad_rocompat",
     "reclen": "ext2_bad_entries",
     "ino": "ext2_bad_entries",
@@ -124,6 +128,8 @@ def make_bad(kind, img, block=1024):
         _patch(img, SB, bytes(1024))
     elif kind == "incompat":
         _or32(img, SB + S_INCOMPAT, 0x80000000)
+    elif kind == "rootfile":
+        _debugfs(img, "sif <2> mode 0100644", write=True)
     elif kind == "rocompat":
         _or32(img, SB + S_RO_COMPAT, 0x80000000)
     elif kind in ("reclen", "ino"):

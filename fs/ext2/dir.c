@@ -31,6 +31,20 @@ typedef int (*dirent_fn)(struct inode *dir,
 			 struct ext2_dir_entry_2 *prev,
 			 void *arg);
 
+/* An entry in use names something: at least one byte, none of them '/'
+ * or NUL (e2fsck's rules; readdir would hand such a name to a task). */
+static bool name_ok(const struct ext2_dir_entry_2 *de)
+{
+	if (!de->inode)
+		return true;
+	if (!de->name_len)
+		return false;
+	for (unsigned int i = 0; i < de->name_len; i++)
+		if (de->name[i] == '/' || de->name[i] == 0)
+			return false;
+	return true;
+}
+
 int ext2_check_entry(struct inode *dir,
 		     uint32_t pblk,
 		     unsigned int off,
@@ -43,7 +57,7 @@ int ext2_check_entry(struct inode *dir,
 	    de->rec_len >= DOT_REC_LEN && !(de->rec_len & EXT2_DIR_ROUND) &&
 	    de->rec_len <= bs - off &&
 	    de->rec_len >= ext2_rec_len(de->name_len) &&
-	    de->inode <= sbi->s_inodes_count)
+	    de->inode <= sbi->s_inodes_count && name_ok(de))
 		return 0;
 	pr_err("ext2: directory inode %lu: bad entry in block %u at offset %u "
 	       "(rec_len %u, name_len %u, inode %u)\n",

@@ -3,7 +3,8 @@
  * tools/mkbadimg.py, one suite per kind of damage, each run only in the
  * boot whose image has that damage (bootarg ext2.bad=KIND; a suite in a
  * boot of another kind fails, so no case passes by having nothing to do):
- *   ext2_bad_mount     trunc, magic, zero, incompat: the mount is refused
+ *   ext2_bad_mount     trunc, magic, zero, incompat, rootfile: the mount
+ *                      is refused
  *   ext2_bad_rocompat  rocompat: mounted read-only, writes refused
  *   ext2_bad_entries   reclen, ino: the broken entry fails -EUCLEAN/-EIO
  *   ext2_bad_blocks    blocknr: blocks outside the data area, never used
@@ -42,21 +43,30 @@ static void require_kind(struct ktest *t, const char *const *kinds)
 	ktest_abort(t);
 }
 
-static const char *const mount_kinds[] = {
-	"trunc", "magic", "zero", "incompat", NULL
-};
+static const char *const mount_kinds[] = { "trunc",    "magic",	   "zero",
+					   "incompat", "rootfile", NULL };
 
 /* The boot-time root mount was refused; mounting again fails the same
- * way (-EINVAL, as Linux's ext2 refuses a bad superblock). */
+ * way: -EINVAL for a bad superblock (as Linux's ext2), -EUCLEAN for a
+ * root inode that is not a directory. A refused mount leaves none of its
+ * inodes cached (the root inode it read would point at a freed superblock,
+ * and be found again by the next mount whose superblock lands at the same
+ * address); with no root mounted, the inode cache is empty. */
 static void mount_refused(struct ktest *t)
 {
 	struct block_device *bdev = blkdev_get("vda");
+	char kind[16] = "";
 
 	require_kind(t, mount_kinds);
+	bootarg_get("ext2.bad", kind, sizeof(kind));
 	KTEST_ASSERT_NOT_NULL(t, bdev);
 	KTEST_EXPECT_NULL(t, vfs_root_sb());
-	KTEST_EXPECT_EQ(t, vfs_mount_root("ext2", bdev), -EINVAL);
+	KTEST_EXPECT_EQ(t, icache_unused(), 0);
+	KTEST_EXPECT_EQ(t,
+			vfs_mount_root("ext2", bdev),
+			strcmp(kind, "rootfile") ? -EINVAL : -EUCLEAN);
 	KTEST_EXPECT_NULL(t, vfs_root_sb());
+	KTEST_EXPECT_EQ(t, icache_unused(), 0);
 }
 
 static struct ktest_case ext2_bad_mount_cases[] = {

@@ -91,6 +91,7 @@ static int ext2_read_inode(struct inode *inode)
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	struct ext2_inode *raw;
 	struct ext2_buf *b;
+	uint64_t size;
 
 	if (!ext2_inode_valid_nr(sbi, inode->i_ino)) {
 		pr_err("ext2: inode %lu is out of range or reserved (inodes "
@@ -110,13 +111,23 @@ static int ext2_read_inode(struct inode *inode)
 		ext2_brelse(sbi, b);
 		return -EUCLEAN;
 	}
+	size = raw->i_size;
+	if (S_ISREG(raw->i_mode))
+		size |= (uint64_t)raw->i_size_high << 32;
+	if (size > ext2_max_blocks(sbi) << inode->i_sb->s_blocksize_bits) {
+		pr_err("ext2: inode %lu: size %llu is past the largest file\n",
+		       inode->i_ino,
+		       (unsigned long long)size);
+		ext2_brelse(sbi, b);
+		return -EUCLEAN;
+	}
 	inode->i_mode = raw->i_mode;
-	inode->i_uid = raw->i_uid | (raw->osd2.linux2.l_i_uid_high << 16);
-	inode->i_gid = raw->i_gid | (raw->osd2.linux2.l_i_gid_high << 16);
+	inode->i_uid = raw->i_uid | (uint32_t)raw->osd2.linux2.l_i_uid_high
+					<< 16;
+	inode->i_gid = raw->i_gid | (uint32_t)raw->osd2.linux2.l_i_gid_high
+					<< 16;
 	inode->i_nlink = raw->i_links_count;
-	inode->i_size = raw->i_size;
-	if (S_ISREG(inode->i_mode))
-		inode->i_size |= (loff_t)raw->i_size_high << 32;
+	inode->i_size = size;
 	inode->i_atime = ts(raw->i_atime);
 	inode->i_mtime = ts(raw->i_mtime);
 	inode->i_ctime = ts(raw->i_ctime);
