@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/bench.py: boot whole several times and collect its benchmarks.
 
-    tools/bench [--boots N] [--smp N] [--reps N] [--only NAME...]
+    tools/bench [--boots N] [--smp N] [--reps N] [--only NAME...] [--linux]
 
 Each boot gets a fresh 512M ext2 image (vda, as the Linux anchor's) and a
 fresh 128M scratch disk (vdb, which only the raw write figure writes),
@@ -14,6 +14,14 @@ its own with fill_lock=i_rwsem and invalidate_lock=off, one pair after
 each boot, for its three modes. Across boots, a figure's median is the median
 of the boots' medians, its min and max the extremes. Written to
 build/bench.json; a table and the ratios the issues set goals for follow.
+
+--linux also boots Debian's Linux riscv64 (tools/linuxguest.py: the same
+QEMU machine, disks and mke2fs image; tools/linuxbench.c: the same
+workloads as a Linux program) after each of whole's boots, so both are
+measured in one sitting; its figures join build/bench.json with
+"kernel": "linux", and a table sets each figure of whole beside Linux's
+with how many times better whole is (lower is better for times, higher
+for rates).
 Benchmarks, not tests: nothing here passes or fails on a figure.
 """
 
@@ -30,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ext2img  # noqa: E402
+import linuxguest  # noqa: E402
 from qemu_smp import smp_arg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +109,7 @@ def merge(boots):
             if "skipped" in fig:
                 by_key.setdefault((fig["bench"], fig["mode"], None), fig)
                 continue
-            key = (fig["bench"], fig["mode"], fig["metric"])
+            key = (fig["bench"], fig["mode"], fig["metric"], fig.get("kernel"))
             by_key.setdefault(key, []).append(fig)
     merged = []
     for key, figs in by_key.items():
@@ -108,13 +117,16 @@ def merge(boots):
             merged.append(figs)
             continue
         first = figs[0]
-        merged.append({"bench": first["bench"], "mode": first["mode"],
-                       "params": first["params"], "metric": first["metric"],
-                       "unit": first["unit"],
-                       "median": statistics.median(f["median"] for f in figs),
-                       "min": min(f["min"] for f in figs),
-                       "max": max(f["max"] for f in figs),
-                       "boots": len(figs)})
+        fig = {"bench": first["bench"], "mode": first["mode"],
+               "params": first["params"], "metric": first["metric"],
+               "unit": first["unit"],
+               "median": statistics.median(f["median"] for f in figs),
+               "min": min(f["min"] for f in figs),
+               "max": max(f["max"] for f in figs),
+               "boots": len(figs)}
+        if "kernel" in first:
+            fig["kernel"] = first["kernel"]
+        merged.append(fig)
     return merged
 
 
@@ -126,17 +138,39 @@ def host_figure(bench, metric, unit, values, params):
 
 def find(results, bench, mode=None):
     for r in results:
-        if r["bench"] == bench and r["mode"] == mode and "median" in r:
+        if r["bench"] == bench and r["mode"] == mode and "median" in r \
+                and "kernel" not in r:
             return r["median"]
     return None
 
 
-def find_metric(results, bench, mode, metric):
+def find_metric(results, bench, mode, metric, kernel=None):
     for r in results:
-        if (r["bench"], r["mode"], r.get("metric")) == (bench, mode, metric) \
-                and "median" in r:
+        if (r["bench"], r["mode"], r.get("metric"), r.get("kernel")) == \
+                (bench, mode, metric, kernel) and "median" in r:
             return r["median"]
     return None
+
+
+# Metrics where less is better; for the others (rates) more is.
+LOWER_IS_BETTER = {"ns_per_op", "us_per_op", "guest_ms", "host_ms"}
+
+
+def beside_linux(results):
+    """(bench, mode, metric, unit, whole, linux, times better) for each
+    figure both kernels have."""
+    rows = []
+    for r in results:
+        if "kernel" in r or "median" not in r:
+            continue
+        lx = find_metric(results, r["bench"], r["mode"], r["metric"], "linux")
+        if lx is None or not r["median"] or not lx:
+            continue
+        better = lx / r["median"] if r["metric"] in LOWER_IS_BETTER \
+            else r["median"] / lx
+        rows.append((r["bench"], r["mode"], r["metric"], r["unit"],
+                     r["median"], lx, better))
+    return rows
 
 
 # The modes of the benchmark `mixed` besides the kernel's own, each a boot
@@ -188,6 +222,8 @@ def table(results):
              f"{'min':>12} {'max':>12}  unit"]
     for r in results:
         mode = "-" if r["mode"] is None else r["mode"]
+        if "kernel" in r:
+            continue  # Linux's figures: in the table beside whole's
         if "skipped" in r:
             lines.append(f"{r['bench']:30} {mode:13} skipped: {r['skipped']}")
             continue
@@ -206,7 +242,11 @@ def main(argv):
     ap.add_argument("--only", nargs="*", default=[],
                     help="guest benchmark names (bench -l), default all")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--linux", action="store_true",
+                    help="also boot Debian's Linux after each boot, same workloads")
     args = ap.parse_args(argv)
+    if args.linux:
+        linuxguest.fetch()
     boots, host_ms = [], []
     for k in range(args.boots):
         with tempfile.TemporaryDirectory() as tmp:
@@ -218,6 +258,8 @@ def main(argv):
             for mode in MIXED_MODES:  # interleaved with the kernel's boots
                 with tempfile.TemporaryDirectory() as tmp:
                     boots.append(boot_once(args, tmp, ["mixed"], mode)[0])
+        if args.linux:
+            boots.append(linuxguest.run(args.smp, args.mem, args.reps))
         print(f"bench: boot {k + 1} of {args.boots}: {len(figures)} figures",
               file=sys.stderr)
     results = merge(boots)
@@ -233,6 +275,15 @@ def main(argv):
     print(f"\nratios ({args.boots} boots, -smp {args.smp}):")
     for what, value, goal in ratios(results):
         print(f"  {what:42} {value:8.2f}   goal {goal}")
+    rows = beside_linux(results)
+    if rows:
+        print(f"\nwhole beside Linux ({args.boots} boots each, interleaved, "
+              f"-smp {args.smp}):")
+        print(f"{'bench':22} {'mode':13} {'unit':8} {'whole':>12} {'linux':>12} "
+              f"{'whole better':>13}")
+        for bench, mode, _, unit, w, lx, better in rows:
+            print(f"{bench:22} {'-' if mode is None else mode:13} {unit:8} "
+                  f"{num(w):>12} {num(lx):>12} {better:12.2f}x")
     print(f"\nwritten: {args.out}")
     return 0
 

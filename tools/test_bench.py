@@ -133,6 +133,28 @@ class MergeTest(unittest.TestCase):
         self.assertAlmostEqual(got["cold_seq_read readahead / raw"], 0.25)
         self.assertAlmostEqual(got["cached_read 4k / 1m per byte"], 2.0)
 
+    def test_kernels_stay_apart(self):
+        lx = dict(self.fig(50, 40, 60), kernel="linux")
+        merged = bench.merge([[self.fig(10, 8, 12), lx], [self.fig(20, 5, 21), lx]])
+        self.assertEqual([(m["median"], m.get("kernel")) for m in merged],
+                         [(15.0, None), (50, "linux")])
+
+    def test_beside_linux_says_how_many_times_better(self):
+        res = [{"bench": "cached_read_4k", "mode": None, "metric": "ns_per_op",
+                "unit": "ns", "median": 500.0},
+               {"bench": "cached_read_4k", "mode": None, "metric": "ns_per_op",
+                "unit": "ns", "median": 2000.0, "kernel": "linux"},
+               {"bench": "cold_seq_read", "mode": "readahead", "metric": "mb_per_s",
+                "unit": "MB/s", "median": 300.0},
+               {"bench": "cold_seq_read", "mode": "readahead", "metric": "mb_per_s",
+                "unit": "MB/s", "median": 150.0, "kernel": "linux"},
+               {"bench": "mixed", "mode": "legacy", "metric": "reads_per_s",
+                "unit": "reads/s", "median": 9.0}]
+        got = {(b, m): better for b, m, *_, better in bench.beside_linux(res)}
+        self.assertEqual(got, {("cached_read_4k", None): 4.0,
+                               ("cold_seq_read", "readahead"): 2.0})
+        self.assertIsNone(bench.find(res[1:2], "cached_read_4k"))
+
     def test_mixed_ratios(self):
         res = [{"bench": "mixed", "mode": m, "metric": "reads_per_s", "median": v}
                for m, v in (("invalidate_lock", 900), ("i_rwsem", 300), ("legacy", 1000))]
