@@ -4,7 +4,8 @@
  *
  * Lock order: disks_lock is taken alone. dev->lock (irqsave) is held while
  * the driver's queue_rq runs, so driver locks (virtio-blk's pool lock, the
- * virtqueue lock) nest inside it. end_io callbacks run with no lock held.
+ * virtqueue lock) nest inside it; its commit (the doorbell) runs after
+ * dev->lock is dropped. end_io callbacks run with no lock held.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -221,10 +222,14 @@ queue_bio(struct block_device *dev, struct list_head *queue, struct bio *bio)
 /*
  * Give queued requests to the driver until it is busy. Requests it refuses
  * with an error are moved to @failed for the caller to complete unlocked.
- * Caller holds dev->lock.
+ * Caller holds dev->lock. Return: how many the driver accepted (the caller
+ * commits them once it has dropped the lock: commit()).
  */
-static void dispatch_locked(struct block_device *dev, struct list_head *failed)
+static unsigned int dispatch_locked(struct block_device *dev,
+				    struct list_head *failed)
 {
+	unsigned int accepted = 0;
+
 	while (!list_empty(&dev->pending)) {
 		struct bio *rq =
 		    list_first_entry(&dev->pending, struct bio, queue);
@@ -234,7 +239,7 @@ static void dispatch_locked(struct block_device *dev, struct list_head *failed)
 		err = dev->ops->queue_rq(dev, rq);
 		if (err == -EBUSY) {
 			list_add(&rq->queue, &dev->pending);
-			return;
+			break;
 		}
 		if (err) {
 			rq->status = err;
@@ -242,7 +247,16 @@ static void dispatch_locked(struct block_device *dev, struct list_head *failed)
 			continue;
 		}
 		dev->inflight++;
+		accepted++;
 	}
+	return accepted;
+}
+
+/* After dispatch_locked, with dev->lock dropped: ring the doorbell. */
+static void commit(struct block_device *dev, unsigned int accepted)
+{
+	if (accepted && dev->ops->commit)
+		dev->ops->commit(dev);
 }
 
 static void end_failed(struct list_head *failed)
@@ -279,6 +293,7 @@ void blk_submit(struct bio *bio)
 	struct list_head failed = LIST_HEAD_INIT(failed);
 	struct blk_plug *plug;
 	unsigned long flags;
+	unsigned int accepted;
 	int err = bio_check(dev, bio);
 
 	trace_event(
@@ -301,8 +316,9 @@ void blk_submit(struct bio *bio)
 	flags = spin_lock_irqsave(&dev->lock);
 	count_bio(&dev->stats, bio);
 	queue_bio(dev, &dev->pending, bio);
-	dispatch_locked(dev, &failed);
+	accepted = dispatch_locked(dev, &failed);
 	spin_unlock_irqrestore(&dev->lock, flags);
+	commit(dev, accepted);
 	end_failed(&failed);
 }
 
@@ -336,6 +352,7 @@ void blk_end_request(struct bio *rq, int status)
 	struct block_device *dev = rq->bdev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
 	unsigned long flags = spin_lock_irqsave(&dev->lock);
+	unsigned int accepted;
 
 	dev->inflight--;
 	if (status && rq->rq_next) {
@@ -344,8 +361,9 @@ void blk_end_request(struct bio *rq, int status)
 	} else if (status) {
 		dev->stats.errors++;
 	}
-	dispatch_locked(dev, &failed);
+	accepted = dispatch_locked(dev, &failed);
 	spin_unlock_irqrestore(&dev->lock, flags);
+	commit(dev, accepted);
 	if (rq)
 		end_chain(rq, status);
 	end_failed(&failed);
@@ -367,6 +385,7 @@ static void submit_plugged(struct blk_plug *plug)
 	struct block_device *dev = plug->dev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
 	unsigned long flags;
+	unsigned int accepted;
 
 	if (list_empty(&plug->pending))
 		return;
@@ -379,8 +398,9 @@ static void submit_plugged(struct blk_plug *plug)
 			count_bio(&dev->stats, b);
 		list_add_tail(&rq->queue, &dev->pending);
 	}
-	dispatch_locked(dev, &failed);
+	accepted = dispatch_locked(dev, &failed);
 	spin_unlock_irqrestore(&dev->lock, flags);
+	commit(dev, accepted);
 	end_failed(&failed);
 }
 

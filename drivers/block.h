@@ -39,7 +39,8 @@
  *
  * Locking: dev->lock (irqsave) protects the queue and the statistics, and is
  * held while the driver's queue_rq runs (so the driver's own locks nest inside
- * it). end_io is called with no block-layer lock held.
+ * it); the driver's commit (the doorbell) runs after it is released. end_io
+ * is called with no block-layer lock held.
  */
 #pragma once
 
@@ -95,6 +96,12 @@ struct block_ops {
 	/* Start request @rq (a bio with rq_next chain). Return 0, or -EBUSY
 	 * to be called again after a completion. Called under dev->lock. */
 	int (*queue_rq)(struct block_device *dev, struct bio *rq);
+	/* Optional: tell the device about the requests queue_rq accepted (a
+	 * doorbell). Called with no block-layer lock held, after any call of
+	 * queue_rq that accepted one, from the same context: an emulated
+	 * doorbell can be slow, and other harts must not spin on dev->lock
+	 * meanwhile. */
+	void (*commit)(struct block_device *dev);
 	/* Optional: print the driver's own lines for `disks`. */
 	void (*show)(struct block_device *dev);
 };

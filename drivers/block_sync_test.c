@@ -10,6 +10,9 @@
  * the caller put there. Before sync I/O bounced its data, the late write
  * landed in the caller's buffer. The same for a driver command and a
  * flush, whose bios are freed by their late completion.
+ *
+ * Also: the driver's commit (its doorbell) is called once per dispatch that
+ * gave it requests, never while bdev->lock is held.
  */
 #include <errno.h>
 #include <string.h>
@@ -29,6 +32,8 @@ struct fake_disk {
 	struct block_device bdev;
 	struct bio *held[MAX_HELD]; /* under bdev.lock */
 	unsigned int nheld;
+	/* commit_ops: calls of commit, and of them made under bdev.lock */
+	unsigned int commits, commits_locked, held_at_commit;
 };
 
 /* Called under bdev->lock: keep the request, answer nothing. */
@@ -43,6 +48,18 @@ static int fake_queue_rq(struct block_device *dev, struct bio *rq)
 }
 
 static const struct block_ops fake_ops = { .queue_rq = fake_queue_rq };
+
+static void fake_commit(struct block_device *dev)
+{
+	struct fake_disk *d = dev->driver;
+
+	d->commits++;
+	d->commits_locked += spin_lock_held(&dev->lock);
+	d->held_at_commit = READ_ONCE(d->nheld);
+}
+
+static const struct block_ops commit_ops = { .queue_rq = fake_queue_rq,
+					     .commit = fake_commit };
 
 static void fake_init(struct fake_disk *d)
 {
@@ -162,7 +179,64 @@ static void answer_in_time(struct ktest *t)
 	kfree(buf);
 }
 
+static struct bio *fake_bio(struct fake_disk *d, uint64_t sector, void *buf)
+{
+	struct bio *bio = bio_alloc(&d->bdev, BLK_OP_READ, sector, 1);
+
+	if (bio && bio_add_buf(bio, buf, SECTOR_SIZE)) {
+		bio_free(bio);
+		return NULL;
+	}
+	if (bio)
+		bio->end_io = bio_free;
+	return bio;
+}
+
+/* One commit per dispatch that gave the driver requests - after each
+ * submission, after a plug's batch, after a completion that let a waiting
+ * request in - each with bdev.lock released; none when the driver was busy
+ * and took nothing. */
+static void commit_after_unlock(struct ktest *t)
+{
+	struct fake_disk d;
+	uint8_t *buf = kmalloc(MAX_HELD * SECTOR_SIZE, GFP_KERNEL);
+	struct blk_plug plug;
+	struct bio *bio;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	fake_init(&d);
+	d.bdev.ops = &commit_ops;
+	for (int i = 0; i < 3; i++) {
+		bio = fake_bio(&d, 100 * i, buf + i * SECTOR_SIZE);
+		KTEST_ASSERT_NOT_NULL(t, bio);
+		blk_submit(bio);
+		KTEST_EXPECT_EQ(t, d.commits, i + 1);
+		KTEST_EXPECT_EQ(t, d.held_at_commit, i + 1);
+	}
+	blk_start_plug(&plug, &d.bdev);
+	for (int i = 3; i < MAX_HELD; i++) {
+		bio = fake_bio(&d, 100 * i, buf + i * SECTOR_SIZE);
+		KTEST_ASSERT_NOT_NULL(t, bio);
+		blk_submit(bio);
+	}
+	KTEST_EXPECT_EQ(t, d.commits, 3); /* held on the plug */
+	blk_finish_plug(&plug);
+	KTEST_EXPECT_EQ(t, d.commits, 4);
+	KTEST_EXPECT_EQ(t, d.held_at_commit, MAX_HELD);
+	bio = fake_bio(&d, 900, buf); /* the driver is full: -EBUSY */
+	KTEST_ASSERT_NOT_NULL(t, bio);
+	blk_submit(bio);
+	KTEST_EXPECT_EQ(t, d.commits, 4);
+	KTEST_EXPECT_EQ(t, fake_complete(&d, 0x33), MAX_HELD);
+	KTEST_EXPECT_EQ(t, d.commits, 5); /* a completion let it in */
+	KTEST_EXPECT_EQ(t, d.held_at_commit, 1);
+	KTEST_EXPECT_EQ(t, fake_complete(&d, 0x33), 1);
+	KTEST_EXPECT_EQ(t, d.commits_locked, 0);
+	kfree(buf);
+}
+
 static struct ktest_case sync_cases[] = {
+	KTEST_CASE(commit_after_unlock),
 	KTEST_CASE(late_dma_after_timeout),
 	KTEST_CASE(late_command_after_timeout),
 	KTEST_CASE(answer_in_time),

@@ -128,9 +128,20 @@ static int virtblk_queue_rq(struct block_device *bdev, struct bio *rq)
 		slot_put(vblk, req);
 		return err == -ENOSPC ? -EBUSY : err;
 	}
+	return 0;
+}
+
+/* The block layer's commit, with no lock held: notify the device of the
+ * requests queue_rq made available, if it asked to be told (event index).
+ * Rung outside bdev->lock because under TCG QEMU starts the requests
+ * inside the notifying store: other harts completing or submitting must
+ * not spin meanwhile. */
+static void virtblk_commit(struct block_device *bdev)
+{
+	struct virtio_blk *vblk = bdev->driver;
+
 	if (!__atomic_exchange_n(&vblk->skip_kick, 0, __ATOMIC_ACQ_REL))
 		virtqueue_kick(vblk->vq);
-	return 0;
 }
 
 void virtblk_forge_next_status(struct block_device *dev, uint8_t status)
@@ -340,6 +351,7 @@ static void virtblk_show(struct block_device *dev)
 
 const struct block_ops virtblk_ops = {
 	.queue_rq = virtblk_queue_rq,
+	.commit = virtblk_commit,
 	.show = virtblk_show,
 };
 
