@@ -33,6 +33,7 @@ struct cpu {
 	unsigned int irq_depth;	       /* nested trap handlers running */
 	uint64_t ticks;		       /* timer interrupts taken */
 	uint64_t next_tick;	       /* counter value of the next tick */
+	unsigned long ipis_sent;       /* wake-up IPIs sent (rq_lock) */
 	bool online;		       /* set once, read by any hart */
 };
 

@@ -128,15 +128,24 @@ static struct task *pick_next(struct cpu *c)
 	return c->idle;
 }
 
-/* A task became runnable: get an idle hart that may run it to look. */
+/* A task became runnable: get an idle hart that may run it to look. If
+ * this hart is idle itself (an interrupt here woke the task: an I/O
+ * completion), it runs the task on its way out of the interrupt, with no
+ * IPI: a remote wake-up costs an SBI call, a trap and a scramble for
+ * rq_lock on the other hart. */
 static void kick_idle_cpu(const struct task *t)
 {
-	struct cpu *c;
+	struct cpu *c, *self = this_cpu();
 
+	if (self->current == self->idle && can_run_on(t, self)) {
+		self->need_resched = true;
+		return;
+	}
 	for_each_cpu (c) {
 		if (c != this_cpu() && c->online && c->current == c->idle &&
 		    can_run_on(t, c)) {
 			c->need_resched = true;
+			self->ipis_sent++;
 			arch_send_ipi(c);
 			return;
 		}

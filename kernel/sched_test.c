@@ -150,6 +150,29 @@ static void ticks_on_every_hart(struct ktest *t)
 		KTEST_EXPECT_GT(t, READ_ONCE(cpus[c].ticks), before[c]);
 }
 
+static unsigned long ipis_sent(void)
+{
+	unsigned long n = 0;
+
+	for (unsigned int c = 0; c < ncpus; c++)
+		n += READ_ONCE(cpus[c].ipis_sent);
+	return n;
+}
+
+/* A sleep ends in this hart's timer interrupt, taken while the hart idles:
+ * the woken task runs right there, with no IPI to another hart (before,
+ * each of these wake-ups sent one). Other tasks may wake meanwhile (the
+ * flusher): a few IPIs are allowed, not one per sleep. */
+static void interrupt_wake_stays_on_its_hart(struct ktest *t)
+{
+	unsigned long before = ipis_sent();
+
+	KTEST_ASSERT_GT(t, ncpus, 1);
+	for (int i = 0; i < 40; i++)
+		task_sleep_ms(1);
+	KTEST_EXPECT_LT(t, ipis_sent() - before, 10);
+}
+
 static int nothing(void *arg)
 {
 	(void)arg;
@@ -185,6 +208,7 @@ static struct ktest_case sched_cases[] = {
 	KTEST_CASE(wait_wake_ping_pong),
 	KTEST_CASE(completion_times_out),
 	KTEST_CASE(ticks_on_every_hart),
+	KTEST_CASE(interrupt_wake_stays_on_its_hart),
 	KTEST_CASE(long_names_show_the_cut),
 	{},
 };

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""tools/profile.py: where whole's harts spend their time, by sampling.
+
+    tools/profile [--smp N] [--mem SIZE] [--top N] [--idle] -c 'COMMANDS'
+
+Boots whole on a fresh 512M ext2 image (as tools/bench does) with QEMU's
+monitor on a socket, runs COMMANDS, and while they run asks the monitor
+for each hart's registers (`cpu N`, `info registers`) over and over. Each
+answer's pc is one sample, named by the function of build/whole.elf that
+holds it (from riscv64-unknown-elf-nm); for small leaf functions (lock
+spinning, the doorbell, copies) the caller, from ra, is named too, so
+"arch_cpu_relax <- __spin_lock" tells spinning on a spinlock from waiting
+in raw_spin_lock. Idle harts (arch_wait_for_interrupt) are left out
+unless --idle. Prints the share of samples per function, most first.
+
+The monitor reads a hart's state between translated blocks, so a sample
+lands at the start of a block rather than the exact instruction: good for
+functions, not lines. Samples cost the guest a little time each; figures
+from a profiled run are not benchmark figures.
+"""
+
+import argparse
+import bisect
+import collections
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import ext2img  # noqa: E402
+from qemu_smp import smp_arg  # noqa: E402
+
+ELF = ROOT / "build" / "whole.elf"
+IDLE = "arch_wait_for_interrupt"
+# Functions whose callers matter more than they do.
+LEAVES = {"arch_cpu_relax", "arch_irq_save", "arch_irq_restore",
+          "virtio_queue_notify", "memcpy", "memset", "memmove",
+          "arch_counter", "__spin_lock", "raw_spin_lock"}
+TIMEOUT = 900
+
+
+class Symbols:
+    def __init__(self, elf):
+        out = subprocess.run(["riscv64-unknown-elf-nm", "-n", str(elf)],
+                             capture_output=True, text=True, check=True).stdout
+        self.syms = []
+        for line in out.splitlines():
+            w = line.split()
+            if len(w) == 3 and w[1] in "tTwW":
+                self.syms.append((int(w[0], 16), w[2]))
+        self.addrs = [a for a, _ in self.syms]
+
+    def name(self, pc):
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        return self.syms[i][1] if i >= 0 else "?"
+
+
+class Monitor:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX)
+        for _ in range(100):
+            try:
+                self.s.connect(path)
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.s.settimeout(10)
+        self.cmd("")
+
+    def cmd(self, line):
+        self.s.sendall((line + "\n").encode())
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            chunk = self.s.recv(65536)
+            if not chunk:
+                raise ConnectionError("monitor closed")
+            buf += chunk
+        return buf.decode(errors="replace")
+
+
+def sample(regs, syms, idle):
+    """One sample's name from `info registers` output, or None."""
+    pc = re.search(r"\bpc\s+([0-9a-f]+)", regs)
+    if not pc:
+        return None
+    name = syms.name(int(pc[1], 16))
+    if name == IDLE and not idle:
+        return None
+    ra = re.search(r"\bra\s+([0-9a-f]+)", regs)
+    if name in LEAVES and ra:
+        name += " <- " + syms.name(int(ra[1], 16))
+    return name
+
+
+def profile(commands, smp=4, mem="512M", idle=False):
+    """Counter of sample names, and the console output."""
+    syms = Symbols(ELF)
+    counts = collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        img, mon = Path(tmp) / "vda.img", str(Path(tmp) / "mon.sock")
+        ext2img.make_image(img, "512M")
+        out = open(Path(tmp) / "console", "w+")
+        q = subprocess.Popen(
+            ["qemu-system-riscv64", "-machine", "virt", "-bios", "default",
+             "-nographic", "-no-reboot", "-smp", smp_arg(smp), "-m", mem,
+             "-global", "virtio-mmio.force-legacy=false",
+             "-kernel", str(ELF), "-append", f"-- {commands}",
+             "-drive", f"file={img},if=none,format=raw,id=d0,cache=unsafe",
+             "-device", "virtio-blk-device,drive=d0",
+             "-monitor", f"unix:{mon},server,nowait"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        t0 = time.monotonic()
+        try:
+            m = Monitor(mon)
+            while q.poll() is None and time.monotonic() - t0 < TIMEOUT:
+                for c in range(smp):
+                    m.cmd(f"cpu {c}")
+                    name = sample(m.cmd("info registers"), syms, idle)
+                    if name:
+                        counts[name] += 1
+        except (ConnectionError, OSError):
+            pass  # QEMU exited between two questions
+        finally:
+            if q.poll() is None:
+                q.kill()
+            q.wait()
+        out.seek(0)
+        console = out.read()
+    return counts, console
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-c", dest="commands", required=True)
+    ap.add_argument("--smp", type=int, default=4)
+    ap.add_argument("--mem", default="512M")
+    ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--idle", action="store_true", help="count idle harts too")
+    args = ap.parse_args(argv)
+    counts, console = profile(args.commands, args.smp, args.mem, args.idle)
+    total = sum(counts.values())
+    print(console.rstrip()[-2000:])
+    print(f"\nprofile: {total} samples ({'all' if args.idle else 'busy'} harts)")
+    for name, n in counts.most_common(args.top):
+        print(f"{100 * n / max(total, 1):6.1f}%  {name}")
+    return 0 if total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
