@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/profile.py: where whole's harts spend their time, by sampling.
 
-    tools/profile [--smp N] [--mem SIZE] [--top N] [--idle] -c 'COMMANDS'
+    tools/profile [--smp N] [--mem SIZE] [--top N] [--idle] [--depth N] -c 'COMMANDS'
 
 Boots whole on a fresh 512M ext2 image (as tools/bench does) with QEMU's
 monitor on a socket, runs COMMANDS, and while they run asks the monitor
@@ -10,7 +10,8 @@ answer's pc is one sample, named by the function of build/whole.elf that
 holds it (from riscv64-unknown-elf-nm); for small leaf functions (lock
 spinning, the doorbell, copies) the caller, from ra, is named too, so
 "arch_cpu_relax <- __spin_lock" tells spinning on a spinlock from waiting
-in raw_spin_lock. Idle harts (arch_wait_for_interrupt) are left out
+in raw_spin_lock; --depth N names N callers, walking the frame pointers
+through the monitor's `x` (the kernel keeps them: -fno-omit-frame-pointer). Idle harts (arch_wait_for_interrupt) are left out
 unless --idle. Prints the share of samples per function, most first.
 
 The monitor reads a hart's state between translated blocks, so a sample
@@ -55,6 +56,12 @@ class Symbols:
             if len(w) == 3 and w[1] in "tTwW":
                 self.syms.append((int(w[0], 16), w[2]))
         self.addrs = [a for a, _ in self.syms]
+        etext = [int(w.split()[0], 16) for w in out.splitlines()
+                 if w.endswith((" __text_end", " _etext"))]
+        self.text_end = etext[0] if etext else (self.addrs[-1] + 4096 if self.addrs else 0)
+
+    def in_text(self, addr):
+        return bool(self.addrs) and self.addrs[0] <= addr < self.text_end
 
     def name(self, pc):
         i = bisect.bisect_right(self.addrs, pc) - 1
@@ -84,8 +91,10 @@ class Monitor:
         return buf.decode(errors="replace")
 
 
-def sample(regs, syms, idle):
-    """One sample's name from `info registers` output, or None."""
+def sample(regs, syms, idle, read=None, depth=1):
+    """One sample's name from `info registers` output, or None. For a
+    leaf, its callers up to @depth, through read(addr) -> (8-byte words
+    at addr - 16 and addr - 8): the frame record the callee pushed."""
     pc = re.search(r"\bpc\s+([0-9a-f]+)", regs)
     if not pc:
         return None
@@ -93,12 +102,28 @@ def sample(regs, syms, idle):
     if name == IDLE and not idle:
         return None
     ra = re.search(r"\bra\s+([0-9a-f]+)", regs)
+    fp = re.search(r"\bs0\s+([0-9a-f]+)", regs)
     if name in LEAVES and ra:
         name += " <- " + syms.name(int(ra[1], 16))
+        frame = int(fp[1], 16) if fp else 0
+        named, tries = 1, 0
+        while named < depth and read and frame and tries < 2 * depth:
+            tries += 1
+            words = read(frame)
+            if not words:
+                break
+            if not syms.in_text(words[1]):
+                # a leaf that saved no ra keeps only its caller's frame
+                # pointer, at -8: go on from that frame
+                frame = words[1]
+                continue
+            frame, ret = words
+            name += " <- " + syms.name(ret)
+            named += 1
     return name
 
 
-def profile(commands, smp=4, mem="512M", idle=False):
+def profile(commands, smp=4, mem="512M", idle=False, depth=1):
     """Counter of sample names, and the console output."""
     syms = Symbols(ELF)
     counts = collections.Counter()
@@ -118,10 +143,16 @@ def profile(commands, smp=4, mem="512M", idle=False):
         t0 = time.monotonic()
         try:
             m = Monitor(mon)
+
+            def read(frame):  # the frame record below @frame
+                out = m.cmd(f"x /2gx {frame - 16:#x}")
+                w = re.findall(r"0x([0-9a-f]{16})", out.split(":", 1)[-1])
+                return (int(w[0], 16), int(w[1], 16)) if len(w) >= 2 else None
             while q.poll() is None and time.monotonic() - t0 < TIMEOUT:
                 for c in range(smp):
                     m.cmd(f"cpu {c}")
-                    name = sample(m.cmd("info registers"), syms, idle)
+                    name = sample(m.cmd("info registers"), syms, idle,
+                                  read, depth)
                     if name:
                         counts[name] += 1
         except (ConnectionError, OSError):
@@ -142,8 +173,11 @@ def main(argv):
     ap.add_argument("--mem", default="512M")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--idle", action="store_true", help="count idle harts too")
+    ap.add_argument("--depth", type=int, default=1,
+                    help="callers to name for a leaf (frame pointers)")
     args = ap.parse_args(argv)
-    counts, console = profile(args.commands, args.smp, args.mem, args.idle)
+    counts, console = profile(args.commands, args.smp, args.mem, args.idle,
+                              args.depth)
     total = sum(counts.values())
     print(console.rstrip()[-2000:])
     print(f"\nprofile: {total} samples ({'all' if args.idle else 'busy'} harts)")
