@@ -277,6 +277,27 @@ static uint64_t aio_run(const char *disk,
 	return t0;
 }
 
+/* The raw figure of @bench: 64 MiB of @disk in RAW_IO requests,
+ * RAW_DEPTH in flight. */
+static void raw_figure(const char *bench, const char *disk, int write)
+{
+	double s[MAX_REPS];
+	char p[96];
+
+	for (int r = 0; r < reps; r++)
+		s[r] = mb_per_s(
+		    FILE_SIZE,
+		    aio_run(
+			disk, write, RAW_IO, FILE_SIZE / RAW_IO, RAW_DEPTH, 0));
+	snprintf(p,
+		 sizeof(p),
+		 "\"disk\": \"%s\", \"io_bytes\": %u, \"depth\": %u",
+		 disk,
+		 RAW_IO,
+		 RAW_DEPTH);
+	print(bench, "raw", p, "mb_per_s", "MB/s", s, reps);
+}
+
 static void bench_device_and_writes(void)
 {
 	double s[MAX_REPS], a[MAX_REPS], b[MAX_REPS];
@@ -297,21 +318,7 @@ static void bench_device_and_writes(void)
 		      s,
 		      reps);
 	}
-	for (int r = 0; r < reps; r++)
-		s[r] = mb_per_s(FILE_SIZE,
-				aio_run(data_disk,
-					0,
-					RAW_IO,
-					FILE_SIZE / RAW_IO,
-					RAW_DEPTH,
-					0));
-	snprintf(p,
-		 sizeof(p),
-		 "\"disk\": \"%s\", \"io_bytes\": %u, \"depth\": %u",
-		 data_disk,
-		 RAW_IO,
-		 RAW_DEPTH);
-	print("cold_seq_read", "raw", p, "mb_per_s", "MB/s", s, reps);
+	raw_figure("cold_seq_read", data_disk, 0);
 	unlink(path);
 	for (int r = 0; r < reps; r++) {
 		uint64_t w, f;
@@ -343,21 +350,7 @@ static void bench_device_and_writes(void)
 	      "MB/s",
 	      b,
 	      reps);
-	for (int r = 0; r < reps; r++)
-		s[r] = mb_per_s(FILE_SIZE,
-				aio_run(scratch_disk,
-					1,
-					RAW_IO,
-					FILE_SIZE / RAW_IO,
-					RAW_DEPTH,
-					0));
-	snprintf(p,
-		 sizeof(p),
-		 "\"disk\": \"%s\", \"io_bytes\": %u, \"depth\": %u",
-		 scratch_disk,
-		 RAW_IO,
-		 RAW_DEPTH);
-	print("buffered_write", "raw", p, "mb_per_s", "MB/s", s, reps);
+	raw_figure("buffered_write", scratch_disk, 1);
 	for (int k = 0; k < 2; k++) {
 		uint32_t depth = k ? 32 : 1;
 
