@@ -6,9 +6,10 @@
     python3 tools/fuzzrun.py --add CRASH NAME  # keep a crash as a regression
 
 The ext2 code (fs/ext2/*.c, the kernel's own files) is built on the host
-with clang and libFuzzer, ASan and UBSan (tests/fuzz/: the kernel services
-it calls, and the target, which mounts each input image read-only and walks
-it). Inputs are whole images; the seeds are small mke2fs images made here
+with clang as a library, build/fuzz/libwhole_ext2.a, instrumented for
+libFuzzer, ASan and UBSan, with the kernel services it calls
+(tests/fuzz/host.c); the target (tests/fuzz/ext2_fuzz.c) links it and
+mounts each input image read-only and walks it. Inputs are whole images; the seeds are small mke2fs images made here
 from a fixed tree (every block size, with and without filetype and sparse
 superblocks, revision 0 and 1; files with holes, indirect and double-
 indirect blocks, fast and slow symbolic links, a directory of many blocks),
@@ -36,6 +37,7 @@ import ext2img  # noqa: E402
 
 BUILD = ROOT / "build" / "fuzz"
 TARGET = BUILD / "ext2_fuzz"
+LIB = BUILD / "libwhole_ext2.a"
 SEEDS = BUILD / "seeds"
 CRASHES = BUILD / "crashes"
 REGRESS = ROOT / "tests" / "fuzz" / "regress"
@@ -56,27 +58,47 @@ FIXED_TIME = 1700000000
 ENV = dict(ext2img._ENV, E2FSPROGS_FAKE_TIME=str(FIXED_TIME))
 
 
-def sources():
+def library_sources():
+    """The library: ext2's own files and the kernel services they call."""
     ext2 = sorted(p for p in (ROOT / "fs" / "ext2").glob("*.c")
                   if not p.name.endswith("_test.c") and "test_util" not in p.name)
-    return ext2 + [ROOT / "tests" / "fuzz" / "host.c",
-                   ROOT / "tests" / "fuzz" / "ext2_fuzz.c"]
+    return ext2 + [ROOT / "tests" / "fuzz" / "host.c"]
+
+
+def sources():
+    return library_sources() + [ROOT / "tests" / "fuzz" / "ext2_fuzz.c"]
+
+
+def _run(cmd):
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if run.returncode:
+        raise SystemExit(f"fuzz: build failed:\n{' '.join(cmd)}\n{run.stderr}")
 
 
 def build():
-    """Build the target if any source or header changed; return its path."""
+    """Build build/fuzz/libwhole_ext2.a (instrumented for libFuzzer, ASan
+    and UBSan) and the target linked with all of it, if any source or
+    header changed; return the target's path."""
     deps = sources() + list((ROOT / "tests" / "fuzz").rglob("*.h")) + \
         list((ROOT / "fs").rglob("*.h")) + list((ROOT / "kernel").glob("*.h")) + \
         list((ROOT / "mm").glob("*.h")) + list((ROOT / "drivers").glob("*.h"))
     if TARGET.exists() and all(p.stat().st_mtime < TARGET.stat().st_mtime
                                for p in deps):
         return TARGET
-    BUILD.mkdir(parents=True, exist_ok=True)
-    cmd = ["clang", *CFLAGS, *[str(p.relative_to(ROOT)) for p in sources()],
-           "-o", str(TARGET) + ".tmp"]
-    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if run.returncode:
-        raise SystemExit(f"fuzz: build failed:\n{' '.join(cmd)}\n{run.stderr}")
+    objdir = BUILD / "obj"
+    objdir.mkdir(parents=True, exist_ok=True)
+    lib_flags = [f.replace("fuzzer,", "fuzzer-no-link,") for f in CFLAGS]
+    objs = []
+    for src in library_sources():
+        obj = objdir / (src.stem + ".o")
+        _run(["clang", *lib_flags, "-c", str(src.relative_to(ROOT)), "-o", str(obj)])
+        objs.append(str(obj))
+    LIB.unlink(missing_ok=True)
+    _run(["ar", "rcs", str(LIB), *objs])
+    # --whole-archive: ext2 registers itself through an init hook that
+    # nothing references by name
+    _run(["clang", *CFLAGS, "tests/fuzz/ext2_fuzz.c", "-Wl,--whole-archive",
+          str(LIB), "-Wl,--no-whole-archive", "-o", str(TARGET) + ".tmp"])
     os.replace(str(TARGET) + ".tmp", TARGET)
     return TARGET
 
