@@ -48,10 +48,12 @@ def posix_sh(line):
 
 
 class Interactive:
-    """tools/run with a pipe for stdin; read until a string shows up."""
+    """tools/run (with @args added, e.g. ["--disk", IMG]) with a pipe for
+    stdin; read until a string shows up."""
 
-    def __init__(self):
-        self.proc = subprocess.Popen(RUN, cwd=ROOT, stdin=subprocess.PIPE,
+    def __init__(self, args=()):
+        self.proc = subprocess.Popen(RUN + list(args), cwd=ROOT,
+                                     stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT,
                                      start_new_session=True)
@@ -62,10 +64,10 @@ class Interactive:
         while text.encode() not in self.out:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
-                raise AssertionError(f"no {text!r} in {self.out[-600:]!r}")
+                raise AssertionError(f"no {text!r} in {self.out[-1500:]!r}")
             chunk = os.read(self.proc.stdout.fileno(), 4096)
             if not chunk:
-                raise AssertionError(f"EOF before {text!r}: {self.out[-600:]!r}")
+                raise AssertionError(f"EOF before {text!r}: {self.out[-1500:]!r}")
             self.out += chunk
         return self.out
 
