@@ -177,15 +177,15 @@ def build_bench():
     return out
 
 
-def fetch():
-    """Download the packages and build Image and the initramfs, once (the
-    initramfs again when tools/linuxbench.c changed)."""
-    bench = ROOT / "tools" / "linuxbench.c"
-    if IMAGE.exists() and INITRD.exists() and \
-            INITRD.stat().st_mtime > bench.stat().st_mtime and \
-            INITRD.stat().st_mtime > Path(__file__).stat().st_mtime:
-        return
+def _download():
+    """The kernel's and busybox's .deb files, fetched once into the
+    private apt state (again only if one is missing)."""
     state = LINUX / "apt"
+    debs = state / "debs"
+    have = (sorted(debs.glob("linux-image-[0-9]*_*.deb")),
+            sorted(debs.glob("busybox-static_*.deb")))
+    if all(have):
+        return have[0][-1], have[1][-1]
     for d in ("lists/partial", "archives/partial", "cache", "debs"):
         (state / d).mkdir(parents=True, exist_ok=True)
     (state / "status").touch()
@@ -196,11 +196,21 @@ def fetch():
     meta = _apt(state, "depends", "linux-image-riscv64", tool="apt-cache")
     kpkg = re.search(r"Depends:\s*(linux-image-\S+)", meta)[1]
     _apt(state, "download", kpkg, "busybox-static")
-    debs = state / "debs"
+    return next(debs.glob(f"{kpkg}_*.deb")), next(debs.glob("busybox-static_*.deb"))
+
+
+def fetch():
+    """Download the packages (once) and build Image and the initramfs (again
+    when tools/linuxbench.c or this file changed)."""
+    bench = ROOT / "tools" / "linuxbench.c"
+    if IMAGE.exists() and INITRD.exists() and \
+            INITRD.stat().st_mtime > bench.stat().st_mtime and \
+            INITRD.stat().st_mtime > Path(__file__).stat().st_mtime:
+        return
+    kdeb, bdeb = _download()
     x = LINUX / "x"
     shutil.rmtree(x, ignore_errors=True)
-    for deb, into in ((next(debs.glob(f"{kpkg}_*.deb")), x / "kernel"),
-                      (next(debs.glob("busybox-static_*.deb")), x / "busybox")):
+    for deb, into in ((kdeb, x / "kernel"), (bdeb, x / "busybox")):
         into.mkdir(parents=True)
         subprocess.run(["dpkg-deb", "-x", str(deb), str(into)], check=True)
     vmlinux = next((x / "kernel" / "boot").glob("vmlinux-*"))
@@ -223,7 +233,7 @@ def fetch():
     INITRD.write_bytes(gzip.compress(_cpio(files), 9, mtime=0))
     shutil.copy(vmlinux, IMAGE)
     shutil.rmtree(x)
-    print(f"linuxguest: {IMAGE.relative_to(ROOT)} ({kpkg}), "
+    print(f"linuxguest: {IMAGE.relative_to(ROOT)} ({kdeb.name}), "
           f"{INITRD.relative_to(ROOT)} (modules: {' '.join(order)})", file=sys.stderr)
 
 
