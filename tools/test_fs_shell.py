@@ -37,20 +37,27 @@ ENV = ext2img._ENV
 TIMING = re.compile(r"^(.*, \d+ ops); [0-9.]+ sec \(\S+ \S+/sec and \S+ ops/sec\)$")
 
 
-def boot(img, commands, timeout=120):
-    """Run @commands on @img; return (status, console lines after the bootargs line)."""
+def console(img, commands, timeout=120):
+    """Run @commands on @img; return (status, every console line, and
+    tools/run's stderr: tools/setup's build messages)."""
     res = subprocess.run(RUN + ["--disk", str(img), "-c", commands], cwd=ROOT,
                          capture_output=True, text=True, errors="replace",
                          timeout=timeout, stdin=subprocess.DEVNULL)
     # The console is QEMU's stdout; stderr has tools/setup's build messages.
-    lines = res.stdout.replace("\r", "").split("\n")
+    return res.returncode, res.stdout.replace("\r", "").split("\n"), res.stderr
+
+
+def boot(img, commands, timeout=120):
+    """Run @commands on @img; return (status, console lines after the bootargs line)."""
+    status, lines, stderr = console(img, commands, timeout)
     for i, line in enumerate(lines):
         if re.match(r"^\[ *[0-9.]+\] whole: .*bootargs ", line):
             out = lines[i + 1:]
             while out and out[-1] == "":
                 out.pop()
-            return res.returncode, out
-    raise AssertionError(f"no bootargs line; console:\n{res.stdout[-3000:]}\n{res.stderr[-1000:]}")
+            return status, out
+    text = "\n".join(lines)
+    raise AssertionError(f"no bootargs line; console:\n{text[-3000:]}\n{stderr[-1000:]}")
 
 
 def debugfs(img, request):

@@ -16,7 +16,6 @@ regression images.
 """
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -25,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzrun  # noqa: E402
 import kconsole  # noqa: E402
-from test_fs_shell import RUN  # noqa: E402
+from test_fs_shell import console  # noqa: E402
 
 FIXED_RUNS = 3000
 SEED_INODES = 52  # the seed tree's inodes and lost+found, root excluded
@@ -60,15 +59,6 @@ class ShortRun(unittest.TestCase):
         self.assertEqual(execs, FIXED_RUNS, out[-3000:])
 
 
-def boot(img, commands, timeout=300):
-    """Run @commands on @img: (exit status, every console line)."""
-    res = subprocess.run(RUN + ["--disk", str(img), "-c", commands],
-                         cwd=fuzzrun.ROOT, capture_output=True, text=True,
-                         errors="replace", timeout=timeout,
-                         stdin=subprocess.DEVNULL)
-    return res.returncode, res.stdout.replace("\r", "").split("\n")
-
-
 def kernel_commands(host_stderr):
     """Shell commands that reach what the target reached."""
     cmds = ["ls -l /"]
@@ -101,15 +91,16 @@ class RegressionImages(unittest.TestCase):
                 self.assertIsNotNone(s, err[-3000:])
                 disk = Path(tmp) / "disk.img"
                 shutil.copy(img, disk)
-                status, lines = boot(disk, "; ".join(kernel_commands(err)))
-                console = "\n".join(lines)
-                self.assertEqual(status, 0, console[-3000:])
-                self.assertIn("@@done", lines, console[-3000:])
+                status, lines, _ = console(disk, "; ".join(kernel_commands(err)),
+                                           timeout=300)
+                text = "\n".join(lines)
+                self.assertEqual(status, 0, text[-3000:])
+                self.assertIn("@@done", lines, text[-3000:])
                 bad = kconsole.unexpected(kconsole.scan(lines),
                                           [("ext2-error", "*")])
-                self.assertEqual(bad, [], console[-3000:])
+                self.assertEqual(bad, [], text[-3000:])
                 if s[2]:
-                    self.assertRegex(console, r"\] (ext2|vfs): ",
+                    self.assertRegex(text, r"\] (ext2|vfs): ",
                                      "the target reported errors; the kernel none")
 
 
