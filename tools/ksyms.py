@@ -10,15 +10,22 @@ import subprocess
 import sys
 
 
-def main():
-    out = subprocess.run(["riscv64-unknown-elf-nm", "-n", sys.argv[1]],
+def nm(elf):
+    """[(address, type letter, name)] of @elf's symbols, by address."""
+    out = subprocess.run(["riscv64-unknown-elf-nm", "-n", str(elf)],
                          check=True, capture_output=True, text=True).stdout
-    syms = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTwW" and not parts[2].startswith("."):
-            syms.append((int(parts[0], 16), parts[2]))
-    syms.sort()
+    return [(int(p[0], 16), p[1], p[2]) for p in map(str.split, out.splitlines())
+            if len(p) == 3]
+
+
+def functions(symbols):
+    """The function symbols of nm(): [(address, name)], sorted."""
+    return sorted((addr, name) for addr, kind, name in symbols
+                  if kind in "tTwW" and not name.startswith("."))
+
+
+def main():
+    syms = functions(nm(sys.argv[1]))
     print('\t.section .ksyms, "a"\n\t.balign 8')
     print(f"\t.globl ksyms_count\nksyms_count:\n\t.quad {len(syms)}")
     print("\t.globl ksyms_addrs\nksyms_addrs:")

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import ext2img  # noqa: E402
+import ksyms  # noqa: E402
 from qemu_smp import smp_arg  # noqa: E402
 
 ELF = ROOT / "build" / "whole.elf"
@@ -48,16 +49,10 @@ TIMEOUT = 900
 
 class Symbols:
     def __init__(self, elf):
-        out = subprocess.run(["riscv64-unknown-elf-nm", "-n", str(elf)],
-                             capture_output=True, text=True, check=True).stdout
-        self.syms = []
-        for line in out.splitlines():
-            w = line.split()
-            if len(w) == 3 and w[1] in "tTwW":
-                self.syms.append((int(w[0], 16), w[2]))
+        symbols = ksyms.nm(elf)
+        self.syms = ksyms.functions(symbols)
         self.addrs = [a for a, _ in self.syms]
-        etext = [int(w.split()[0], 16) for w in out.splitlines()
-                 if w.endswith((" __text_end", " _etext"))]
+        etext = [a for a, _, name in symbols if name in ("__text_end", "_etext")]
         self.text_end = etext[0] if etext else (self.addrs[-1] + 4096 if self.addrs else 0)
 
     def in_text(self, addr):
