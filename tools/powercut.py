@@ -119,6 +119,16 @@ def verify(image, sealed):
                              f"found cksum {got[path][0]} size {got[path][1]}")
 
 
+def sealed_files(text):
+    """{path: (size, cksum)} of the "sealed" lines in a cut boot's console.
+    Only whole lines count: the cut may stop the console in the middle of
+    one, and "sealed F 159745 15076" cut from "... 150765984" is no
+    record of what the kernel printed."""
+    whole = text[:text.rfind("\n") + 1]
+    return {m.group(1): (int(m.group(2)), int(m.group(3)))
+            for m in map(SEALED.match, whole.splitlines()) if m}
+
+
 def run(cuts, seed, image, log=print):
     rng = random.Random(seed)
     ext2img.make_image(image, "128M")
@@ -128,8 +138,7 @@ def run(cuts, seed, image, log=print):
         boot_seed = rng.getrandbits(32)
         delay = rng.uniform(0.02, 1.0)
         text = boot_and_cut(image, boot_seed, f"/pc{i}", delay)
-        new = {m.group(1): (int(m.group(2)), int(m.group(3)))
-               for m in map(SEALED.match, text.splitlines()) if m}
+        new = sealed_files(text)
         sealed.update(new)
         rc = repair(image)
         repaired += rc == 1

@@ -19,6 +19,16 @@ SEED = 20261203
 CUTS = 20
 
 
+class SealedLinesTest(unittest.TestCase):
+    def test_a_line_the_cut_stopped_is_no_record(self):
+        text = ("powercut: sealed /pc1/f1 10 123\r\n"
+                "other output\n"
+                "powercut: sealed /pc1/f2 159745 15076")  # "...5984" never came
+        self.assertEqual(powercut.sealed_files(text), {"/pc1/f1": (10, 123)})
+        self.assertEqual(powercut.sealed_files(text + "5984\r\n"),
+                         {"/pc1/f1": (10, 123), "/pc1/f2": (159745, 150765984)})
+
+
 class PowerCutTest(unittest.TestCase):
     def test_fsynced_files_survive_power_cuts(self):
         lines = []
