@@ -198,10 +198,12 @@ static long faults_locks(int fd)
 }
 
 /* Every lock the reading task takes on cached, uptodate pages: in read()
- * (the descriptor look-up included) and in faults (mmap and munmap apart). */
+ * (the descriptor look-up included) and in faults (mmap and munmap apart).
+ * The total, then the two parts as modes "read" and "fault". */
 static int bench_hit_locks(int argc, char **argv)
 {
-	struct bench_samples s = BENCH_SAMPLES_INIT;
+	struct bench_samples s = BENCH_SAMPLES_INIT, sr = BENCH_SAMPLES_INIT,
+			     sf = BENCH_SAMPLES_INIT;
 	uint8_t *buf = bench_big_buf();
 	int err = !buf || bench_write_file(BIG_IO, false, NULL, NULL);
 	int fd = err ? -1 : open(FILE_PATH, O_RDONLY);
@@ -215,6 +217,8 @@ static int bench_hit_locks(int argc, char **argv)
 
 		err = reads < 0 || faults < 0;
 		bench_add(&s, (uint64_t)(reads + faults));
+		bench_add(&sr, (uint64_t)reads);
+		bench_add(&sf, (uint64_t)faults);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -223,7 +227,7 @@ static int bench_hit_locks(int argc, char **argv)
 		 "\"reads\": %u, \"faults\": %u",
 		 FILE_SIZE / BIG_IO,
 		 FILE_SIZE / 4096);
-	if (!err)
+	if (!err) {
 		bench_print("cached_hit_lock_acquisitions",
 			    NULL,
 			    p,
@@ -231,6 +235,21 @@ static int bench_hit_locks(int argc, char **argv)
 			    "locks",
 			    &s,
 			    0);
+		bench_print("cached_hit_lock_acquisitions",
+			    "read",
+			    p,
+			    "count",
+			    "locks",
+			    &sr,
+			    0);
+		bench_print("cached_hit_lock_acquisitions",
+			    "fault",
+			    p,
+			    "count",
+			    "locks",
+			    &sf,
+			    0);
+	}
 	unlink(FILE_PATH);
 	kfree(buf);
 	return err;

@@ -8,8 +8,12 @@
  * (the shell owns the keyboard). The table is released when the task is
  * joined (files_release), closing what the task left open.
  *
- * A table is used only by its task, but fd_get and fd_close still take
- * fdt->lock so that a later sharing of tables needs no new rules.
+ * A table is used only by its task. Changes to it (install, close) still
+ * take fdt->lock, so that a later sharing of tables needs no new rules
+ * there; fd_get, on every read and write, takes none: only the owning
+ * task changes the table, and it is the one looking (a shared table would
+ * need the slots published with rcu_assign_pointer and the files freed
+ * through call_rcu, as Linux does).
  */
 #include <fcntl.h>
 #include <kernel/err.h>
@@ -114,11 +118,8 @@ struct file *fd_get(int fd)
 
 	if (!fdt || fd < 0 || fd >= FD_MAX)
 		return NULL;
-	spin_lock(&fdt->lock);
-	if (fdt->fd[fd])
-		f = fget(fdt->fd[fd]);
-	spin_unlock(&fdt->lock);
-	return f;
+	f = READ_ONCE(fdt->fd[fd]); /* ours: no other task changes it */
+	return f ? fget(f) : NULL;
 }
 
 int fd_close(int fd)

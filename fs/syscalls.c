@@ -52,21 +52,31 @@ int _close(int fd)
 	return sys_ret(fd_close(fd));
 }
 
-/* f_pos_lock keeps a shared file's offset consistent per call. */
+/*
+ * f_pos_lock keeps a shared file's offset consistent per call. A file
+ * only this call and its descriptor hold (a count of 2) needs none, as in
+ * Linux's fdget_pos: another holder could come only through the
+ * descriptor table, which is this task's own, or through a holder that
+ * already exists.
+ */
 static ssize_t fd_rw(int fd, void *buf, size_t len, bool write)
 {
 	struct file *f = fd_get(fd);
+	bool shared;
 	ssize_t ret;
 
 	if (!f)
 		return sys_ret(-EBADF);
-	mutex_lock(&f->f_pos_lock);
+	shared = __atomic_load_n(&f->f_count, __ATOMIC_ACQUIRE) > 2;
+	if (shared)
+		mutex_lock(&f->f_pos_lock);
 	loff_t pos = f->f_pos;
 	ret =
 	    write ? vfs_write(f, buf, len, &pos) : vfs_read(f, buf, len, &pos);
 	if (ret >= 0)
 		f->f_pos = pos;
-	mutex_unlock(&f->f_pos_lock);
+	if (shared)
+		mutex_unlock(&f->f_pos_lock);
 	fput(f);
 	return sys_ret(ret);
 }

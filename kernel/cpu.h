@@ -35,6 +35,9 @@ struct cpu {
 	uint64_t next_tick;	       /* counter value of the next tick */
 	unsigned long ipis_sent;       /* wake-up IPIs sent (rq_lock) */
 	bool online;		       /* set once, read by any hart */
+	/* kernel/rcu.c: written by this hart, read by grace-period waiters */
+	unsigned int rcu_depth; /* read-side sections open */
+	unsigned long rcu_ends; /* outermost sections ended */
 };
 
 extern struct cpu cpus[MAX_CPUS];

@@ -98,7 +98,8 @@ void lockdep_acquire(const struct lockdep_map *map,
 		     uintptr_t site);
 void lockdep_release(const struct lockdep_map *map);
 /* How many locks (spinlocks, raw ones too, mutexes, rwsems) the running
- * task has taken since it started: benchmarks read it before and after. */
+ * task has taken since it started, the run queue's taken to preempt it
+ * apart: benchmarks read it before and after. */
 unsigned long lockdep_acquired(void);
 /* An exclusive hold became shared (downgrade_write). */
 void lockdep_downgrade(const struct lockdep_map *map);

@@ -188,7 +188,10 @@ static void __schedule(bool preempt)
 	uint64_t now = time_ns();
 
 	WARN_ON_ONCE(prev->preempt_count != 0);
-	raw_spin_lock(&rq_lock);
+	if (preempt)
+		raw_spin_lock_uncounted(&rq_lock);
+	else
+		raw_spin_lock(&rq_lock);
 	c->need_resched = false;
 	if ((preempt || prev->state == TASK_RUNNABLE) && prev != c->idle &&
 	    prev->state != TASK_DEAD && !prev->on_rq)

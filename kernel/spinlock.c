@@ -116,10 +116,15 @@ void raw_spin_lock(struct spinlock *l)
 {
 	struct lockdep_task *lt = lockdep_current();
 
-	spin_wait_and_take(l);
-	l->owner = this_cpu();
+	raw_spin_lock_uncounted(l);
 	if (lt) /* not checked by lockdep, but counted */
 		lt->acquired++;
+}
+
+void raw_spin_lock_uncounted(struct spinlock *l)
+{
+	spin_wait_and_take(l);
+	l->owner = this_cpu();
 }
 
 void raw_spin_unlock(struct spinlock *l)

@@ -41,6 +41,9 @@ bool spin_lock_held(const struct spinlock *l);
  * Caller has interrupts off. */
 void raw_spin_lock(struct spinlock *l);
 void raw_spin_unlock(struct spinlock *l);
+/* The same, not counted in the running task's lockdep_acquired(): the
+ * scheduler's when it preempts a task, which is the tick's doing. */
+void raw_spin_lock_uncounted(struct spinlock *l);
 
 void preempt_disable(void);
 void preempt_enable(void);

@@ -39,8 +39,11 @@
  * faulting the source in.
  *
  * References: alloc gives one; the index holds one from filemap_add_page to
- * filemap_delete_page; every look-up takes one under i_pages_lock, so a
- * page found in the index is never freed under its finder.
+ * filemap_delete_page; a look-up takes one with page_ref_tryget, with no
+ * lock (filemap_get_page) or under i_pages_lock (the gang look-up). A page
+ * that was ever in an index is freed a grace period after its last
+ * reference went (PG_rcu), so a lock-free finder never touches a page
+ * that went back to the allocator.
  */
 #include <string.h>
 #include <kernel/err.h>
@@ -88,6 +91,35 @@ void get_page(struct page *page)
 	WARN_ON_ONCE(old <= 0);
 }
 
+bool page_ref_tryget(struct page *page)
+{
+	int old = __atomic_load_n(&page->refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&page->refcount,
+					      &old,
+					      old + 1,
+					      true,
+					      __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void page_free(struct page *page)
+{
+	/* Drop the page-cache bits; the allocator's own bits stay. */
+	__atomic_fetch_and(
+	    &page->flags, (1UL << PG_locked) - 1, __ATOMIC_RELAXED);
+	free_pages(page, 0);
+}
+
+static void page_free_rcu(struct rcu_head *head)
+{
+	page_free(container_of(head, struct page, rcu));
+}
+
 void put_page(struct page *page)
 {
 	int old = __atomic_fetch_sub(&page->refcount, 1, __ATOMIC_ACQ_REL);
@@ -97,10 +129,11 @@ void put_page(struct page *page)
 	WARN_ON_ONCE(page->mapping || page_test(page, PG_lru) ||
 		     page_test(page, PG_locked) ||
 		     page_test(page, PG_writeback));
-	/* Drop the page-cache bits; the allocator's own bits stay. */
-	__atomic_fetch_and(
-	    &page->flags, (1UL << PG_locked) - 1, __ATOMIC_RELAXED);
-	free_pages(page, 0);
+	/* A lock-free finder may still hold it and try a reference. */
+	if (page_test(page, PG_rcu))
+		call_rcu(&page->rcu, page_free_rcu);
+	else
+		page_free(page);
 }
 
 struct page *page_cache_alloc(void)
@@ -258,15 +291,27 @@ bool page_clear_dirty(struct page *page)
 	return true;
 }
 
+/*
+ * No lock: the page found may be leaving the index (its count already
+ * zero: tryget refuses it) or have left it and been put back elsewhere
+ * (the index read again no longer shows it). Either way, look again.
+ */
 struct page *filemap_get_page(struct address_space *m, unsigned long index)
 {
 	struct page *page;
 
-	spin_lock(&m->i_pages_lock);
-	page = radix_tree_lookup(&m->i_pages, index);
-	if (page)
-		get_page(page);
-	spin_unlock(&m->i_pages_lock);
+	rcu_read_lock();
+	for (;;) {
+		page = radix_tree_lookup(&m->i_pages, index);
+		if (!page)
+			break;
+		if (!page_ref_tryget(page))
+			continue;
+		if (radix_tree_lookup(&m->i_pages, index) == page)
+			break;
+		put_page(page);
+	}
+	rcu_read_unlock();
 	return page;
 }
 
@@ -355,6 +400,7 @@ int filemap_add_page(struct address_space *m,
 	get_page(page); /* the cache's reference */
 	page->mapping = m;
 	page->index = index;
+	page_set(page, PG_rcu);
 	err = insert_page(m, page, index);
 	if (err == -ENOMEM && reclaim_pages(RECLAIM_BATCH))
 		err = insert_page(m, page, index);

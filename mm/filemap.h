@@ -20,8 +20,12 @@
  * starts the next asynchronous readahead), PG_waiters (a task may sleep
  * for PG_locked or PG_writeback to clear: the clearer must wake it).
  *
- * Lookup of a cached, uptodate page takes only i_pages_lock: no sleeping
- * lock (filemap_read's fast path).
+ * Lookup of a cached page takes no lock at all (filemap_get_page): an RCU
+ * read-side section (kernel/rcu.h) walks the index, the page is pinned by
+ * page_ref_tryget, which refuses a count that reached zero, and the index
+ * is read again to see that the page is still there. For that, index
+ * nodes and every page that was ever in an index are freed only after a
+ * grace period (put_page hands them to call_rcu).
  *
  * Lock order (the table is at the top of mm/filemap.c; docs/locking.md):
  * inode->i_rwsem > mapping->invalidate_lock > page lock > fs block-map
@@ -56,6 +60,7 @@ enum pageflag {
 	PG_readahead,
 	PG_waiters, /* someone may sleep on this page's wait queue */
 	PG_lockdep, /* locked by lock_page: on its locker's lockdep stack */
+	PG_rcu,	    /* was in an index: freed after a grace period */
 };
 
 static inline bool page_test(const struct page *p, enum pageflag f)
@@ -232,9 +237,13 @@ extern struct lock_class invalidate_lock_class;
 /* Pages the unlock check found back in an invalidated range, since boot. */
 unsigned long filemap_invalidate_leftovers(void);
 
-/* References. put_page frees the page when the last reference goes. */
+/* References. put_page frees the page when the last reference goes (a
+ * page that was in an index, after a grace period). */
 void get_page(struct page *page);
 void put_page(struct page *page);
+/* A reference unless the count is zero (the page is being freed): for
+ * lock-free finders, inside an RCU read-side section. */
+bool page_ref_tryget(struct page *page);
 
 /*
  * Page lock: sleeps. Context: task, may sleep. lock_page is a lock class
@@ -256,7 +265,7 @@ bool set_page_dirty(struct page *page);
 /* I/O finished reading @page: uptodate or error, then unlock. */
 void page_read_done(struct page *page, int err);
 
-/* Look-ups. Return: a referenced page or NULL. No sleeping lock. */
+/* Look-ups. Return: a referenced page or NULL. No lock at all. */
 struct page *filemap_get_page(struct address_space *m, unsigned long index);
 /* The same, locked; NULL if absent. May sleep. */
 struct page *filemap_lock_page(struct address_space *m, unsigned long index);

@@ -1,8 +1,8 @@
 /*
  * mm/filemap_read.c: buffered read through the page cache.
  *
- * A cached, uptodate page is copied with nothing held but a reference
- * (one i_pages_lock round to take it): no sleeping lock at all. A miss
+ * A cached, uptodate page is copied with nothing held but a reference,
+ * taken with no lock at all (filemap_get_page: an RCU look-up). A miss
  * reads ahead (mm/readahead.c), or with readahead off reads the one page;
  * a page that is not uptodate is read again. Every path that inserts a
  * page or brings one uptodate holds mapping->invalidate_lock shared from
@@ -216,8 +216,8 @@ read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
  * filemap_read_flags - buffered read of @len bytes at *@pos into @buf
  * @flags: RWF_NOWAIT: return what is cached and uptodate, then -EAGAIN
  * (or the bytes so far) rather than wait for a lock or start I/O.
- * Fast path: the page is cached and uptodate - one i_pages_lock round
- * for the reference, then a copy with nothing held but the reference.
+ * Fast path: the page is cached and uptodate - a lock-free look-up takes
+ * the reference, then a copy with nothing held but the reference.
  * Context: task, may sleep; takes no i_rwsem (but i_rwsem shared around
  * the whole read with fill_lock=i_rwsem, mm/invalidate.c).
  * Return: bytes read, or a negative errno.

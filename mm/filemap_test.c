@@ -1,11 +1,15 @@
 /*
  * mm/filemap_test.c: suite pcache_filemap - reads through the cache,
  * cache hits, page locks, concurrent readers, writes and writeback,
- * writeback errors, and the truncation door.
+ * writeback errors, the truncation door, and the lock-free look-up
+ * against it.
  */
 #include <limits.h>
 #include <string.h>
+#include <kernel/arch.h>
+#include <kernel/cpu.h>
 #include <kernel/err.h>
+#include <kernel/rcu.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <mm/mm_test.h>
@@ -309,6 +313,66 @@ static void filemap_truncate_waits_for_writeback(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+struct dropper {
+	struct address_space *m;
+	bool done;
+};
+
+static int dropper_fn(void *arg)
+{
+	struct dropper *dr = arg;
+
+	filemap_invalidate_lock(dr->m);
+	truncate_inode_pages(dr->m, 0);
+	filemap_invalidate_unlock(dr->m);
+	__atomic_store_n(&dr->done, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * The lock-free look-up's promise: a page found in the index inside an
+ * RCU read-side section stays a page-cache page (not handed back to the
+ * allocator) until the section ends, even if truncation takes it out and
+ * drops every reference meanwhile; page_ref_tryget then refuses it, and
+ * a look-up finds nothing. Had put_page freed it at once, PG_rcu would be
+ * cleared (page_free) before the section ended.
+ */
+static void filemap_lockless_find_outlives_truncate(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	struct dropper dr = { m, false };
+	uint64_t end = time_ns() + NSEC_PER_SEC;
+	struct page *page, *found;
+	struct task *task;
+	char c;
+
+	KTEST_ASSERT_EQ(t, tdisk_read(d, &c, 1, 0), 1);
+	rcu_read_lock();
+	found = radix_tree_lookup(&m->i_pages, 0);
+	/* Not on our hart: we spin there with preemption off. */
+	task =
+	    task_create_on("dropper", dropper_fn, &dr, (cpu_id() + 1) % ncpus);
+	while (!IS_ERR(task) && !__atomic_load_n(&dr.done, __ATOMIC_ACQUIRE) &&
+	       time_ns() < end)
+		arch_cpu_relax(); /* no sleeping inside the section */
+	bool done = __atomic_load_n(&dr.done, __ATOMIC_ACQUIRE);
+	bool still_cache_page = found && page_test(found, PG_rcu);
+	bool refused = found && !page_ref_tryget(found);
+	rcu_read_unlock();
+	KTEST_ASSERT_FALSE(t, IS_ERR(task));
+	KTEST_EXPECT_EQ(t, task_join(task), 0);
+	KTEST_ASSERT_NOT_NULL(t, found);
+	KTEST_EXPECT_TRUE(t, done);
+	KTEST_EXPECT_TRUE(t, still_cache_page);
+	KTEST_EXPECT_TRUE(t, refused);
+	page = filemap_get_page(m, 0);
+	KTEST_EXPECT_NULL(t, page);
+	rcu_barrier();
+	KTEST_EXPECT_FALSE(t, page_test(found, PG_rcu));
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_read_matches_disk),
 	KTEST_CASE(filemap_second_read_hits_cache),
@@ -318,6 +382,7 @@ static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_write_error_reported_once),
 	KTEST_CASE(filemap_truncate_range_exact),
 	KTEST_CASE(filemap_truncate_waits_for_writeback),
+	KTEST_CASE(filemap_lockless_find_outlives_truncate),
 	{},
 };
 KTEST_SUITE(pcache_filemap, filemap_cases);

@@ -15,6 +15,7 @@
 
 #include <kernel/compiler.h>
 #include <kernel/list.h>
+#include <kernel/rcu.h>
 
 #define PAGE_SHIFT 12
 #define PAGE_SIZE  (1UL << PAGE_SHIFT)
@@ -36,10 +37,13 @@ typedef unsigned int gfp_t;
 #define PG_KMALLOC   (1UL << 4) /* a large kmalloc block (mm/kmalloc.c) */
 
 struct page {
-	unsigned long flags;  /* PG_* bits, atomic bit operations */
-	int refcount;	      /* atomic */
-	unsigned int order;   /* order of a free or allocated block's head */
-	struct list_head lru; /* free list while free; LRU or slab list */
+	unsigned long flags; /* PG_* bits, atomic bit operations */
+	int refcount;	     /* atomic */
+	unsigned int order;  /* order of a free or allocated block's head */
+	union {
+		struct list_head lru; /* free list while free; LRU or slab */
+		struct rcu_head rcu;  /* waiting for a grace period to free */
+	};
 	union {
 		struct {		     /* page cache (later) */
 			void *mapping;	     /* owner */

@@ -7,10 +7,19 @@
  * of a new root); deleting frees every node left empty and shrinks the top
  * while only slot 0 of the root is used. An insert that runs out of memory
  * undoes the same way what it had built, so no node ever stays empty. Nodes
- * come from kmalloc(GFP_ATOMIC) so the owner may insert under a spinlock; there
- * is no internal locking.
+ * come from kmalloc(GFP_ATOMIC) so the owner may insert under a spinlock.
+ *
+ * Lookups may run with no lock, inside an RCU read-side section
+ * (kernel/rcu.h), beside one writer holding the owner's lock: each node
+ * carries its own level (a reader never reads t->height, which a grow or
+ * shrink changes separately from the root), every pointer a reader follows
+ * is published with a release store after the node or item it leads to is
+ * complete, and a node leaves the tree before call_rcu frees it. A shrink
+ * leaves the old root's slot 0 in place, so a reader that still holds the
+ * old root walks down to the same items.
  */
 #include <errno.h>
+#include <kernel/rcu.h>
 #include <mm/kmalloc.h>
 #include <mm/radix_tree.h>
 
@@ -22,8 +31,30 @@
 
 struct radix_node {
 	unsigned int count; /* non-NULL slots */
+	unsigned int shift; /* index bits of this level start here */
+	struct rcu_head rcu;
 	void *slots[RADIX_SLOTS];
 };
+
+static struct radix_node *node_alloc(unsigned int shift)
+{
+	struct radix_node *n = kzalloc(sizeof(*n), GFP_ATOMIC);
+
+	if (n)
+		n->shift = shift;
+	return n;
+}
+
+static void node_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct radix_node, rcu));
+}
+
+/* @n has left the tree: free it once no lock-free reader can hold it. */
+static void node_free(struct radix_node *n)
+{
+	call_rcu(&n->rcu, node_free_rcu);
+}
 
 void radix_tree_init(struct radix_tree *t)
 {
@@ -51,7 +82,7 @@ static void prune_path(struct radix_tree *t, unsigned long index);
 static int grow(struct radix_tree *t, unsigned long index)
 {
 	while (t->height == 0 || index > max_index(t->height)) {
-		struct radix_node *n = kzalloc(sizeof(*n), GFP_ATOMIC);
+		struct radix_node *n = node_alloc(t->height * RADIX_SHIFT);
 
 		if (!n)
 			return -ENOMEM;
@@ -59,7 +90,7 @@ static int grow(struct radix_tree *t, unsigned long index)
 			n->slots[0] = t->root;
 			n->count = 1;
 		}
-		t->root = n;
+		rcu_assign_pointer(t->root, n);
 		t->height++;
 	}
 	return 0;
@@ -81,36 +112,38 @@ int radix_tree_insert(struct radix_tree *t, unsigned long index, void *item)
 		void **slot = &n->slots[slot_of(index, shift)];
 
 		if (!*slot) {
-			*slot = kzalloc(sizeof(*n), GFP_ATOMIC);
-			if (!*slot) {
+			struct radix_node *child =
+			    node_alloc(shift - RADIX_SHIFT);
+
+			if (!child) {
 				prune_path(t, index);
 				return -ENOMEM;
 			}
+			rcu_assign_pointer(*slot, child);
 			n->count++;
 		}
 		n = *slot;
 	}
 	if (n->slots[slot_of(index, 0)])
 		return -EEXIST;
-	n->slots[slot_of(index, 0)] = item;
+	rcu_assign_pointer(n->slots[slot_of(index, 0)], item);
 	n->count++;
 	return 0;
 }
 
+/* Under the owner's lock, or lock-free inside an RCU read-side section. */
 void *radix_tree_lookup(const struct radix_tree *t, unsigned long index)
 {
-	struct radix_node *n = t->root;
-	unsigned int shift;
+	struct radix_node *n = rcu_dereference(t->root);
 
-	if (!n || index > max_index(t->height))
+	if (!n || index > max_index(n->shift / RADIX_SHIFT + 1))
 		return NULL;
-	for (shift = (t->height - 1) * RADIX_SHIFT; shift;
-	     shift -= RADIX_SHIFT) {
-		n = n->slots[slot_of(index, shift)];
+	while (n->shift) {
+		n = rcu_dereference(n->slots[slot_of(index, n->shift)]);
 		if (!n)
 			return NULL;
 	}
-	return n->slots[slot_of(index, 0)];
+	return rcu_dereference(n->slots[slot_of(index, 0)]);
 }
 
 /* Drop top levels whose root uses only slot 0; free an empty root. */
@@ -119,13 +152,16 @@ static void shrink(struct radix_tree *t)
 	while (t->height > 1 && t->root->count == 1 && t->root->slots[0]) {
 		struct radix_node *old = t->root;
 
-		t->root = old->slots[0];
+		rcu_assign_pointer(t->root, old->slots[0]);
 		t->height--;
-		kfree(old);
+		node_free(old);
 	}
 	if (t->root && t->root->count == 0) {
-		kfree(t->root);
-		radix_tree_init(t);
+		struct radix_node *old = t->root;
+
+		rcu_assign_pointer(t->root, NULL);
+		t->height = 0;
+		node_free(old);
 	}
 }
 
@@ -148,16 +184,13 @@ static void prune_path(struct radix_tree *t, unsigned long index)
 			break;
 		path[++level] = next;
 	}
-	/* The parent at level L - 1 indexes path[L] by the bits at
-	 * (height - L) * RADIX_SHIFT. */
+	/* Each parent indexes its child by the bits of its own level. */
 	for (; level > 0 && path[level]->count == 0; level--) {
 		struct radix_node *parent = path[level - 1];
 
-		kfree(path[level]);
-		parent
-		    ->slots[slot_of(index, (t->height - level) * RADIX_SHIFT)] =
-		    NULL;
+		WRITE_ONCE(parent->slots[slot_of(index, parent->shift)], NULL);
 		parent->count--;
+		node_free(path[level]);
 	}
 	shrink(t);
 }
@@ -179,7 +212,7 @@ void *radix_tree_delete(struct radix_tree *t, unsigned long index)
 	item = n->slots[slot_of(index, 0)];
 	if (!item)
 		return NULL;
-	n->slots[slot_of(index, 0)] = NULL;
+	WRITE_ONCE(n->slots[slot_of(index, 0)], NULL);
 	n->count--;
 	prune_path(t, index);
 	return item;

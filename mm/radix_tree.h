@@ -4,7 +4,10 @@
  * 64-way radix tree: lookup, insert and delete in O(log64 n); range walks in
  * index order. No internal locking: the owner's lock protects it (for the
  * page cache, mapping->i_pages_lock); nodes are allocated with GFP_ATOMIC so
- * inserting under a spinlock is allowed.
+ * inserting under a spinlock is allowed. radix_tree_lookup alone may also
+ * run with no lock inside an RCU read-side section (kernel/rcu.h): nodes
+ * are freed through call_rcu. Items must be freed the same way by their
+ * owner if lock-free readers may use them.
  */
 #pragma once
 

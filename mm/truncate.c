@@ -38,17 +38,43 @@
 
 #define TRUNCATE_BATCH 16
 
+/*
+ * Lock-free finders take references with no lock (filemap_get_page), so a
+ * count read here could grow right after. Freezing swaps a count of at
+ * most @max_refs for zero in one step, which page_ref_tryget refuses, so
+ * no finder gets in while the page leaves the index; the caller puts the
+ * count back afterwards. A dirty page stays. Caller holds i_pages_lock.
+ * Return: the count frozen, or 0 if the page stays.
+ */
+static int page_ref_freeze(struct page *page, int max_refs)
+{
+	int refs = __atomic_load_n(&page->refcount, __ATOMIC_RELAXED);
+
+	if (refs > max_refs || page_test(page, PG_dirty) ||
+	    !__atomic_compare_exchange_n(&page->refcount,
+					 &refs,
+					 0,
+					 false,
+					 __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return 0;
+	if (page_test(page, PG_dirty)) { /* dirtied before the freeze */
+		__atomic_store_n(&page->refcount, refs, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return refs;
+}
+
 bool filemap_delete_page(struct page *page, int max_refs)
 {
 	struct address_space *m = page->mapping;
+	int frozen = 0;
 
 	DEBUG_ASSERT(page_test(page, PG_locked));
 	if (!m)
 		return false;
 	spin_lock(&m->i_pages_lock);
-	/* Look-ups take references under this lock: the check holds. */
-	if (max_refs && (READ_ONCE(page->refcount) > max_refs ||
-			 page_test(page, PG_dirty))) {
+	if (max_refs && !(frozen = page_ref_freeze(page, max_refs))) {
 		spin_unlock(&m->i_pages_lock);
 		return false;
 	}
@@ -61,6 +87,8 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	}
 	lru_del(page);
 	page->mapping = NULL;
+	if (frozen) /* out of the index: finders no longer reach it */
+		__atomic_store_n(&page->refcount, frozen, __ATOMIC_RELEASE);
 	spin_unlock(&m->i_pages_lock);
 	put_page(page); /* the cache's reference; the caller holds another */
 	return true;

@@ -185,6 +185,10 @@ unsigned long reclaim_pages(unsigned long nr)
 	if (freed < nr && may_write_pages())
 		freed += run_shrinkers(nr - freed);
 	mutex_unlock(&reclaim_mutex);
+	/* Pages leave after a grace period (put_page): bring them back now,
+	 * for the allocation that is waiting. */
+	if (freed)
+		rcu_barrier();
 	return freed;
 }
 
