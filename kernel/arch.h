@@ -43,8 +43,10 @@ void arch_write_return_stub(void *code);
 /*
  * The MMU (kernel/arch/riscv64/mmu.c: Sv39). One page table for every
  * hart. mm/vm.c decides the layout and serialises every change
- * (arch_pt_map/set/clear) under its stack_lock; arch_pt_lookup and the
- * fault path read without it. Addresses are page-aligned; a physical
+ * (arch_pt_map/set/clear) under its stack_lock, but for arch_pt_install,
+ * which only fills an empty entry with one compare-and-swap (the others
+ * swap too, so none overwrites it unseen); arch_pt_lookup and the fault
+ * path read without it. Addresses are page-aligned; a physical
  * address of 0 means "nothing mapped".
  */
 #define ARCH_PROT_R 0x1u
@@ -67,6 +69,10 @@ int arch_pt_set(uintptr_t va,
 		uintptr_t old_pa,
 		uintptr_t pa,
 		unsigned int prot);
+/* Map the 4 KiB page @va to @pa if it maps nothing, with no lock and no
+ * table allocated. Return: 0, -EAGAIN (it maps something) or -ENOMEM (a
+ * table on the way is missing). No TLB flush. */
+int arch_pt_install(uintptr_t va, uintptr_t pa, unsigned int prot);
 /* If the 4 KiB page @va maps @pa (0: anything), unmap it (or with
  * @wrprotect take its write right). Return: the page, or 0. No flush. */
 uintptr_t arch_pt_clear(uintptr_t va, uintptr_t pa, bool wrprotect);

@@ -2,7 +2,11 @@
  * mm/fault.c: page faults in file mappings, through the page cache.
  *
  * The trap handler (kernel/arch/riscv64/trap.c) sends a fault in the mmap
- * area here, interrupts on, in the faulting task. With mmap_lock shared:
+ * area here, interrupts on, in the faulting task. A load from a page that
+ * is cached and uptodate takes no lock at all (fault_read_lockless);
+ * everything else, and that one when it meets anything unusual (an entry
+ * already there, a table to allocate, a writer changing the areas), goes
+ * the locked way. With mmap_lock shared:
  *   - a page cached and uptodate is mapped with no other sleeping lock
  *     than its page lock: no invalidate_lock (the fast path);
  *   - an absent or !uptodate page is read through read()'s own path
@@ -27,6 +31,7 @@
 #include <kernel/arch.h>
 #include <kernel/err.h>
 #include <kernel/race.h>
+#include <kernel/rcu.h>
 #include <fs/vfs.h>
 #include <mm/mmap.h>
 #include <mm/vm.h>
@@ -187,12 +192,58 @@ static int fault_area(struct vm_area *a, uintptr_t va, bool write)
 	return fault_private_write(f, va, pa, index);
 }
 
+/*
+ * A load from a page cached and uptodate, with no lock at all: inside an
+ * RCU read-side section, while no writer changes the areas (mm->seq
+ * even), find the area, the page (filemap_get_page: lock-free), and fill
+ * the empty entry with one compare-and-swap (vm_mmap_install). What this
+ * skips, the page lock and the recheck under it, the other side makes
+ * good: the removal door, after it dropped pages of a mapped file, waits
+ * a grace period and clears what such faults mapped meanwhile
+ * (unmap_dropped_pages); munmap waits for them before it changes an area.
+ * Return: true if @va is mapped; false sends the fault the locked way.
+ */
+static bool fault_read_lockless(struct mm *mm, uintptr_t va)
+{
+	struct vm_area *a;
+	struct address_space *m;
+	struct page *page;
+	unsigned long index;
+	bool mapped = false;
+
+	rcu_read_lock();
+	if (__atomic_load_n(&mm->seq, __ATOMIC_ACQUIRE) & 1)
+		goto out;
+	a = vm_find_area_rcu(mm, va);
+	if (!a || !(a->prot & PROT_READ))
+		goto out;
+	index = a->pgoff + ((va - a->start) >> PAGE_SHIFT);
+	m = a->file->f_mapping;
+	if (past_eof(m, index))
+		goto out;
+	page = filemap_get_page(m, index);
+	if (!page)
+		goto out;
+	race_point(RACE_FAULT_LOCKLESS, page);
+	if (page_test(page, PG_uptodate) &&
+	    vm_mmap_install(va, (uintptr_t)page_address(page)))
+		mapped = true; /* the entry holds our reference */
+	else
+		put_page(page);
+out:
+	rcu_read_unlock();
+	return mapped;
+}
+
 int vm_mmap_fault(uintptr_t addr, bool write)
 {
 	struct mm *mm = &kernel_mm;
 	struct vm_area *a;
 	int err;
 
+	might_fault(); /* the locked way takes mmap_lock: lockdep checks */
+	if (!write && fault_read_lockless(mm, ALIGN_DOWN(addr, PAGE_SIZE)))
+		return 0;
 	down_read(&mm->mmap_lock);
 	a = vm_find_area(mm, addr);
 	if (!a || !(a->prot & (write ? PROT_WRITE : PROT_READ)))

@@ -4,12 +4,15 @@
  *
  * kernel_mm.areas lists them by address under kernel_mm.mmap_lock
  * (exclusive to add, split or remove one; shared to look one up, which
- * every fault does). Each area is also on its file's mapping->i_mmap,
- * under that mapping's i_mmap_lock: the reverse map that truncate and
- * writeback walk (mm/rmap.c) without mmap_lock, which is why an area's
- * bounds change only with both locks held. Addresses are handed out first
- * fit in the mmap area (mm/vm.h), with an unmapped page between areas so
- * that running off one faults.
+ * every fault on the locked way does). A lock-free load fault
+ * (mm/fault.c) reads them inside an RCU read-side section while mm->seq
+ * is even; writers make it odd and wait a grace period first. Each area
+ * is also on its file's mapping->i_mmap, under that mapping's
+ * i_mmap_lock: the reverse map that truncate and writeback walk
+ * (mm/rmap.c) without mmap_lock, which is why an area's bounds change
+ * only with both locks held. Addresses are handed out first fit in the
+ * mmap area (mm/vm.h), with an unmapped page between areas so that
+ * running off one faults.
  * Lock order: mm/mmap.h.
  */
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <limits.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
+#include <kernel/rcu.h>
 #include <mm/kmalloc.h>
 #include <mm/mmap.h>
 #include <mm/vm.h>
@@ -33,11 +37,10 @@ struct mm kernel_mm = {
 	.areas = LIST_HEAD_INIT(kernel_mm.areas),
 };
 
-struct vm_area *vm_find_area(struct mm *mm, uintptr_t addr)
+static struct vm_area *find_area(struct mm *mm, uintptr_t addr)
 {
 	struct vm_area *a;
 
-	lockdep_assert_held(&mm->mmap_lock);
 	list_for_each_entry (a, &mm->areas, node) {
 		if (addr < a->start)
 			break;
@@ -45,6 +48,37 @@ struct vm_area *vm_find_area(struct mm *mm, uintptr_t addr)
 			return a;
 	}
 	return NULL;
+}
+
+struct vm_area *vm_find_area(struct mm *mm, uintptr_t addr)
+{
+	lockdep_assert_held(&mm->mmap_lock);
+	return find_area(mm, addr);
+}
+
+/* No writer runs while the count reads even inside the section: it would
+ * have made it odd first, and waited for the section (mm_write_begin). */
+struct vm_area *vm_find_area_rcu(struct mm *mm, uintptr_t addr)
+{
+	DEBUG_ASSERT(rcu_read_lock_held());
+	return find_area(mm, addr);
+}
+
+/*
+ * Lock-free faults read the areas with no lock: before changing them, a
+ * writer makes mm->seq odd, which sends new faults to the locked path
+ * (where mmap_lock makes them wait), and waits a grace period for those
+ * already reading. Caller holds mmap_lock exclusive.
+ */
+static void mm_write_begin(struct mm *mm)
+{
+	WRITE_ONCE(mm->seq, mm->seq + 1);
+	synchronize_rcu(); /* fences first: the odd count is seen */
+}
+
+static void mm_write_end(struct mm *mm)
+{
+	__atomic_store_n(&mm->seq, mm->seq + 1, __ATOMIC_RELEASE);
 }
 
 /* First fit for @len bytes, a guard page after each area: a gap in front
@@ -137,8 +171,10 @@ void *vm_mmap(struct file *f, size_t len, int prot, int flags, loff_t off)
 	a->start = find_gap(mm, len, &before);
 	a->end = a->start + len;
 	if (a->start) {
+		mm_write_begin(mm);
 		list_add_tail(&a->node, before ? &before->node : &mm->areas);
 		area_link_file(a);
+		mm_write_end(mm);
 	}
 	up_write(&mm->mmap_lock);
 	if (!a->start) {
@@ -201,6 +237,7 @@ int vm_munmap(void *addr, size_t len)
 		return -EINVAL;
 	end = start + len;
 	down_write(&mm->mmap_lock);
+	mm_write_begin(mm);
 	list_for_each_entry_safe (a, next, &mm->areas, node) {
 		if (a->end <= start || a->start >= end)
 			continue;
@@ -209,6 +246,7 @@ int vm_munmap(void *addr, size_t len)
 		if (err)
 			break;
 	}
+	mm_write_end(mm);
 	up_write(&mm->mmap_lock);
 	return err;
 }

@@ -17,7 +17,10 @@
  *   i_rwsem > mm->mmap_lock > invalidate_lock > page lock > i_mmap_lock
  *     > the page-table lock (mm/vm.c)
  * A fault takes mmap_lock shared: a copy that can fault must not hold
- * invalidate_lock or a page lock (lockdep reports it).
+ * invalidate_lock or a page lock (lockdep reports it). A load from a
+ * cached page first tries with no lock at all (mm/fault.c): it walks the
+ * areas inside an RCU read-side section, and a writer shuts such faults
+ * out before it changes an area (mm->seq odd, then a grace period).
  */
 #pragma once
 
@@ -42,6 +45,9 @@ struct mm {
 	struct rw_semaphore mmap_lock;
 	/* protected by mmap_lock: */
 	struct list_head areas; /* by address */
+	/* written under mmap_lock exclusive, read with no lock: odd while a
+	 * writer changes the areas (lock-free faults, mm/fault.c) */
+	unsigned long seq;
 };
 
 extern struct mm kernel_mm;
@@ -106,3 +112,11 @@ void truncate_pagecache(struct inode *inode, loff_t newsize);
  * @only's pages if @only is set: private copies stay), flush every hart's
  * TLB, then drop the pages' references (mm/rmap.c). */
 void area_zap(uintptr_t start, uintptr_t end, struct address_space *only);
+/* The area holding @addr, with no lock: caller is inside an RCU read-side
+ * section and saw mm->seq even after entering it (mm/fault.c). */
+struct vm_area *vm_find_area_rcu(struct mm *mm, uintptr_t addr);
+/* After the removal door dropped pages of [@start, @end] (bytes) from @m:
+ * wait out lock-free faults that may have found them, then clear any
+ * entry still mapping one (mm/rmap.c). Caller holds invalidate_lock
+ * exclusive. */
+void unmap_dropped_pages(struct address_space *m, loff_t start, loff_t end);

@@ -15,6 +15,9 @@
  *   - unmap_mapping_page(): the same for one page, from the removal door
  *     (truncate_inode_pages_range), under the page lock: so every caller
  *     of the door - truncate, punch, collapse - unmaps what it drops.
+ *   - unmap_dropped_pages(): the door's last step when the file is mapped:
+ *     a grace period, then the entries that lock-free faults (which take
+ *     no page lock) set for pages the door dropped meanwhile.
  *   - page_mkclean(): writeback takes the write right from a page's shared
  *     entries before writing it, so a later store faults into
  *     page_mkwrite and dirties the page again. Caller holds the page lock,
@@ -22,17 +25,41 @@
  * Lock order: page lock > i_mmap_lock > the page-table lock (mm/vm.c).
  */
 #include <limits.h>
+#include <kernel/arch.h>
 #include <kernel/panic.h>
+#include <kernel/rcu.h>
 #include <fs/vfs.h>
 #include <mm/mmap.h>
 #include <mm/vm.h>
 
 #define ZAP_BATCH 32 /* entries cleared per TLB shootdown */
 
+/* Which entries a zap clears. */
+enum zap_which {
+	ZAP_ALL,
+	ZAP_FILE,    /* those mapping a page of @m (private copies stay) */
+	ZAP_DROPPED, /* those mapping a page that has left @m's index */
+};
+
+static bool
+zap_wants(uintptr_t pa, enum zap_which which, struct address_space *m)
+{
+	struct page *page = virt_to_page((void *)pa);
+
+	switch (which) {
+	case ZAP_FILE: return page->mapping == m;
+	case ZAP_DROPPED: /* PG_rcu: was in an index, so not a private copy */
+		return page->mapping != m && page_test(page, PG_rcu);
+	default: return true;
+	}
+}
+
 /* Clear up to ZAP_BATCH entries from @start; flush them from every hart,
  * then let the pages go. Return: where it stopped. */
-static uintptr_t
-zap_batch(uintptr_t start, uintptr_t end, struct address_space *only)
+static uintptr_t zap_batch(uintptr_t start,
+			   uintptr_t end,
+			   enum zap_which which,
+			   struct address_space *m)
 {
 	uintptr_t pages[ZAP_BATCH], va;
 	unsigned int n = 0;
@@ -40,7 +67,7 @@ zap_batch(uintptr_t start, uintptr_t end, struct address_space *only)
 	for (va = start; va < end && n < ZAP_BATCH; va += PAGE_SIZE) {
 		uintptr_t pa = vm_mmap_lookup(va, NULL);
 
-		if (!pa || (only && virt_to_page((void *)pa)->mapping != only))
+		if (!pa || !zap_wants(pa, which, m))
 			continue;
 		pa = vm_mmap_clear(va, pa);
 		if (pa)
@@ -53,10 +80,18 @@ zap_batch(uintptr_t start, uintptr_t end, struct address_space *only)
 	return va;
 }
 
-void area_zap(uintptr_t start, uintptr_t end, struct address_space *only)
+static void zap_range(uintptr_t start,
+		      uintptr_t end,
+		      enum zap_which which,
+		      struct address_space *m)
 {
 	while (start < end)
-		start = zap_batch(start, end, only);
+		start = zap_batch(start, end, which, m);
+}
+
+void area_zap(uintptr_t start, uintptr_t end, struct address_space *only)
+{
+	zap_range(start, end, only ? ZAP_FILE : ZAP_ALL, only);
 }
 
 /* The addresses [*@start, *@end) of @a that map file pages [@first,
@@ -116,6 +151,34 @@ void unmap_mapping_page(struct page *page)
 
 		if (area_pages(a, page->index, page->index, &s, &e))
 			area_zap(s, e, m);
+	}
+	mutex_unlock(&m->i_mmap_lock);
+}
+
+/*
+ * A lock-free fault (mm/fault.c) takes neither the page lock nor
+ * i_mmap_lock: it may have found a page just before the door dropped it
+ * and map it just after unmap_mapping_page looked. Once a grace period
+ * has passed, every such fault has finished; a fault that starts later
+ * finds the index without the page. So wait one, then clear what those
+ * faults left. The fence orders the drops before the look at i_mmap: an
+ * area added since was added after them, and its faults miss the pages.
+ */
+void unmap_dropped_pages(struct address_space *m, loff_t start, loff_t end)
+{
+	unsigned long first = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+	struct vm_area *a;
+
+	smp_mb();
+	if (list_empty(&m->i_mmap))
+		return;
+	synchronize_rcu();
+	mutex_lock(&m->i_mmap_lock);
+	list_for_each_entry (a, &m->i_mmap, shared) {
+		uintptr_t s, e;
+
+		if (area_pages(a, first, last, &s, &e))
+			zap_range(s, e, ZAP_DROPPED, m);
 	}
 	mutex_unlock(&m->i_mmap_lock);
 }

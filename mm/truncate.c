@@ -94,8 +94,9 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	return true;
 }
 
-/* Remove bytes [@lstart, @lend] of the file from @page (referenced). */
-static void truncate_page(struct address_space *m,
+/* Remove bytes [@lstart, @lend] of the file from @page (referenced).
+ * Return: true if the page left the index. */
+static bool truncate_page(struct address_space *m,
 			  struct page *page,
 			  loff_t lstart,
 			  loff_t lend)
@@ -104,6 +105,7 @@ static void truncate_page(struct address_space *m,
 	unsigned int from = MAX(lstart, pstart) - pstart;
 	unsigned int to =
 	    MIN(lend, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
+	bool dropped = false;
 
 	lock_page(page);
 	if (page->mapping != m)
@@ -113,7 +115,7 @@ static void truncate_page(struct address_space *m,
 		m->a_ops->invalidate_page(page, from, to - from);
 	if (from == 0 && to == PAGE_SIZE) {
 		unmap_mapping_page(page); /* no mapping keeps it */
-		filemap_delete_page(page, 0);
+		dropped = filemap_delete_page(page, 0);
 	} else {
 		/* The blocks under the part that leaves may be freed: the next
 		 * store must fault into page_mkwrite, which maps them again. */
@@ -122,6 +124,7 @@ static void truncate_page(struct address_space *m,
 	}
 out_unlock:
 	unlock_page(page);
+	return dropped;
 }
 
 void truncate_inode_pages_range(struct address_space *m,
@@ -130,6 +133,7 @@ void truncate_inode_pages_range(struct address_space *m,
 {
 	unsigned long index = lstart >> PAGE_SHIFT, end = lend >> PAGE_SHIFT;
 	struct page *pages[TRUNCATE_BATCH];
+	bool dropped = false;
 	unsigned int n;
 
 	if (lstart < 0 || lend < lstart)
@@ -139,11 +143,14 @@ void truncate_inode_pages_range(struct address_space *m,
 	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
 		for (unsigned int i = 0; i < n; i++) {
 			if (pages[i]->index <= end)
-				truncate_page(m, pages[i], lstart, lend);
+				dropped |=
+				    truncate_page(m, pages[i], lstart, lend);
 			index = pages[i]->index + 1;
 			put_page(pages[i]);
 		}
 	}
+	if (dropped)
+		unmap_dropped_pages(m, lstart, lend);
 	writeback_forget(m); /* leaves the flusher's list if now clean */
 }
 

@@ -25,7 +25,8 @@
  * flushes every hart before the pages are freed.
  *
  * Locking: stack_lock (irqsave) serialises changes to the page table
- * (both areas) and the slot bitmap. Lock order: stack_lock, then the page
+ * (both areas) and the slot bitmap; vm_mmap_install alone fills an empty
+ * entry without it, by compare-and-swap. Lock order: stack_lock, then the page
  * allocator's zone_lock (tables and stack pages are allocated under
  * stack_lock). Readers (the fault path) walk the table without it.
  */
@@ -281,6 +282,16 @@ int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
 	else if (!err)
 		arch_tlb_flush_page(va);
 	return err;
+}
+
+bool vm_mmap_install(uintptr_t va, uintptr_t pa)
+{
+	if (WARN_ON_ONCE(!vm_in_mmap_area(va) || !IS_ALIGNED(va, PAGE_SIZE) ||
+			 !pa) ||
+	    arch_pt_install(va, pa, PROT_RO))
+		return false;
+	arch_tlb_flush_page(va); /* an empty entry may be cached here */
+	return true;
 }
 
 /* Change the page at @va (4 KiB, mmap area) if it maps @pa (any page if

@@ -49,6 +49,10 @@ uintptr_t vm_mmap_lookup(uintptr_t va, bool *writable);
  * nothing). Replacing a page or taking a right away flushes every hart.
  * Return: 0, -EAGAIN (@va changed meanwhile) or -ENOMEM. */
 int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable);
+/* Map @pa read-only at @va if @va maps nothing, with no lock (lock-free
+ * faults, mm/fault.c): fails rather than allocate a table. Flushes only
+ * this hart's TLB. Return: true if mapped. */
+bool vm_mmap_install(uintptr_t va, uintptr_t pa);
 /* Unmap @va if it maps @pa (0: whatever it maps). The caller flushes the
  * TLBs (vm_flush_tlb_all_harts) before it lets the page go. Return: the
  * page it mapped, or 0. */

@@ -117,6 +117,14 @@ static void fault_cached_takes_no_lock(struct ktest *t)
 	check_big(t, p);
 	KTEST_EXPECT_EQ(t, inval_acquisitions(fd) - before, 0);
 	munmap(p, BIG_SIZE);
+	/* The same addresses again (first fit), their page tables there now:
+	 * every fault is a lock-free one (mm/fault.c), no lock at all. */
+	KTEST_ASSERT_TRUE(
+	    t, mmap(NULL, BIG_SIZE, PROT_READ, MAP_SHARED, fd, 0) == p);
+	before = lockdep_acquired();
+	check_big(t, p);
+	KTEST_EXPECT_EQ(t, lockdep_acquired() - before, 0);
+	munmap(p, BIG_SIZE);
 	close(fd);
 }
 

@@ -195,7 +195,32 @@ int arch_pt_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, unsigned int prot)
 	old = READ_ONCE(*pte);
 	if ((pte_is_leaf(old) ? pte_pa(old) : 0) != old_pa)
 		return -EAGAIN;
-	WRITE_ONCE(*pte, leaf(pa, prot));
+	/* A swap: arch_pt_install may fill an empty entry meanwhile. */
+	if (!__atomic_compare_exchange_n(pte,
+					 &old,
+					 leaf(pa, prot),
+					 false,
+					 __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		return -EAGAIN;
+	return 0;
+}
+
+int arch_pt_install(uintptr_t va, uintptr_t pa, unsigned int prot)
+{
+	int at;
+	pte_t *pte = pte_walk(va, 0, false, &at);
+	pte_t empty = 0;
+
+	if (!pte || at != 0)
+		return -ENOMEM;
+	if (!__atomic_compare_exchange_n(pte,
+					 &empty,
+					 leaf(pa, prot),
+					 false,
+					 __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		return -EAGAIN;
 	return 0;
 }
 
@@ -207,6 +232,7 @@ uintptr_t arch_pt_clear(uintptr_t va, uintptr_t pa, bool wrprotect)
 
 	if (!pte || at != 0 || !pte_is_leaf(*pte) || (pa && pte_pa(*pte) != pa))
 		return 0;
+	/* arch_pt_install fills only empty entries: this one is not. */
 	old_pa = pte_pa(*pte);
 	WRITE_ONCE(*pte, wrprotect ? *pte & ~PTE_W : 0);
 	return old_pa;
