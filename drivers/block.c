@@ -2,15 +2,17 @@
  * drivers/block.c: the disk registry, bio checks, the request queue with
  * merging, and completion (see drivers/block.h for the interface).
  *
- * Lock order: disks_lock is taken alone. dev->lock (irqsave) is held while
- * the driver's queue_rq runs, so driver locks (virtio-blk's pool lock, the
- * virtqueue lock) nest inside it; its commit (the doorbell) runs after
- * dev->lock is dropped. end_io callbacks run with no lock held.
+ * Lock order: disks_lock is taken alone. A hardware queue's lock
+ * (irqsave) is held while the driver's queue_rq runs for that queue, so
+ * driver locks (virtio-blk's pool lock, the virtqueue lock) nest inside
+ * it; its commit (the doorbell) runs after the queue's lock is dropped.
+ * end_io callbacks run with no lock held.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <drivers/block.h>
+#include <kernel/cpu.h>
 #include <kernel/irq.h>
 #include <kernel/sched.h>
 #include <kernel/panic.h>
@@ -24,8 +26,42 @@ static struct list_head disks = LIST_HEAD_INIT(disks); /* disks_lock */
 
 void blk_init_queue(struct block_device *dev)
 {
-	spin_lock_init(&dev->lock, "block_device");
-	list_init(&dev->pending);
+	dev->nr_hw_queues =
+	    MIN(MAX(dev->nr_hw_queues, 1u), (unsigned int)BLK_MAX_HW_QUEUES);
+	dev->queues_used = dev->nr_hw_queues;
+	for (unsigned int i = 0; i < dev->nr_hw_queues; i++) {
+		spin_lock_init(&dev->hwq[i].lock, "blk_hw_queue");
+		list_init(&dev->hwq[i].pending);
+	}
+}
+
+unsigned int blk_set_queues(struct block_device *dev, unsigned int n)
+{
+	WRITE_ONCE(dev->queues_used, MIN(MAX(n, 1u), dev->nr_hw_queues));
+	return dev->queues_used;
+}
+
+unsigned int blk_inflight(struct block_device *dev)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < dev->nr_hw_queues; i++)
+		n += READ_ONCE(dev->hwq[i].inflight);
+	return n;
+}
+
+/* The submitting hart's queue. A migration right after only costs
+ * locality: any queue is correct. */
+static struct blk_hw_queue *submit_queue(struct block_device *dev,
+					 unsigned int *index)
+{
+	*index = cpu_id() % READ_ONCE(dev->queues_used);
+	return &dev->hwq[*index];
+}
+
+static void stat_add(unsigned long *counter, unsigned long n)
+{
+	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
 int blk_register(struct block_device *dev)
@@ -197,8 +233,8 @@ static bool can_merge(const struct block_device *dev,
 		   l->max_sectors;
 }
 
-/* Add @bio to @queue (a disk's pending list, under dev->lock, or a task's
- * plug), merged into the last request when it continues it. */
+/* Add @bio to @queue (a hardware queue's pending list, under its lock, or
+ * a task's plug), merged into the last request when it continues it. */
 static void
 queue_bio(struct block_device *dev, struct list_head *queue, struct bio *bio)
 {
@@ -211,8 +247,7 @@ queue_bio(struct block_device *dev, struct list_head *queue, struct bio *bio)
 			last->rq_tail = bio;
 			last->rq_segs += bio->rq_segs;
 			last->rq_bytes += bio->size;
-			__atomic_fetch_add(
-			    &dev->stats.merges, 1, __ATOMIC_RELAXED);
+			stat_add(&dev->stats.merges, 1);
 			return;
 		}
 	}
@@ -220,25 +255,29 @@ queue_bio(struct block_device *dev, struct list_head *queue, struct bio *bio)
 }
 
 /*
- * Give queued requests to the driver until it is busy. Requests it refuses
- * with an error are moved to @failed for the caller to complete unlocked.
- * Caller holds dev->lock. Return: how many the driver accepted (the caller
- * commits them once it has dropped the lock: commit()).
+ * Give hardware queue @index's requests to the driver until it is busy.
+ * Requests it refuses with an error are moved to @failed for the caller
+ * to complete unlocked. Caller holds the queue's lock. Return: how many
+ * the driver accepted (the caller commits them once it has dropped the
+ * lock: commit()).
  */
 static unsigned int dispatch_locked(struct block_device *dev,
+				    unsigned int index,
 				    struct list_head *failed)
 {
+	struct blk_hw_queue *q = &dev->hwq[index];
 	unsigned int accepted = 0;
 
-	while (!list_empty(&dev->pending)) {
+	while (!list_empty(&q->pending)) {
 		struct bio *rq =
-		    list_first_entry(&dev->pending, struct bio, queue);
+		    list_first_entry(&q->pending, struct bio, queue);
 		int err;
 
 		list_del(&rq->queue);
+		rq->hwq = index;
 		err = dev->ops->queue_rq(dev, rq);
 		if (err == -EBUSY) {
-			list_add(&rq->queue, &dev->pending);
+			list_add(&rq->queue, &q->pending);
 			break;
 		}
 		if (err) {
@@ -246,17 +285,19 @@ static unsigned int dispatch_locked(struct block_device *dev,
 			list_add_tail(&rq->queue, failed);
 			continue;
 		}
-		dev->inflight++;
+		q->inflight++;
+		q->dispatched++;
 		accepted++;
 	}
 	return accepted;
 }
 
-/* After dispatch_locked, with dev->lock dropped: ring the doorbell. */
-static void commit(struct block_device *dev, unsigned int accepted)
+/* After dispatch_locked, with the queue's lock dropped: the doorbell. */
+static void
+commit(struct block_device *dev, unsigned int index, unsigned int accepted)
 {
 	if (accepted && dev->ops->commit)
-		dev->ops->commit(dev);
+		dev->ops->commit(dev, index);
 }
 
 static void end_failed(struct list_head *failed)
@@ -272,13 +313,13 @@ static void end_failed(struct list_head *failed)
 static void count_bio(struct blk_stats *s, const struct bio *bio)
 {
 	if (bio->op == BLK_OP_READ) {
-		s->reads++;
-		s->read_bytes += bio->size;
+		stat_add(&s->reads, 1);
+		stat_add(&s->read_bytes, bio->size);
 	} else if (bio->op == BLK_OP_WRITE) {
-		s->writes++;
-		s->write_bytes += bio->size;
+		stat_add(&s->writes, 1);
+		stat_add(&s->write_bytes, bio->size);
 	} else {
-		s->other++;
+		stat_add(&s->other, 1);
 	}
 }
 
@@ -292,8 +333,9 @@ void blk_submit(struct bio *bio)
 	struct block_device *dev = bio->bdev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
 	struct blk_plug *plug;
+	struct blk_hw_queue *q;
 	unsigned long flags;
-	unsigned int accepted;
+	unsigned int accepted, index;
 	int err = bio_check(dev, bio);
 
 	trace_event(
@@ -313,20 +355,21 @@ void blk_submit(struct bio *bio)
 		    dev, &plug->pending, bio); /* only this task touches it */
 		return;
 	}
-	flags = spin_lock_irqsave(&dev->lock);
 	count_bio(&dev->stats, bio);
-	queue_bio(dev, &dev->pending, bio);
-	accepted = dispatch_locked(dev, &failed);
-	spin_unlock_irqrestore(&dev->lock, flags);
-	commit(dev, accepted);
+	q = submit_queue(dev, &index);
+	flags = spin_lock_irqsave(&q->lock);
+	queue_bio(dev, &q->pending, bio);
+	accepted = dispatch_locked(dev, index, &failed);
+	spin_unlock_irqrestore(&q->lock, flags);
+	commit(dev, index, accepted);
 	end_failed(&failed);
 }
 
 /* A merged request failed: queue its bios again one by one, in order, at
- * the head of the queue. Caller holds dev->lock. */
+ * the head of its queue. Caller holds that queue's lock. */
 static void requeue_unmerged_locked(struct block_device *dev, struct bio *rq)
 {
-	struct list_head *pos = &dev->pending;
+	struct list_head *pos = &dev->hwq[rq->hwq].pending;
 
 	for (struct bio *b = rq, *next; b; b = next) {
 		next = b->rq_next;
@@ -338,7 +381,7 @@ static void requeue_unmerged_locked(struct block_device *dev, struct bio *rq)
 		list_add(&b->queue, pos);
 		pos = &b->queue;
 	}
-	dev->stats.retries++;
+	stat_add(&dev->stats.retries, 1);
 }
 
 /**
@@ -351,19 +394,20 @@ void blk_end_request(struct bio *rq, int status)
 {
 	struct block_device *dev = rq->bdev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
-	unsigned long flags = spin_lock_irqsave(&dev->lock);
-	unsigned int accepted;
+	unsigned int index = rq->hwq, accepted;
+	struct blk_hw_queue *q = &dev->hwq[index];
+	unsigned long flags = spin_lock_irqsave(&q->lock);
 
-	dev->inflight--;
+	q->inflight--;
 	if (status && rq->rq_next) {
 		requeue_unmerged_locked(dev, rq);
 		rq = NULL;
 	} else if (status) {
-		dev->stats.errors++;
+		stat_add(&dev->stats.errors, 1);
 	}
-	accepted = dispatch_locked(dev, &failed);
-	spin_unlock_irqrestore(&dev->lock, flags);
-	commit(dev, accepted);
+	accepted = dispatch_locked(dev, index, &failed);
+	spin_unlock_irqrestore(&q->lock, flags);
+	commit(dev, index, accepted);
 	if (rq)
 		end_chain(rq, status);
 	end_failed(&failed);
@@ -384,23 +428,25 @@ static void submit_plugged(struct blk_plug *plug)
 {
 	struct block_device *dev = plug->dev;
 	struct list_head failed = LIST_HEAD_INIT(failed);
+	struct blk_hw_queue *q;
 	unsigned long flags;
-	unsigned int accepted;
+	unsigned int accepted, index;
 
 	if (list_empty(&plug->pending))
 		return;
-	flags = spin_lock_irqsave(&dev->lock);
+	q = submit_queue(dev, &index);
+	flags = spin_lock_irqsave(&q->lock);
 	while (!list_empty(&plug->pending)) {
 		struct bio *rq =
 		    list_first_entry(&plug->pending, struct bio, queue);
 		list_del(&rq->queue);
 		for (struct bio *b = rq; b; b = b->rq_next)
 			count_bio(&dev->stats, b);
-		list_add_tail(&rq->queue, &dev->pending);
+		list_add_tail(&rq->queue, &q->pending);
 	}
-	accepted = dispatch_locked(dev, &failed);
-	spin_unlock_irqrestore(&dev->lock, flags);
-	commit(dev, accepted);
+	accepted = dispatch_locked(dev, index, &failed);
+	spin_unlock_irqrestore(&q->lock, flags);
+	commit(dev, index, accepted);
 	end_failed(&failed);
 }
 

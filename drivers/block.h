@@ -37,10 +37,17 @@
  * Disks register with blk_register() and are named by the driver in
  * probe order (vda, vdb, ...); blkdev_get("vda") finds one.
  *
- * Locking: dev->lock (irqsave) protects the queue and the statistics, and is
- * held while the driver's queue_rq runs (so the driver's own locks nest inside
- * it); the driver's commit (the doorbell) runs after it is released. end_io
- * is called with no block-layer lock held.
+ * Hardware queues: a disk has one or more (nr_hw_queues, set by the driver
+ * before blk_register: virtio-blk's multi-queue disks have one per hart).
+ * A bio goes to the queue of the hart that submits it (hart id modulo the
+ * queues in use, blk_set_queues), and waits, merges and is dispatched
+ * there: submitters on different harts share no lock.
+ *
+ * Locking: each queue's lock (irqsave) protects its pending list and its
+ * count in flight, and is held while the driver's queue_rq runs for it (so
+ * the driver's own locks for that queue nest inside it); the driver's
+ * commit (the doorbell) runs after it is released. The statistics are
+ * atomic counters. end_io is called with no block-layer lock held.
  */
 #pragma once
 
@@ -81,7 +88,8 @@ struct bio {
 	void *private;
 	int status;
 
-	/* block layer, protected by bdev->lock while queued: */
+	/* block layer, protected by its hardware queue's lock while queued: */
+	unsigned int hwq; /* the hardware queue it went to */
 	struct list_head queue;
 	struct bio *rq_next; /* bios merged behind this one */
 	struct bio *rq_tail;
@@ -93,15 +101,16 @@ struct block_device;
 struct task;
 
 struct block_ops {
-	/* Start request @rq (a bio with rq_next chain). Return 0, or -EBUSY
-	 * to be called again after a completion. Called under dev->lock. */
+	/* Start request @rq (a bio with rq_next chain) on hardware queue
+	 * rq->hwq. Return 0, or -EBUSY to be called again after a completion
+	 * on that queue. Called under that queue's lock. */
 	int (*queue_rq)(struct block_device *dev, struct bio *rq);
-	/* Optional: tell the device about the requests queue_rq accepted (a
-	 * doorbell). Called with no block-layer lock held, after any call of
-	 * queue_rq that accepted one, from the same context: an emulated
-	 * doorbell can be slow, and other harts must not spin on dev->lock
-	 * meanwhile. */
-	void (*commit)(struct block_device *dev);
+	/* Optional: tell the device about the requests queue_rq accepted on
+	 * hardware queue @hwq (a doorbell). Called with no block-layer lock
+	 * held, after any call of queue_rq that accepted one, from the same
+	 * context: an emulated doorbell can be slow, and other harts must not
+	 * spin on the queue's lock meanwhile. */
+	void (*commit)(struct block_device *dev, unsigned int hwq);
 	/* Optional: print the driver's own lines for `disks`. */
 	void (*show)(struct block_device *dev);
 };
@@ -115,9 +124,20 @@ struct blk_limits {
 	uint32_t max_write_zeroes_sectors; /* 0: no write zeroes */
 };
 
+/* Atomic counters (relaxed). */
 struct blk_stats {
 	unsigned long reads, writes, other, merges, errors, retries;
 	unsigned long read_bytes, write_bytes;
+};
+
+#define BLK_MAX_HW_QUEUES 8
+
+struct blk_hw_queue {
+	struct spinlock lock;
+	/* protected by lock: */
+	struct list_head pending; /* requests not yet given to the driver */
+	unsigned int inflight;
+	unsigned long dispatched; /* requests the driver accepted, ever */
 };
 
 struct block_device {
@@ -129,18 +149,21 @@ struct block_device {
 	const char *features;  /* for `disks` */
 	const struct block_ops *ops;
 	void *driver;
-	uint64_t sync_timeout_ns; /* synchronous calls; 0: the default */
-	struct list_head node;	  /* in the disk list, disks_lock */
-
-	struct spinlock lock;
-	/* protected by lock: */
-	struct list_head pending; /* requests not yet given to the driver */
-	unsigned int inflight;
+	uint64_t sync_timeout_ns;  /* synchronous calls; 0: the default */
+	struct list_head node;	   /* in the disk list, disks_lock */
+	unsigned int nr_hw_queues; /* the driver's; 0 counts as 1 */
+	unsigned int queues_used;  /* submitters spread over the first N */
+	struct blk_hw_queue hwq[BLK_MAX_HW_QUEUES];
 	struct blk_stats stats;
 };
 
-/* The queue of a disk (blk_register does it; tests' fake disks too). */
+/* The queues of a disk (blk_register does it; tests' fake disks too). */
 void blk_init_queue(struct block_device *dev);
+/* Spread submitters over the first @n hardware queues only (1 ..
+ * nr_hw_queues; benchmarks compare). Return: the number now in use. */
+unsigned int blk_set_queues(struct block_device *dev, unsigned int n);
+/* Requests the driver holds, over all queues (a snapshot). */
+unsigned int blk_inflight(struct block_device *dev);
 int blk_register(struct block_device *dev);
 /* Is [@addr, @addr + @len) RAM a device can reach? */
 bool blk_buf_ok(const void *addr, size_t len);

@@ -12,7 +12,7 @@
  * flush, whose bios are freed by their late completion.
  *
  * Also: the driver's commit (its doorbell) is called once per dispatch that
- * gave it requests, never while bdev->lock is held.
+ * gave it requests, never while the queue's lock is held.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,13 +30,13 @@
 
 struct fake_disk {
 	struct block_device bdev;
-	struct bio *held[MAX_HELD]; /* under bdev.lock */
+	struct bio *held[MAX_HELD]; /* under bdev.hwq[0].lock (one queue) */
 	unsigned int nheld;
-	/* commit_ops: calls of commit, and of them made under bdev.lock */
+	/* commit_ops: calls of commit, and of them made under the queue lock */
 	unsigned int commits, commits_locked, held_at_commit;
 };
 
-/* Called under bdev->lock: keep the request, answer nothing. */
+/* Called under the queue's lock: keep the request, answer nothing. */
 static int fake_queue_rq(struct block_device *dev, struct bio *rq)
 {
 	struct fake_disk *d = dev->driver;
@@ -49,12 +49,12 @@ static int fake_queue_rq(struct block_device *dev, struct bio *rq)
 
 static const struct block_ops fake_ops = { .queue_rq = fake_queue_rq };
 
-static void fake_commit(struct block_device *dev)
+static void fake_commit(struct block_device *dev, unsigned int hwq)
 {
 	struct fake_disk *d = dev->driver;
 
 	d->commits++;
-	d->commits_locked += spin_lock_held(&dev->lock);
+	d->commits_locked += spin_lock_held(&dev->hwq[hwq].lock);
 	d->held_at_commit = READ_ONCE(d->nheld);
 }
 
@@ -80,12 +80,12 @@ static void fake_init(struct fake_disk *d)
 static unsigned int fake_complete(struct fake_disk *d, uint8_t byte)
 {
 	struct bio *rq[MAX_HELD];
-	unsigned long flags = spin_lock_irqsave(&d->bdev.lock);
+	unsigned long flags = spin_lock_irqsave(&d->bdev.hwq[0].lock);
 	unsigned int n = d->nheld;
 
 	memcpy(rq, d->held, sizeof(rq));
 	d->nheld = 0;
-	spin_unlock_irqrestore(&d->bdev.lock, flags);
+	spin_unlock_irqrestore(&d->bdev.hwq[0].lock, flags);
 	for (unsigned int i = 0; i < n; i++) {
 		for (struct bio *b = rq[i]; b; b = b->rq_next)
 			for (unsigned int v = 0; v < b->vcnt; v++)
@@ -194,8 +194,8 @@ static struct bio *fake_bio(struct fake_disk *d, uint64_t sector, void *buf)
 
 /* One commit per dispatch that gave the driver requests - after each
  * submission, after a plug's batch, after a completion that let a waiting
- * request in - each with bdev.lock released; none when the driver was busy
- * and took nothing. */
+ * request in - each with the queue's lock released; none when the driver was
+ * busy and took nothing. */
 static void commit_after_unlock(struct ktest *t)
 {
 	struct fake_disk d;

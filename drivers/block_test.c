@@ -32,7 +32,7 @@ struct batch {
 static void batch_end_io(struct bio *bio)
 {
 	struct batch *b = bio->private;
-	unsigned int others = READ_ONCE(bio->bdev->inflight);
+	unsigned int others = blk_inflight(bio->bdev);
 
 	/* blk_end_request counted this one out before calling us */
 	if (others > __atomic_load_n(&b->max_others, __ATOMIC_RELAXED))
@@ -99,7 +99,7 @@ static void plugged_batch_merges(struct ktest *t)
 }
 
 /* BATCH scattered reads handed to the driver at once (the plug dispatches
- * them under one hold of dev->lock, which completions need too): each
+ * them under one hold of the queue's lock, which completions need too): each
  * completion but the last must find others still in flight. */
 static void many_in_flight(struct ktest *t)
 {
@@ -232,7 +232,7 @@ static void all_harts_random_io(struct ktest *t)
 		  STRESS_OPS,
 		  ncpus,
 		  dev->stats.merges,
-		  dev->inflight);
+		  blk_inflight(dev));
 }
 
 static struct ktest_case stress_cases[] = { KTEST_CASE(all_harts_random_io),

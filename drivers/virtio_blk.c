@@ -1,16 +1,19 @@
 /*
  * drivers/virtio_blk.c: the virtio-blk driver (see drivers/virtio_blk.h).
  *
- * One virtqueue per disk. Each request in flight owns a slot from a pool
- * as large as the ring: the request header, the status byte the device
- * writes, the discard/write-zeroes range and the piece list. A request is
- * header (device reads) + data + status (device writes); the device's
- * interrupt hands finished slots back and completes their requests in
- * whatever order the device finishes them.
+ * One virtqueue per hardware queue of the disk: one, or with
+ * VIRTIO_BLK_F_MQ one per hart (up to BLK_MAX_HW_QUEUES). Each request in
+ * flight owns a slot from its queue's pool, as large as the ring: the
+ * request header, the status byte the device writes, the
+ * discard/write-zeroes range and the piece list. A request is header
+ * (device reads) + data + status (device writes); the device's interrupt
+ * (one for all queues) hands finished slots back and completes their
+ * requests in whatever order the device finishes them.
  *
- * Locking: vblk->lock (irqsave) protects the slot pool. queue_rq runs under
- * the block device's lock, so the order is bdev->lock -> vblk->lock and
- * bdev->lock -> vq->lock; the interrupt handler takes them one at a time.
+ * Locking: each queue's q->lock (irqsave) protects its slot pool. queue_rq
+ * runs under the block layer's lock of the same hardware queue, so the
+ * order is that lock -> q->lock and that lock -> vq->lock; the interrupt
+ * handler takes them one at a time. Queues share no lock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,25 +34,25 @@
 #include <mm/kmalloc.h>
 #include "virtio_blk_internal.h"
 
-static struct virtblk_req *slot_get(struct virtio_blk *vblk)
+static struct virtblk_req *slot_get(struct virtblk_queue *q)
 {
-	unsigned long flags = spin_lock_irqsave(&vblk->lock);
-	struct virtblk_req *req = vblk->free;
+	unsigned long flags = spin_lock_irqsave(&q->lock);
+	struct virtblk_req *req = q->free;
 
 	if (req)
-		vblk->free = req->next_free;
-	spin_unlock_irqrestore(&vblk->lock, flags);
+		q->free = req->next_free;
+	spin_unlock_irqrestore(&q->lock, flags);
 	return req;
 }
 
-void slot_put(struct virtio_blk *vblk, struct virtblk_req *req)
+void slot_put(struct virtblk_queue *q, struct virtblk_req *req)
 {
-	unsigned long flags = spin_lock_irqsave(&vblk->lock);
+	unsigned long flags = spin_lock_irqsave(&q->lock);
 
 	req->rq = NULL;
-	req->next_free = vblk->free;
-	vblk->free = req;
-	spin_unlock_irqrestore(&vblk->lock, flags);
+	req->next_free = q->free;
+	q->free = req;
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 static uint32_t req_type(const struct bio *rq)
@@ -113,35 +116,37 @@ map_request(struct virtio_blk *vblk, struct virtblk_req *req, struct bio *rq)
 	return n;
 }
 
-/* Caller holds bdev->lock (the block layer's dispatch). */
+/* Caller holds the lock of hardware queue rq->hwq (the block layer's
+ * dispatch). */
 static int virtblk_queue_rq(struct block_device *bdev, struct bio *rq)
 {
 	struct virtio_blk *vblk = bdev->driver;
-	struct virtblk_req *req = slot_get(vblk);
+	struct virtblk_queue *q = &vblk->queues[rq->hwq];
+	struct virtblk_req *req = slot_get(q);
 	int err;
 
 	if (!req)
 		return -EBUSY;
 	req->rq = rq;
-	err = virtqueue_add(vblk->vq, req->sg, map_request(vblk, req, rq), req);
+	err = virtqueue_add(q->vq, req->sg, map_request(vblk, req, rq), req);
 	if (err) {
-		slot_put(vblk, req);
+		slot_put(q, req);
 		return err == -ENOSPC ? -EBUSY : err;
 	}
 	return 0;
 }
 
 /* The block layer's commit, with no lock held: notify the device of the
- * requests queue_rq made available, if it asked to be told (event index).
- * Rung outside bdev->lock because under TCG QEMU starts the requests
- * inside the notifying store: other harts completing or submitting must
- * not spin meanwhile. */
-static void virtblk_commit(struct block_device *bdev)
+ * requests queue_rq made available on queue @hwq, if it asked to be told
+ * (event index). Rung outside the queue's lock because under TCG QEMU
+ * starts the requests inside the notifying store: other harts completing
+ * or submitting must not spin meanwhile. */
+static void virtblk_commit(struct block_device *bdev, unsigned int hwq)
 {
 	struct virtio_blk *vblk = bdev->driver;
 
 	if (!__atomic_exchange_n(&vblk->skip_kick, 0, __ATOMIC_ACQ_REL))
-		virtqueue_kick(vblk->vq);
+		virtqueue_kick(vblk->queues[hwq].vq);
 }
 
 void virtblk_forge_next_status(struct block_device *dev, uint8_t status)
@@ -161,9 +166,18 @@ void virtblk_skip_next_kick(struct block_device *dev)
 struct virtblk_watch virtblk_watch_of(struct block_device *dev, bool *event_idx)
 {
 	struct virtio_blk *vblk = dev->driver;
+	struct virtblk_watch sum = vblk->queues[0].watched;
 
-	*event_idx = vblk->vq->event_idx;
-	return vblk->watched;
+	for (unsigned int i = 1; i < vblk->nr_queues; i++) {
+		const struct virtblk_watch *w = &vblk->queues[i].watched;
+
+		sum.lost_ticks += w->lost_ticks;
+		sum.lost_completions += w->lost_completions;
+		sum.renotified += w->renotified;
+		sum.lost_kicks += w->lost_kicks;
+	}
+	*event_idx = vblk->queues[0].vq->event_idx;
+	return sum;
 }
 
 static int status_to_errno(struct virtio_blk *vblk, uint8_t status)
@@ -177,15 +191,16 @@ static int status_to_errno(struct virtio_blk *vblk, uint8_t status)
 	return -EIO;
 }
 
-/* Complete every request the device has used. Return: how many. */
-static unsigned int virtblk_complete_used(struct virtio_blk *vblk)
+/* Complete every request the device has used on @q. Return: how many. */
+static unsigned int virtblk_complete_used(struct virtblk_queue *q)
 {
+	struct virtio_blk *vblk = q->vblk;
 	struct virtblk_req *req;
 	unsigned int n = 0;
 	uint32_t len;
 	int err;
 
-	while ((req = virtqueue_get_buf(vblk->vq, &len, &err))) {
+	while ((req = virtqueue_get_buf(q->vq, &len, &err))) {
 		struct bio *rq = req->rq;
 		int forged = __atomic_exchange_n(
 		    &vblk->forge_status, 0, __ATOMIC_ACQ_REL);
@@ -193,7 +208,7 @@ static unsigned int virtblk_complete_used(struct virtio_blk *vblk)
 		    forged ? (uint8_t)(forged - 1) : READ_ONCE(req->status);
 		int status = err ? err : status_to_errno(vblk, byte);
 
-		slot_put(vblk, req);
+		slot_put(q, req);
 		blk_end_request(rq, status);
 		n++;
 	}
@@ -228,7 +243,8 @@ void virtblk_interrupt(void *arg)
 	__atomic_add_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
 	if (virtio_interrupt_ack(vblk->vdev) & VIRTIO_MMIO_INT_CONFIG)
 		virtblk_config_changed(vblk);
-	virtblk_complete_used(vblk);
+	for (unsigned int i = 0; i < vblk->nr_queues; i++)
+		virtblk_complete_used(&vblk->queues[i]);
 	__atomic_sub_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
 }
 
@@ -254,17 +270,18 @@ bool virtblk_watch_lost(const struct virtblk_watch *w,
 	       !in_interrupt;
 }
 
-static void virtblk_watchdog_collect(struct virtio_blk *vblk)
+static void virtblk_watchdog_collect(struct virtblk_queue *q)
 {
+	struct virtio_blk *vblk = q->vblk;
 	/* Where the interrupt stopped: the device's status, the controller's
 	 * pending bit. Read before collecting. */
 	uint32_t isr = virtio_interrupt_status(vblk->vdev);
 	bool pending = irq_pending(vblk->vdev->irq);
-	unsigned int n = virtblk_complete_used(vblk);
+	unsigned int n = virtblk_complete_used(q);
 
 	if (!n)
 		return; /* the interrupt handler took them meanwhile */
-	if (vblk->watched.lost_ticks++ < 3)
+	if (q->watched.lost_ticks++ < 3)
 		pr_warn("%s: %u completions without an interrupt "
 			"(isr %#x, plic pending %d); collected by the "
 			"watchdog\n",
@@ -272,7 +289,7 @@ static void virtblk_watchdog_collect(struct virtio_blk *vblk)
 			n,
 			isr,
 			pending);
-	vblk->watched.lost_completions += n;
+	q->watched.lost_completions += n;
 }
 
 bool virtblk_watch_stalled(struct virtblk_watch *w,
@@ -296,57 +313,70 @@ bool virtblk_watch_stalled(struct virtblk_watch *w,
  * notification for them was skipped or lost (the same race as a lost
  * interrupt, on the other side); else the device is only slow. Either
  * way a spare notification is harmless. */
-static void virtblk_watchdog_renotify(struct virtio_blk *vblk)
+static void virtblk_watchdog_renotify(struct virtblk_queue *q)
 {
-	struct virtblk_watch *w = &vblk->watched;
-	uint16_t unseen = virtqueue_unseen(vblk->vq);
+	struct virtblk_watch *w = &q->watched;
+	uint16_t unseen = virtqueue_unseen(q->vq);
 
 	w->renotified++;
 	if (unseen && w->lost_kicks++ < 3)
 		pr_warn("%s: %u requests the device was never told of; "
 			"notified it again\n",
-			vblk->bdev.name,
+			q->vblk->bdev.name,
 			unseen);
-	virtqueue_notify_again(vblk->vq);
+	virtqueue_notify_again(q->vq);
 }
 
-void virtblk_watchdog(struct ktimer *tm)
+static void virtblk_watch_queue(struct virtblk_queue *q)
 {
-	struct virtio_blk *vblk = tm->data;
-	struct virtblk_watch *w = &vblk->watched;
-	struct virtqueue *vq = vblk->vq;
+	struct virtblk_watch *w = &q->watched;
+	struct virtqueue *vq = q->vq;
 
 	if (virtblk_watch_lost(
 		w,
 		READ_ONCE(vq->last_used),
 		virtqueue_has_used(vq),
-		__atomic_load_n(&vblk->in_interrupt, __ATOMIC_ACQUIRE)))
-		virtblk_watchdog_collect(vblk);
+		__atomic_load_n(&q->vblk->in_interrupt, __ATOMIC_ACQUIRE)))
+		virtblk_watchdog_collect(q);
 	else if (virtblk_watch_stalled(w,
 				       READ_ONCE(vq->last_used),
 				       READ_ONCE(vq->avail_idx),
 				       virtqueue_in_flight(vq)))
-		virtblk_watchdog_renotify(vblk);
+		virtblk_watchdog_renotify(q);
 	w->last_used = READ_ONCE(vq->last_used);
 	w->avail_idx = READ_ONCE(vq->avail_idx);
 	w->waiting = virtqueue_has_used(vq);
+}
+
+void virtblk_watchdog(struct ktimer *tm)
+{
+	struct virtio_blk *vblk = tm->data;
+
+	for (unsigned int i = 0; i < vblk->nr_queues; i++)
+		virtblk_watch_queue(&vblk->queues[i]);
 	timer_arm(tm, time_ns() + VIRTBLK_WATCHDOG_NS);
 }
 
 static void virtblk_show(struct block_device *dev)
 {
 	struct virtio_blk *vblk = dev->driver;
+	bool event_idx;
+	struct virtblk_watch w = virtblk_watch_of(dev, &event_idx);
 
-	printf("%s: watchdog: %lu ticks found lost completions, "
+	printf(
+	    "%s: %u queues; requests per queue:", dev->name, vblk->nr_queues);
+	for (unsigned int i = 0; i < vblk->nr_queues; i++)
+		printf(" %lu", READ_ONCE(dev->hwq[i].dispatched));
+	printf("\n%s: watchdog: %lu ticks found lost completions, "
 	       "%lu completions collected\n",
 	       dev->name,
-	       READ_ONCE(vblk->watched.lost_ticks),
-	       READ_ONCE(vblk->watched.lost_completions));
+	       w.lost_ticks,
+	       w.lost_completions);
 	printf("%s: watchdog: %lu stalls notified again, %lu of them lost "
 	       "notifications\n",
 	       dev->name,
-	       READ_ONCE(vblk->watched.renotified),
-	       READ_ONCE(vblk->watched.lost_kicks));
+	       w.renotified,
+	       w.lost_kicks);
 }
 
 const struct block_ops virtblk_ops = {

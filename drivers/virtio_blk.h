@@ -52,8 +52,9 @@ bool virtblk_watch_stalled(struct virtblk_watch *w,
 			   bool in_flight);
 #define VIRTBLK_STALL_TICKS 2
 
-/* Tests: the watchdog's record of @dev, and whether its queue has event
- * idx (only then can a lost notification be told from a slow device). */
+/* Tests and `disks`: the watchdog's counts of @dev, summed over its queues,
+ * and whether its queues have event idx (only then can a lost
+ * notification be told from a slow device). */
 struct virtblk_watch virtblk_watch_of(struct block_device *dev,
 				      bool *event_idx);
 /* Tests: add the next request to the ring without notifying the device,

@@ -29,27 +29,35 @@ struct virtblk_req {
 	struct vq_sg *sg; /* [max_sg] */
 };
 
+/* One virtqueue and what its requests need: the block layer's hardware
+ * queue of the same number feeds it. */
+struct virtblk_queue {
+	struct virtio_blk *vblk;
+	struct virtqueue *vq;
+	struct virtblk_watch watched; /* touched by the watchdog only */
+	struct virtblk_req *slots;
+	struct spinlock lock;
+	struct virtblk_req *free; /* protected by lock */
+};
+
 struct virtio_blk {
 	struct virtio_device *vdev;
-	struct virtqueue *vq;
 	struct ktimer watchdog; /* finds completions without an interrupt */
-	struct virtblk_watch watched; /* touched by the watchdog only */
-	int in_interrupt;	      /* harts in virtblk_interrupt (atomic) */
-	int skip_kick;	  /* tests: the next request goes unnotified */
+	int in_interrupt;	/* harts in virtblk_interrupt (atomic) */
+	int skip_kick;		/* tests: the next request goes unnotified */
 	int forge_status; /* tests: the next completion's status byte + 1 */
 	struct block_device bdev;
 	char features[128];
-	struct virtblk_req *slots;
-
-	struct spinlock lock;
-	struct virtblk_req *free; /* protected by lock */
+	unsigned int
+	    nr_queues; /* 1, or with VIRTIO_BLK_F_MQ up to a hart each */
+	struct virtblk_queue queues[BLK_MAX_HW_QUEUES];
 };
 
 #define VIRTBLK_WATCHDOG_NS (200 * NSEC_PER_MSEC)
 
 extern const struct block_ops virtblk_ops;
-/* Give a request slot back to the pool (vblk->lock inside). */
-void slot_put(struct virtio_blk *vblk, struct virtblk_req *req);
+/* Give a request slot back to its queue's pool (the pool's lock inside). */
+void slot_put(struct virtblk_queue *q, struct virtblk_req *req);
 /* The device's interrupt: hand finished slots back, complete requests. */
 void virtblk_interrupt(void *arg);
 /* Every VIRTBLK_WATCHDOG_NS: collect completions whose interrupt was lost. */

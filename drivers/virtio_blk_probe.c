@@ -1,7 +1,8 @@
 /*
  * drivers/virtio_blk_probe.c: finding virtio-blk disks and bringing each up
- * - feature negotiation, the limits from the config space, the queue and
- * its slot pool, the interrupt, the watchdog, the name vda..vdz - before
+ * - feature negotiation, the limits from the config space, the queues
+ * (one, or with VIRTIO_BLK_F_MQ one per hart) and their slot pools, the
+ * interrupt, the watchdog, the name vda..vdz - before
  * the block layer sees it. Requests and completion: drivers/virtio_blk.c.
  */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
 #include <linux/virtio_mmio.h>
+#include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/irq.h>
@@ -29,7 +31,7 @@ static const uint64_t wanted_features =
     BIT(VIRTIO_BLK_F_RO) | BIT(VIRTIO_BLK_F_BLK_SIZE) |
     BIT(VIRTIO_BLK_F_FLUSH) | BIT(VIRTIO_BLK_F_DISCARD) |
     BIT(VIRTIO_BLK_F_WRITE_ZEROES) | BIT(VIRTIO_RING_F_INDIRECT_DESC) |
-    BIT(VIRTIO_RING_F_EVENT_IDX);
+    BIT(VIRTIO_RING_F_EVENT_IDX) | BIT(VIRTIO_BLK_F_MQ);
 
 static void describe_features(struct virtio_blk *vblk)
 {
@@ -46,6 +48,7 @@ static void describe_features(struct virtio_blk *vblk)
 		{ VIRTIO_BLK_F_BLK_SIZE, "blk-size" },
 		{ VIRTIO_RING_F_INDIRECT_DESC, "indirect" },
 		{ VIRTIO_RING_F_EVENT_IDX, "event-idx" },
+		{ VIRTIO_BLK_F_MQ, "mq" },
 		{ VIRTIO_F_VERSION_1, "v1" },
 	};
 	char *s = vblk->features;
@@ -100,36 +103,58 @@ static const char *read_limits(struct virtio_blk *vblk)
 		    CFG_READ(vdev, max_write_zeroes_sectors);
 	b->read_only = virtio_has_feature(vdev, VIRTIO_BLK_F_RO);
 	b->flush = virtio_has_feature(vdev, VIRTIO_BLK_F_FLUSH);
+	/* As many queues as harts, if the device has them: a hart's requests
+	 * then go to its own queue. */
+	vblk->nr_queues = 1;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_MQ))
+		vblk->nr_queues =
+		    MIN(MAX(CFG_READ(vdev, num_queues), 1u),
+			MIN(ncpus, (unsigned int)BLK_MAX_HW_QUEUES));
+	b->nr_hw_queues = vblk->nr_queues;
 	return NULL;
 }
 
-/* The ring holds max_segments + 2 pieces only with indirect descriptors. */
-static const char *setup_queue(struct virtio_blk *vblk)
+/* Virtqueue @index and its slot pool. The ring holds max_segments + 2
+ * pieces only with indirect descriptors; every queue must hold as many
+ * as the first, whose ring sets the disk's limit. */
+static const char *setup_queue(struct virtio_blk *vblk, unsigned int index)
 {
 	struct blk_limits *l = &vblk->bdev.limits;
+	struct virtblk_queue *q = &vblk->queues[index];
 	unsigned int max_sg;
 
-	vblk->vq = virtqueue_create(vblk->vdev, 0, l->max_segments + 2);
-	if (IS_ERR(vblk->vq))
-		return PTR_ERR(vblk->vq) == -ENODEV
-			   ? "queue 0 has size 0 or is live"
-			   : "cannot allocate the queue";
-	max_sg = vblk->vq->indirect ? vblk->vq->max_sg
-				    : MIN(vblk->vq->max_sg, vblk->vq->num);
-	if (max_sg < 3)
+	q->vblk = vblk;
+	spin_lock_init(&q->lock, "virtio_blk");
+	q->vq = virtqueue_create(vblk->vdev, index, l->max_segments + 2);
+	if (IS_ERR(q->vq))
+		return PTR_ERR(q->vq) == -ENODEV
+			   ? "a queue has size 0 or is live"
+			   : "cannot allocate a queue";
+	max_sg =
+	    q->vq->indirect ? q->vq->max_sg : MIN(q->vq->max_sg, q->vq->num);
+	if (max_sg < 3 || (index && max_sg < l->max_segments + 2))
 		return "queue too small for one request";
 	l->max_segments = max_sg - 2;
-	vblk->slots = kcalloc(vblk->vq->num, sizeof(*vblk->slots), GFP_KERNEL);
-	if (!vblk->slots)
+	q->slots = kcalloc(q->vq->num, sizeof(*q->slots), GFP_KERNEL);
+	if (!q->slots)
 		return "out of memory";
-	for (unsigned int i = 0; i < vblk->vq->num; i++) {
-		vblk->slots[i].sg =
-		    kcalloc(vblk->vq->max_sg, sizeof(struct vq_sg), GFP_KERNEL);
-		if (!vblk->slots[i].sg)
+	for (unsigned int i = 0; i < q->vq->num; i++) {
+		q->slots[i].sg =
+		    kcalloc(q->vq->max_sg, sizeof(struct vq_sg), GFP_KERNEL);
+		if (!q->slots[i].sg)
 			return "out of memory";
-		slot_put(vblk, &vblk->slots[i]);
+		slot_put(q, &q->slots[i]);
 	}
 	return NULL;
+}
+
+static const char *setup_queues(struct virtio_blk *vblk)
+{
+	const char *why = NULL;
+
+	for (unsigned int i = 0; i < vblk->nr_queues && !why; i++)
+		why = setup_queue(vblk, i);
+	return why;
 }
 
 static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
@@ -141,7 +166,6 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 		return virtio_fail(vdev, "out of memory");
 	vblk->vdev = vdev;
 	vdev->priv = vblk;
-	spin_lock_init(&vblk->lock, "virtio_blk");
 	snprintf(vblk->bdev.name, sizeof(vblk->bdev.name), "vd%c", 'a' + index);
 	virtio_probe_begin(vdev);
 	if (virtio_negotiate(vdev, wanted_features))
@@ -149,7 +173,7 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 			  ? "feature negotiation failed"
 			  : "no VERSION_1 or FEATURES_OK not accepted";
 	else if (!(why = read_limits(vblk)))
-		why = setup_queue(vblk);
+		why = setup_queues(vblk);
 	if (!why && irq_register(vdev->irq, virtblk_interrupt, vblk))
 		why = "cannot register the interrupt";
 	if (why)
@@ -164,12 +188,15 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	vblk->watchdog.data = vblk;
 	timer_arm(&vblk->watchdog, time_ns() + VIRTBLK_WATCHDOG_NS);
 	blk_register(&vblk->bdev);
-	pr_info("%s: %llu sectors (%llu MiB), block %u, queue %u, %s, %s\n",
+	pr_info("%s: %llu sectors (%llu MiB), block %u, %u queue%s of %u, "
+		"%s, %s\n",
 		vblk->bdev.name,
 		(unsigned long long)vblk->bdev.nr_sectors,
 		(unsigned long long)(vblk->bdev.nr_sectors >> 11),
 		vblk->bdev.limits.logical_block_size,
-		vblk->vq->num,
+		vblk->nr_queues,
+		vblk->nr_queues == 1 ? "" : "s",
+		vblk->queues[0].vq->num,
 		virtio_is_legacy(vdev) ? "legacy" : "modern",
 		vblk->features);
 }

@@ -155,6 +155,112 @@ SHELL_BENCH_JSON(buffered_write,
 /* ---- random 4 KiB device reads: IOPS ---- */
 
 #define RAND_IOS 2000u
+#define MQ_HARTS 4u /* submitters of the multi-queue modes, 8 deep each */
+
+struct rand_submitter {
+	struct block_device *dev;
+	uint8_t *buf;
+	uint64_t seed;
+	unsigned int *arrived;
+	unsigned int harts;
+	uint64_t ns;
+};
+
+static int rand_submit(void *arg)
+{
+	struct rand_submitter *s = arg;
+
+	while (__atomic_add_fetch(s->arrived, 0, __ATOMIC_ACQUIRE) < s->harts)
+		task_yield(); /* all start together */
+	s->ns = blk_bench(s->dev,
+			  BLK_OP_READ,
+			  s->buf,
+			  4096,
+			  RAND_IOS / s->harts,
+			  32 / s->harts,
+			  s->seed);
+	return 0;
+}
+
+/* RAND_IOS reads from @harts tasks, one pinned to each hart, 32 in flight
+ * in all, spread over @queues hardware queues. Return: elapsed ns of the
+ * slowest (0 on failure). */
+static uint64_t rand_read_harts(struct block_device *dev,
+				uint8_t *buf,
+				unsigned int harts,
+				unsigned int queues,
+				uint64_t seed)
+{
+	struct rand_submitter subs[MQ_HARTS];
+	struct task *tasks[MQ_HARTS];
+	unsigned int arrived = 0;
+	uint64_t slowest = 0;
+	bool failed = false;
+
+	blk_set_queues(dev, queues);
+	for (unsigned int i = 0; i < harts; i++) {
+		subs[i] = (struct rand_submitter){ dev,	     buf + i * 8 * 4096,
+						   seed + i, &arrived,
+						   harts,    0 };
+		tasks[i] =
+		    task_create_on("bench-rand", rand_submit, &subs[i], (int)i);
+		failed |= IS_ERR(tasks[i]);
+		if (!IS_ERR(tasks[i]))
+			__atomic_add_fetch(&arrived, 1, __ATOMIC_RELEASE);
+	}
+	if (failed) /* let the others go: they wait for every one */
+		__atomic_store_n(&arrived, harts, __ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < harts; i++) {
+		if (IS_ERR(tasks[i]))
+			continue;
+		task_join(tasks[i]);
+		failed |= !subs[i].ns;
+		slowest = MAX(slowest, subs[i].ns);
+	}
+	blk_set_queues(dev, dev->nr_hw_queues);
+	return failed ? 0 : slowest;
+}
+
+/* The multi-queue modes: 4 harts submitting, with 1 queue and with as
+ * many as the disk has (4 with QEMU's num-queues=4). */
+static int rand_read_mq(struct block_device *dev, uint8_t *buf)
+{
+	unsigned int queues[2] = { 1, dev->nr_hw_queues };
+	char p[96], mode[16];
+	int err = 0;
+
+	if (ncpus < MQ_HARTS) {
+		bench_skip("rand_read_4k", "qd32_1q", "fewer than 4 harts");
+		return 0;
+	}
+	for (int k = 0; k < 2 && !err; k++) {
+		struct bench_samples s = BENCH_SAMPLES_INIT;
+
+		if (k && queues[k] == 1) {
+			bench_skip("rand_read_4k",
+				   "qd32_mq",
+				   "one hardware queue (QEMU's num-queues)");
+			break;
+		}
+		for (int r = 0; r < bench_reps() && !err; r++) {
+			uint64_t ns = rand_read_harts(
+			    dev, buf, MQ_HARTS, queues[k], 0x51ed27ULL + r);
+
+			err = !ns;
+			bench_add(&s, bench_rate(RAND_IOS, ns, 0));
+		}
+		snprintf(mode, sizeof(mode), "qd32_%uq", queues[k]);
+		snprintf(p,
+			 sizeof(p),
+			 "\"disk\": \"vda\", \"ios\": %u, \"harts\": %u",
+			 RAND_IOS,
+			 MQ_HARTS);
+		if (!err)
+			bench_print(
+			    "rand_read_4k", mode, p, "iops", "IOPS", &s, 0);
+	}
+	return err;
+}
 
 static int bench_rand_read(int argc, char **argv)
 {
@@ -187,12 +293,14 @@ static int bench_rand_read(int argc, char **argv)
 			bench_print(
 			    "rand_read_4k", mode, p, "iops", "IOPS", &s, 0);
 	}
+	err = err || rand_read_mq(vda, buf);
 	kfree(buf);
 	return err;
 }
 SHELL_BENCH_JSON(rand_read_4k,
 		 bench_rand_read,
-		 "rand_read_4k  (raw vda, queue depth 1 and 32)");
+		 "rand_read_4k  (raw vda, queue depth 1 and 32; 32 from 4 "
+		 "harts over 1 queue and over all)");
 
 /* ---- create+unlink: microseconds per pair ---- */
 

@@ -58,7 +58,12 @@ def qemu_cmd(smp, mem, vda, vdb, cmd, bootargs=""):
             "-drive", f"file={vdb},if=none,format=raw,id=d1,cache=unsafe",
             "-device", "virtio-blk-device,drive=d1",
             "-drive", f"file={vda},if=none,format=raw,id=d0,cache=unsafe",
-            "-device", "virtio-blk-device,drive=d0"]
+            # a queue per hart (VIRTIO_BLK_F_MQ), as Linux's guest gets too
+            "-device", f"virtio-blk-device,drive=d0,num-queues={mq_queues(smp)}"]
+
+
+def mq_queues(smp):
+    return max(1, min(int(smp), 8))
 
 
 def boot_once(args, tmp, only=None, bootargs=""):
@@ -202,6 +207,10 @@ def ratios(results):
         "near 1")
     add("scaling_cached_read 4 / 1", find(results, "scaling_cached_read", "4"),
         find(results, "scaling_cached_read", "1"), "grows")
+    for queues in ("4q", "2q", "8q"):
+        add(f"rand_read_4k qd32 from 4 harts, {queues} / 1q",
+            find(results, "rand_read_4k", f"qd32_{queues}"),
+            find(results, "rand_read_4k", "qd32_1q"), "-")
     for metric in ("reads_per_s", "writes_per_s", "punches_per_s"):
         fixed = find_metric(results, "mixed", "invalidate_lock", metric)
         add(f"mixed {metric} invalidate_lock / i_rwsem", fixed,

@@ -70,14 +70,14 @@ def blk_prepare(name):
     return prepare
 
 
-def blk_args(name, legacy, drive_opts=""):
+def blk_args(name, legacy, drive_opts="", device_opts=""):
     img = f"build/{name}.img"
     if name == "blk_errors":
         img = f"blkdebug:build/blk_rules.cfg:{img}"
     transport = () if legacy else ("-global", "virtio-mmio.force-legacy=false")
     return (*transport,
             "-drive", f"file={img},if=none,format=raw,id=d0{drive_opts}",
-            "-device", "virtio-blk-device,drive=d0,serial=whole-test-disk")
+            "-device", f"virtio-blk-device,drive=d0,serial=whole-test-disk{device_opts}")
 
 
 # The errseq boot: a root ext2 image behind blkdebug rules failing chosen
@@ -356,6 +356,12 @@ BOOTS = [
                      "virtio_blk_write"),
              qemu_args=blk_args("blk_rw", legacy),
              bootargs="vblk.test=rw", prepare=blk_prepare("blk_rw")),
+        # Multi-queue: QEMU's num-queues, one queue per hart.
+        Boot(f"blk_mq_{'legacy' if legacy else 'modern'}", smp=4, mem="256M",
+             suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
+                     "virtio_blk_write"),
+             qemu_args=blk_args("blk_mq", legacy, device_opts=",num-queues=4"),
+             bootargs="vblk.test=rw", prepare=blk_prepare("blk_mq")),
         Boot(f"blk_ro_{'legacy' if legacy else 'modern'}", smp=2, mem="256M",
              suites=("virtio_blk_read", "virtio_blk_ro"), bootargs="vblk.test=ro",
              qemu_args=blk_args("blk_ro", legacy, ",readonly=on"),

@@ -246,7 +246,9 @@ def qemu_cmd(smp, mem, vda, vdb, initrd):
             "-drive", f"file={vdb},if=none,format=raw,id=d1,cache=unsafe",
             "-device", "virtio-blk-device,drive=d1",
             "-drive", f"file={vda},if=none,format=raw,id=d0,cache=unsafe",
-            "-device", "virtio-blk-device,drive=d0"]
+            # the same disk whole's boots get: a queue per hart
+            "-device", "virtio-blk-device,drive=d0,"
+            f"num-queues={max(1, min(int(smp), 8))}"]
 
 
 def run(smp=4, mem="512M", reps=3):
