@@ -13,7 +13,8 @@
  * i_map_lock protects i_data[], the indirect blocks' contents, i_blocks
  * and i_goal. Allocation nests s_alloc_lock inside it.
  *
- * This file maps one block at a time; blockmap_range.c frees and
+ * This file maps one block at a time (or, for reads, a run of blocks
+ * that follow each other on disk: ext2_map_run); blockmap_range.c frees and
  * allocates ranges of blocks (truncate, punch, preallocation) and
  * blockmap_shift.c moves them (collapse, insert), with the helpers
  * exported here through blockmap.h.
@@ -124,14 +125,35 @@ int ext2_alloc_slot(struct inode *inode,
 	return 0;
 }
 
+/* How many pointers from @slot[0] (block @blk, logical @lblk) on name
+ * blocks that follow it on disk, of the @left in its pointer block, at
+ * most @max; each checked as every pointer is. */
+static uint32_t run_len(struct inode *inode,
+			const uint32_t *slot,
+			uint32_t left,
+			uint32_t max,
+			uint32_t blk,
+			uint64_t lblk)
+{
+	uint32_t n = 1;
+
+	while (n < MIN(left, max) && slot[n] == blk + n &&
+	       ext2_check_ptr(inode, blk + n, lblk + n))
+		n++;
+	return n;
+}
+
 /* ext2_get_block; with @create, *new says whether the data block was
- * allocated by this call. */
+ * allocated by this call; with @run, *run is how many blocks from @lblk
+ * on (at most @max_run) lie one after the other on disk. */
 static int get_block(struct inode *inode,
 		     uint64_t lblk,
 		     bool create,
 		     uint32_t *pblk,
 		     uint64_t *hole,
-		     bool *new)
+		     bool *new,
+		     uint32_t max_run,
+		     uint32_t *run)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
@@ -163,8 +185,18 @@ static int get_block(struct inode *inode,
 			err = -EUCLEAN;
 			goto out;
 		}
-		if (k == depth)
+		if (k == depth) {
+			if (run)
+				*run = run_len(inode,
+					       slot,
+					       (depth ? sbi->s_addr_per_block
+						      : EXT2_NDIR) -
+						   offs[depth],
+					       max_run,
+					       blk,
+					       lblk);
 			break;
+		}
 		ext2_brelse(sbi, holder);
 		holder = ext2_bread(sbi, blk);
 		if (IS_ERR(holder)) {
@@ -192,7 +224,30 @@ int ext2_get_block(struct inode *inode,
 		   uint32_t *pblk,
 		   uint64_t *hole)
 {
-	return get_block(inode, lblk, create, pblk, hole, NULL);
+	return get_block(inode, lblk, create, pblk, hole, NULL, 0, NULL);
+}
+
+/**
+ * ext2_map_run - map logical block @lblk for reading, with the run of
+ * blocks that follow it on disk: one walk of the map for a whole run.
+ * Context: task, may sleep; takes i_map_lock.
+ * Return: 0 with *pblk and *len blocks from @lblk on at *pblk.. (at most
+ * @max), or a hole: *pblk 0 and *len blocks unmapped; or a negative
+ * errno as ext2_get_block.
+ */
+int ext2_map_run(struct inode *inode,
+		 uint64_t lblk,
+		 uint32_t max,
+		 uint32_t *pblk,
+		 uint64_t *len)
+{
+	uint32_t run = 1;
+	int err =
+	    get_block(inode, lblk, false, pblk, len, NULL, MAX(max, 1u), &run);
+
+	if (!err && *pblk)
+		*len = run;
+	return err;
 }
 
 /**
@@ -207,5 +262,5 @@ int ext2_get_block_new(struct inode *inode,
 		       bool *new)
 {
 	*new = false;
-	return get_block(inode, lblk, true, pblk, NULL, new);
+	return get_block(inode, lblk, true, pblk, NULL, new, 0, NULL);
 }

@@ -77,7 +77,8 @@ struct ext2_sb_info {
 	unsigned int s_addr_bits; /* log2(s_addr_per_block) */
 	unsigned int s_sect_per_block;
 	bool s_filetype, s_sparse;
-	uint32_t s_time_floor; /* the newest time the image holds */
+	uint32_t s_time_floor;	   /* the newest time the image holds */
+	unsigned long s_map_walks; /* atomic: block-map walks by reads */
 	struct mutex s_alloc_lock;
 	/* protected by s_alloc_lock: */
 	struct ext2_super_block s_es; /* the primary superblock */
@@ -186,6 +187,14 @@ int ext2_get_block(struct inode *inode,
 		   bool create,
 		   uint32_t *pblk,
 		   uint64_t *hole);
+/* For reads: @lblk and the run of blocks after it that follow it on disk
+ * (*len of them, at most @max), or a hole (*pblk 0, *len unmapped), in
+ * one walk of the map. Context: takes i_map_lock. */
+int ext2_map_run(struct inode *inode,
+		 uint64_t lblk,
+		 uint32_t max,
+		 uint32_t *pblk,
+		 uint64_t *len);
 /* ext2_get_block with create that also says whether the block was a
  * hole that this call allocated. */
 int ext2_get_block_new(struct inode *inode,

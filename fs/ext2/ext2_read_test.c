@@ -2,14 +2,18 @@
  * fs/ext2/ext2_read_test.c: suite ext2_read - everything the image was made
  * with (tools/ext2tree.py) reads back: sizes around block and page
  * boundaries, a 100 MiB sparse file, a deep path and a 1000-entry
- * directory, plus SEEK_DATA/SEEK_HOLE from the block map.
+ * directory, plus SEEK_DATA/SEEK_HOLE from the block map; and a cold read
+ * of a file walks the block map once per run of blocks, not per block.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <kernel/err.h>
+#include <fs/internal.h>
 #include <fs/vfs.h>
+#include "ext2.h"
 #include "ext2_test.h"
 
 #define MiB (1024ULL * 1024)
@@ -165,8 +169,37 @@ static void read_bigdir(struct ktest *t)
 	KTEST_EXPECT_EQ(t, ext2_test_size("/many/e1000"), -ENOENT);
 }
 
+/* /f1m cold: its blocks lie in a few runs (mke2fs -d writes a file in
+ * order; each indirect block splits one), and each readahead batch walks
+ * the map afresh, so the walks number batches plus runs - a few dozen at
+ * most - where one walk per block would be 256 to 1024 of them. */
+static void read_walks_map_per_run(struct ktest *t)
+{
+	int fd = open("/f1m", O_RDONLY);
+	struct file *f = fd >= 0 ? fd_get(fd) : NULL;
+	struct ext2_sb_info *sbi;
+	unsigned long before, walks;
+
+	KTEST_ASSERT_NOT_NULL(t, f);
+	sbi = EXT2_SBI(f->f_inode->i_sb);
+	KTEST_ASSERT_TRUE(t, vfs_drop_caches() >= 0);
+	before = __atomic_load_n(&sbi->s_map_walks, __ATOMIC_RELAXED);
+	ext2_test_check(t, "/f1m", 5, 0, MiB);
+	walks = __atomic_load_n(&sbi->s_map_walks, __ATOMIC_RELAXED) - before;
+	ktest_log(t, "%lu walks of the map for 1 MiB", walks);
+	KTEST_EXPECT_GE(t, walks, 1ul);
+	KTEST_EXPECT_LE(t, walks, MiB / 4096 / 4);
+	fput(f);
+	close(fd);
+}
+
 static struct ktest_case ext2_read_cases[] = {
-	KTEST_CASE(read_sizes), KTEST_CASE(read_sparse), KTEST_CASE(read_seek),
-	KTEST_CASE(read_deep),	KTEST_CASE(read_bigdir), {},
+	KTEST_CASE(read_sizes),
+	KTEST_CASE(read_sparse),
+	KTEST_CASE(read_seek),
+	KTEST_CASE(read_deep),
+	KTEST_CASE(read_bigdir),
+	KTEST_CASE(read_walks_map_per_run),
+	{},
 };
 KTEST_SUITE(ext2_read, ext2_read_cases);
