@@ -55,11 +55,12 @@ def qemu_cmd(smp, mem, vda, vdb, cmd, bootargs=""):
             "-kernel", str(ELF), "-append", f"{bootargs} -- {cmd}".strip(),
             # QEMU gives the first device the highest virtio-mmio slot and
             # whole names disks in address order: vdb goes first.
+            # the scratch disk has a queue per hart (VIRTIO_BLK_F_MQ) for
+            # rand_read_4k's multi-queue modes; Linux's guest gets the same
             "-drive", f"file={vdb},if=none,format=raw,id=d1,cache=unsafe",
-            "-device", "virtio-blk-device,drive=d1",
+            "-device", f"virtio-blk-device,drive=d1,num-queues={mq_queues(smp)}",
             "-drive", f"file={vda},if=none,format=raw,id=d0,cache=unsafe",
-            # a queue per hart (VIRTIO_BLK_F_MQ), as Linux's guest gets too
-            "-device", f"virtio-blk-device,drive=d0,num-queues={mq_queues(smp)}"]
+            "-device", "virtio-blk-device,drive=d0"]
 
 
 def mq_queues(smp):

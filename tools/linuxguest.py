@@ -243,12 +243,12 @@ def qemu_cmd(smp, mem, vda, vdb, initrd):
             "-global", "virtio-mmio.force-legacy=false",
             "-kernel", str(IMAGE), "-initrd", str(initrd),
             "-append", "console=ttyS0 quiet",
+            # the same disks whole's boots get: vdb has a queue per hart
             "-drive", f"file={vdb},if=none,format=raw,id=d1,cache=unsafe",
-            "-device", "virtio-blk-device,drive=d1",
+            "-device", "virtio-blk-device,drive=d1,"
+            f"num-queues={max(1, min(int(smp), 8))}",
             "-drive", f"file={vda},if=none,format=raw,id=d0,cache=unsafe",
-            # the same disk whole's boots get: a queue per hart
-            "-device", "virtio-blk-device,drive=d0,"
-            f"num-queues={max(1, min(int(smp), 8))}"]
+            "-device", "virtio-blk-device,drive=d0"]
 
 
 def run(smp=4, mem="512M", reps=3):
