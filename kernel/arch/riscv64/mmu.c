@@ -184,6 +184,21 @@ uintptr_t arch_pt_lookup(uintptr_t va, unsigned int *prot)
 	return pte_pa(pte) + (va & (LEVEL_SIZE(at) - 1) & PAGE_MASK);
 }
 
+/* Swap the 4 KiB entry @pte from @old to a leaf for @pa: one
+ * compare-and-swap, since arch_pt_install fills empty entries with no
+ * lock. Return: 0, or -EAGAIN if it no longer held @old. */
+static int swap_leaf(pte_t *pte, pte_t old, uintptr_t pa, unsigned int prot)
+{
+	return __atomic_compare_exchange_n(pte,
+					   &old,
+					   leaf(pa, prot),
+					   false,
+					   __ATOMIC_RELEASE,
+					   __ATOMIC_RELAXED)
+		   ? 0
+		   : -EAGAIN;
+}
+
 int arch_pt_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, unsigned int prot)
 {
 	int at;
@@ -195,33 +210,17 @@ int arch_pt_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, unsigned int prot)
 	old = READ_ONCE(*pte);
 	if ((pte_is_leaf(old) ? pte_pa(old) : 0) != old_pa)
 		return -EAGAIN;
-	/* A swap: arch_pt_install may fill an empty entry meanwhile. */
-	if (!__atomic_compare_exchange_n(pte,
-					 &old,
-					 leaf(pa, prot),
-					 false,
-					 __ATOMIC_RELEASE,
-					 __ATOMIC_RELAXED))
-		return -EAGAIN;
-	return 0;
+	return swap_leaf(pte, old, pa, prot);
 }
 
 int arch_pt_install(uintptr_t va, uintptr_t pa, unsigned int prot)
 {
 	int at;
 	pte_t *pte = pte_walk(va, 0, false, &at);
-	pte_t empty = 0;
 
 	if (!pte || at != 0)
 		return -ENOMEM;
-	if (!__atomic_compare_exchange_n(pte,
-					 &empty,
-					 leaf(pa, prot),
-					 false,
-					 __ATOMIC_RELEASE,
-					 __ATOMIC_RELAXED))
-		return -EAGAIN;
-	return 0;
+	return swap_leaf(pte, 0, pa, prot);
 }
 
 uintptr_t arch_pt_clear(uintptr_t va, uintptr_t pa, bool wrprotect)
