@@ -134,7 +134,8 @@ static const char *setup_queue(struct virtio_blk *vblk, unsigned int index)
 	    q->vq->indirect ? q->vq->max_sg : MIN(q->vq->max_sg, q->vq->num);
 	if (max_sg < 3 || (index && max_sg < l->max_segments + 2))
 		return "queue too small for one request";
-	l->max_segments = max_sg - 2;
+	if (!index) /* queue 0's ring sets the limit every queue meets */
+		l->max_segments = max_sg - 2;
 	q->slots = kcalloc(q->vq->num, sizeof(*q->slots), GFP_KERNEL);
 	if (!q->slots)
 		return "out of memory";

@@ -170,7 +170,7 @@ static int rand_submit(void *arg)
 {
 	struct rand_submitter *s = arg;
 
-	while (__atomic_add_fetch(s->arrived, 0, __ATOMIC_ACQUIRE) < s->harts)
+	while (__atomic_load_n(s->arrived, __ATOMIC_ACQUIRE) < s->harts)
 		task_yield(); /* all start together */
 	s->ns = blk_bench(s->dev,
 			  BLK_OP_READ,

@@ -83,9 +83,9 @@ void synchronize_rcu(void)
 		for (unsigned int spins = 0; !cpu_quiescent(c, ends[c->id]);
 		     spins++) {
 			arch_cpu_relax();
+			/* The reader's hart may be ours: let it run. */
 			if (spins % 64 == 63)
-				task_yield(); /* the reader's hart may be ours
-					       */
+				task_yield();
 		}
 	}
 	__atomic_fetch_add(&nr_grace_periods, 1, __ATOMIC_RELAXED);

@@ -8,7 +8,7 @@
  * already there, a table to allocate, a writer changing the areas), goes
  * the locked way. With mmap_lock shared:
  *   - a page cached and uptodate is mapped with no other sleeping lock
- *     than its page lock: no invalidate_lock (the fast path);
+ *     than its page lock: no invalidate_lock;
  *   - an absent or !uptodate page is read through read()'s own path
  *     (filemap_read_page: readahead, then the one page), which holds
  *     invalidate_lock shared (none in legacy mode) from insertion to the
@@ -39,6 +39,12 @@
 static bool past_eof(struct address_space *m, unsigned long index)
 {
 	return (loff_t)index << PAGE_SHIFT >= READ_ONCE(m->host->i_size);
+}
+
+/* The file page @a maps at @va. */
+static unsigned long area_index(const struct vm_area *a, uintptr_t va)
+{
+	return a->pgoff + ((va - a->start) >> PAGE_SHIFT);
 }
 
 /* The uptodate page @index of @f, referenced. Cached and uptodate: no
@@ -174,7 +180,7 @@ static int fault_private_write(struct file *f,
 
 static int fault_area(struct vm_area *a, uintptr_t va, bool write)
 {
-	unsigned long index = a->pgoff + ((va - a->start) >> PAGE_SHIFT);
+	unsigned long index = area_index(a, va);
 	struct file *f = a->file;
 	bool writable = false;
 	uintptr_t pa = vm_mmap_lookup(va, &writable);
@@ -217,7 +223,7 @@ static bool fault_read_lockless(struct mm *mm, uintptr_t va)
 	a = vm_find_area_rcu(mm, va);
 	if (!a || !(a->prot & PROT_READ))
 		goto out;
-	index = a->pgoff + ((va - a->start) >> PAGE_SHIFT);
+	index = area_index(a, va);
 	m = a->file->f_mapping;
 	if (past_eof(m, index))
 		goto out;

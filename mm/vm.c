@@ -264,13 +264,19 @@ uintptr_t vm_mmap_lookup(uintptr_t va, bool *writable)
 	return pa;
 }
 
+/* An entry of the mmap area: a page of it, a page to map. */
+static bool mmap_entry_ok(uintptr_t va, uintptr_t pa)
+{
+	return !WARN_ON_ONCE(!vm_in_mmap_area(va) ||
+			     !IS_ALIGNED(va, PAGE_SIZE) || !pa);
+}
+
 int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
 {
 	unsigned long flags;
 	int err;
 
-	if (WARN_ON_ONCE(!vm_in_mmap_area(va) || !IS_ALIGNED(va, PAGE_SIZE) ||
-			 !pa))
+	if (!mmap_entry_ok(va, pa))
 		return -EINVAL;
 	flags = spin_lock_irqsave(&stack_lock);
 	err = arch_pt_set(va, old_pa, pa, writable ? PROT_RW : PROT_RO);
@@ -286,9 +292,7 @@ int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
 
 bool vm_mmap_install(uintptr_t va, uintptr_t pa)
 {
-	if (WARN_ON_ONCE(!vm_in_mmap_area(va) || !IS_ALIGNED(va, PAGE_SIZE) ||
-			 !pa) ||
-	    arch_pt_install(va, pa, PROT_RO))
+	if (!mmap_entry_ok(va, pa) || arch_pt_install(va, pa, PROT_RO))
 		return false;
 	arch_tlb_flush_page(va); /* an empty entry may be cached here */
 	return true;
