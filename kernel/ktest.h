@@ -160,6 +160,18 @@ static inline void ktest_overlap_enter(struct ktest_overlap *o)
 		;
 }
 
+/* A flag one task raises and another watches: the raiser's writes before
+ * it are seen by the watcher after it sees the flag. */
+static inline void ktest_flag_raise(bool *flag)
+{
+	__atomic_store_n(flag, true, __ATOMIC_RELEASE);
+}
+
+static inline bool ktest_flag_up(const bool *flag)
+{
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
 /* Start barrier: count this worker in @arrived (atomic, shared) and yield
  * until @n have arrived or 5 s have passed. Return: whether all did. */
 bool ktest_barrier_wait(unsigned int *arrived, unsigned int n);

@@ -27,40 +27,29 @@ struct reader {
 	bool timed;
 };
 
-static bool flag(const bool *b)
-{
-	return __atomic_load_n(b, __ATOMIC_ACQUIRE);
-}
-
-static void set_flag(bool *b)
-{
-	__atomic_store_n(b, true, __ATOMIC_RELEASE);
-}
-
 static int reader_fn(void *arg)
 {
 	struct reader *r = arg;
 	uint64_t start = time_ns();
 
 	rcu_read_lock();
-	set_flag(&r->inside);
-	while (!flag(&r->leave) && time_ns() - start < HOLD_NS &&
+	ktest_flag_raise(&r->inside);
+	while (!ktest_flag_up(&r->leave) && time_ns() - start < HOLD_NS &&
 	       !(r->timed && time_ns() - start >= STAY_NS))
 		arch_cpu_relax();
-	set_flag(&r->left);
+	ktest_flag_raise(&r->left);
 	rcu_read_unlock();
 	return 0;
 }
 
-static struct task *start_reader(struct ktest *t, struct reader *r)
+static struct task *start_reader(struct reader *r)
 {
 	struct task *task = task_create_on("rcu_reader", reader_fn, r, 1);
 
 	if (IS_ERR(task))
 		return task;
-	while (!flag(&r->inside))
+	while (!ktest_flag_up(&r->inside))
 		task_yield();
-	(void)t;
 	return task;
 }
 
@@ -71,10 +60,10 @@ static void rcu_synchronize_waits_for_reader(struct ktest *t)
 	struct task *task;
 
 	KTEST_ASSERT_GE(t, ncpus, 2u);
-	task = start_reader(t, &r);
+	task = start_reader(&r);
 	KTEST_ASSERT_FALSE(t, IS_ERR(task));
 	synchronize_rcu();
-	KTEST_EXPECT_TRUE(t, flag(&r.left));
+	KTEST_EXPECT_TRUE(t, ktest_flag_up(&r.left));
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
 	KTEST_EXPECT_GT(t, rcu_grace_periods(), gps);
 }
@@ -91,7 +80,7 @@ struct counted {
 
 static void set_ran(struct rcu_head *head)
 {
-	set_flag(&container_of(head, struct counted, head)->ran);
+	ktest_flag_raise(&container_of(head, struct counted, head)->ran);
 }
 
 static void rcu_callback_waits_for_reader(struct ktest *t)
@@ -101,15 +90,15 @@ static void rcu_callback_waits_for_reader(struct ktest *t)
 	struct task *task;
 
 	KTEST_ASSERT_GE(t, ncpus, 2u);
-	task = start_reader(t, &r);
+	task = start_reader(&r);
 	KTEST_ASSERT_FALSE(t, IS_ERR(task));
 	call_rcu(&c.head, set_ran);
 	task_sleep_ms(20); /* the rcu task has the callback by now */
-	KTEST_EXPECT_FALSE(t, flag(&c.ran));
-	KTEST_EXPECT_FALSE(t, flag(&r.left));
-	set_flag(&r.leave);
+	KTEST_EXPECT_FALSE(t, ktest_flag_up(&c.ran));
+	KTEST_EXPECT_FALSE(t, ktest_flag_up(&r.left));
+	ktest_flag_raise(&r.leave);
 	rcu_barrier();
-	KTEST_EXPECT_TRUE(t, flag(&c.ran));
+	KTEST_EXPECT_TRUE(t, ktest_flag_up(&c.ran));
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
 }
 

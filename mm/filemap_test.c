@@ -325,7 +325,7 @@ static int dropper_fn(void *arg)
 	filemap_invalidate_lock(dr->m);
 	truncate_inode_pages(dr->m, 0);
 	filemap_invalidate_unlock(dr->m);
-	__atomic_store_n(&dr->done, true, __ATOMIC_RELEASE);
+	ktest_flag_raise(&dr->done);
 	return 0;
 }
 
@@ -353,10 +353,9 @@ static void filemap_lockless_find_outlives_truncate(struct ktest *t)
 	/* Not on our hart: we spin there with preemption off. */
 	task =
 	    task_create_on("dropper", dropper_fn, &dr, (cpu_id() + 1) % ncpus);
-	while (!IS_ERR(task) && !__atomic_load_n(&dr.done, __ATOMIC_ACQUIRE) &&
-	       time_ns() < end)
+	while (!IS_ERR(task) && !ktest_flag_up(&dr.done) && time_ns() < end)
 		arch_cpu_relax(); /* no sleeping inside the section */
-	bool done = __atomic_load_n(&dr.done, __ATOMIC_ACQUIRE);
+	bool done = ktest_flag_up(&dr.done);
 	bool still_cache_page = found && page_test(found, PG_rcu);
 	bool refused = found && !page_ref_tryget(found);
 	rcu_read_unlock();

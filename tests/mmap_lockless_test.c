@@ -57,16 +57,6 @@ struct lockless_race {
 
 static struct lockless_race *cur;
 
-static bool get_flag(const bool *b)
-{
-	return __atomic_load_n(b, __ATOMIC_ACQUIRE);
-}
-
-static void put_flag(bool *b)
-{
-	__atomic_store_n(b, true, __ATOMIC_RELEASE);
-}
-
 /* Has the other side done its part? */
 static bool other_part_done(struct lockless_race *r)
 {
@@ -80,16 +70,16 @@ static void hold_fault(void *obj)
 	struct lockless_race *r = READ_ONCE(cur);
 	uint64_t start = time_ns();
 
-	if (!r || get_flag(&r->at_point))
+	if (!r || ktest_flag_up(&r->at_point))
 		return;
 	r->page = obj;
-	put_flag(&r->at_point);
+	ktest_flag_raise(&r->at_point);
 	while (!other_part_done(r) && time_ns() - start < SPIN_NS)
 		arch_cpu_relax();
 	r->saw_other = other_part_done(r);
-	if (r->kind == ACT_MUNMAP) /* give an munmap that does not wait a
-				      chance to finish first */
-		while (!get_flag(&r->acted) && time_ns() - start < HOLD_NS)
+	/* Give an munmap that does not wait for us a chance to finish first. */
+	if (r->kind == ACT_MUNMAP)
+		while (!ktest_flag_up(&r->acted) && time_ns() - start < HOLD_NS)
 			arch_cpu_relax();
 }
 
@@ -109,7 +99,7 @@ static int actor(void *arg)
 	struct lockless_race *r = arg;
 	uint64_t start = time_ns();
 
-	while (!get_flag(&r->at_point) && time_ns() - start < SPIN_NS)
+	while (!ktest_flag_up(&r->at_point) && time_ns() - start < SPIN_NS)
 		task_yield();
 	if (r->kind == ACT_PUNCH)
 		r->act_err =
@@ -119,7 +109,7 @@ static int actor(void *arg)
 				  PAGE_SIZE);
 	else
 		r->act_err = munmap((void *)r->p, 2 * PAGE_SIZE);
-	put_flag(&r->acted);
+	ktest_flag_raise(&r->acted);
 	return 0;
 }
 
