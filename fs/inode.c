@@ -194,7 +194,7 @@ static void inode_evict(struct inode *inode)
 {
 	if (!inode_unhashed(inode)) {
 		filemap_invalidate_lock(inode->i_mapping);
-		truncate_inode_pages(inode->i_mapping, 0);
+		truncate_inode_pages_final(inode->i_mapping);
 		filemap_invalidate_unlock(inode->i_mapping);
 		if (inode->i_nlink == 0 && inode->i_sb->s_op->evict_inode)
 			inode->i_sb->s_op->evict_inode(inode);

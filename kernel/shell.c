@@ -218,5 +218,4 @@ int shell_bench_usage(const char *name)
 	return 2;
 }
 
-
 SHELL_COMMAND(poweroff, cmd_poweroff, "poweroff", "stop the machine");

@@ -37,7 +37,8 @@ struct shell_bench {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
-	bool json; /* prints kernel/bench.h's JSON lines; run by plain `bench` */
+	/* prints kernel/bench.h's JSON lines; run by plain `bench` */
+	bool json;
 };
 
 #define SHELL_BENCH(bname, bfn, busage)                              \

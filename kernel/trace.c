@@ -22,7 +22,8 @@
 #include <kernel/trace.h>
 #include <mm/page_alloc.h>
 
-#define TRACE_DEFAULT_ORDER 6 /* 64 pages: 8192 events per hart */
+#define TRACE_DEFAULT_ORDER 6	  /* 64 pages: 8192 events per hart */
+#define TRACE_MAX_PAGES	    4096u /* 16 MiB per hart: 524288 events */
 
 struct trace_ring {
 	struct trace_event *ev;
@@ -218,8 +219,19 @@ unsigned long trace_dump(void)
 
 static int cmd_trace(int argc, char **argv)
 {
-	if (argc == 2 && !strcmp(argv[1], "start")) {
-		int err = trace_start(0);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "start")) {
+		char *end = NULL;
+		unsigned long pages =
+		    argc == 3 ? strtoul(argv[2], &end, 10) : 0;
+		int err;
+
+		if (argc == 3 && (*end || !pages || pages > TRACE_MAX_PAGES)) {
+			console_printf("trace: start PAGES: 1 to %u pages "
+				       "per hart\n",
+				       TRACE_MAX_PAGES);
+			return 2;
+		}
+		err = trace_start((unsigned int)pages);
 		if (err)
 			console_printf("trace: cannot start (%d)\n", err);
 		return err ? 1 : 0;
@@ -232,10 +244,10 @@ static int cmd_trace(int argc, char **argv)
 		trace_dump();
 		return 0;
 	}
-	console_printf("usage: trace start|stop|dump\n");
+	console_printf("usage: trace start [PAGES]|stop|dump\n");
 	return 2;
 }
 SHELL_COMMAND(trace,
 	      cmd_trace,
-	      "trace start|stop|dump",
+	      "trace start [PAGES]|stop|dump",
 	      "event trace: per-hart rings; tools/trace draws a dump");

@@ -289,6 +289,9 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* The last truncate of a mapping that is going away (an evicted inode):
+ * every page, then off the flusher's list, waiting for it to let go. */
+void truncate_inode_pages_final(struct address_space *m);
 /* Zero bytes [@start, @end) in the cache, reading pages in as needed, and
  * mark them dirty so the zeroes reach the disk: the partial blocks of
  * truncate, size extension, punch and zero range (mm/truncate.c). Caller
@@ -347,8 +350,12 @@ void writeback_wakeup(void);
 /* Tests: with @hold, the flusher writes nothing (a round in progress is
  * waited for), so that only fsync, sync and reclaim write pages back. */
 void writeback_hold_flusher(bool hold);
-/* @m leaves the flusher's list (its inode is going away). */
+/* @m leaves the flusher's list (its inode is going away): waits while
+ * the flusher is writing it. */
 void writeback_forget(struct address_space *m);
+/* @m leaves the flusher's list if it is clean and the flusher is not on
+ * it (which re-lists it only if dirty): no wait, for a live file. */
+void writeback_unlist_clean(struct address_space *m);
 /* Record writeback error @err (negative errno; 0 does nothing) in @m's
  * wb_err and its filesystem's: each open file of @m sees it once at fsync,
  * each open file of the filesystem once at syncfs. Any context. */

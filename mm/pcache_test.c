@@ -287,7 +287,7 @@ void tdisk_destroy(struct ktest *t, struct tdisk *d)
 		task_join(d->completer);
 	}
 	filemap_invalidate_lock(m);
-	truncate_inode_pages(m, 0);
+	truncate_inode_pages_final(m);
 	filemap_invalidate_unlock(m);
 	KTEST_EXPECT_EQ(t, m->nrpages, 0);
 	KTEST_EXPECT_EQ(t, m->nrdirty, 0);

@@ -151,7 +151,7 @@ void truncate_inode_pages_range(struct address_space *m,
 	}
 	if (dropped)
 		unmap_dropped_pages(m, lstart, lend);
-	writeback_forget(m); /* leaves the flusher's list if now clean */
+	writeback_unlist_clean(m); /* off the flusher's list if now clean */
 }
 
 unsigned long invalidate_mapping_range(struct address_space *m,
@@ -188,6 +188,12 @@ unsigned long invalidate_mapping_pages(struct address_space *m)
 void truncate_inode_pages(struct address_space *m, loff_t start)
 {
 	truncate_inode_pages_range(m, start, LLONG_MAX);
+}
+
+void truncate_inode_pages_final(struct address_space *m)
+{
+	truncate_inode_pages_range(m, 0, LLONG_MAX);
+	writeback_forget(m);
 }
 
 /* Page @index of @m, locked, referenced and uptodate (read if it must be).

@@ -26,16 +26,20 @@
  * a writer holding its inode's locks may not write them itself.
  *
  * Locks: wb_lock (spinlock) protects wb_dirty, every mapping's wb_node and
- * wb_busy, the mapping the flusher is writing (writeback_forget waits for
- * it, so an inode is never freed under the flusher). wb_mutex lets one
- * flush round run at a time (the flusher's or sync's); the flusher reads
- * flusher_held (writeback_hold_flusher, for tests) under it.
+ * wb_busy, the mapping the flusher is writing. writeback_forget waits for
+ * it, so an inode is never freed under the flusher; a truncate or punch of
+ * a live file does not (writeback_unlist_clean): the caller's reference
+ * keeps the mapping, and it holds i_rwsem and invalidate_lock, which a
+ * wait would hold through the flusher's whole pass over the file. wb_mutex
+ * lets one flush round run at a time (the flusher's or sync's); the
+ * flusher reads flusher_held (writeback_hold_flusher, for tests) under it.
  */
 #include <limits.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 #include <mm/filemap.h>
 #include <mm/mmap.h>
@@ -229,6 +233,14 @@ void writeback_mark_dirty(struct address_space *m)
 	spin_unlock(&wb_lock);
 }
 
+void writeback_unlist_clean(struct address_space *m)
+{
+	spin_lock(&wb_lock);
+	if (wb_busy != m && !READ_ONCE(m->nrdirty))
+		list_del(&m->wb_node);
+	spin_unlock(&wb_lock);
+}
+
 void writeback_forget(struct address_space *m)
 {
 	spin_lock(&wb_lock);
@@ -259,6 +271,7 @@ static void flush_round(bool wait)
 			continue;
 		wb_busy = m;
 		spin_unlock(&wb_lock);
+		race_point(RACE_WB_BUSY, m);
 		if (wait && !write_range_sync(m, 0, LLONG_MAX))
 			mapping_set_error(m, -ENOMEM);
 		else if (!wait)

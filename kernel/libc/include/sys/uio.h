@@ -17,5 +17,5 @@ struct iovec {
 #define RWF_NOWAIT 0x00000008
 
 /* @offset -1: at and advancing the file position. */
-ssize_t preadv2(
-    int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags);
+ssize_t
+preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags);
