@@ -350,9 +350,14 @@ void blk_submit(struct bio *bio)
 	bio->rq_bytes = bio->size;
 	bio->rq_segs = bio_segments(bio, &dev->limits);
 	plug = in_interrupt() ? NULL : current_task()->plug;
+	if (plug && !plug->dev)
+		plug->dev = dev;
 	if (plug && plug->dev == dev) {
-		queue_bio(
-		    dev, &plug->pending, bio); /* only this task touches it */
+		/* Only this task touches its plug, and a preemption flushes it
+		 * (kernel/sched.c): no preemption while the list changes. */
+		preempt_disable();
+		queue_bio(dev, &plug->pending, bio);
+		preempt_enable();
 		return;
 	}
 	count_bio(&dev->stats, bio);
@@ -420,6 +425,7 @@ void blk_start_plug(struct blk_plug *plug, struct block_device *dev)
 	DEBUG_ASSERT(!t->plug); /* plugs do not nest */
 	plug->dev = dev;
 	list_init(&plug->pending);
+	barrier(); /* a preemption may flush it once it is the task's */
 	t->plug = plug;
 }
 
@@ -462,5 +468,6 @@ void blk_finish_plug(struct blk_plug *plug)
 
 	WARN_ON_ONCE(t->plug != plug);
 	t->plug = NULL;
+	barrier(); /* no preemption flushes it from here on */
 	submit_plugged(plug);
 }

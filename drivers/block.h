@@ -29,10 +29,15 @@
  *
  * A task can plug: between blk_start_plug and blk_finish_plug the bios it
  * submits to that disk are held on its plug (merging there) and reach the
- * disk together. The plug belongs to the task, not the disk, so other
- * tasks' I/O is never held back, and the scheduler flushes it whenever the
- * task goes to sleep (it may be about to wait for one of those bios, e.g.
- * an indirect block read in the middle of a readahead batch).
+ * disk together. A plug started with no disk (NULL) takes the disk of the
+ * first bio submitted under it (mm/writeback.c plugs without knowing the
+ * filesystem's disk); bios for other disks go straight to theirs. The
+ * plug belongs to the task, not the disk, so other tasks' I/O is never
+ * held back, and the scheduler flushes it whenever the task goes to sleep
+ * (it may be about to wait for one of those bios, e.g. an indirect block
+ * read in the middle of a readahead batch) or is preempted (another task
+ * may be waiting for one: fsync for a page the flusher has under
+ * writeback).
  *
  * Disks register with blk_register() and are named by the driver in
  * probe order (vda, vdb, ...); blkdev_get("vda") finds one.
@@ -183,7 +188,7 @@ void blk_end_request(struct bio *rq, int status);
 
 /* Owned by one task, usually on its stack. */
 struct blk_plug {
-	struct block_device *dev;
+	struct block_device *dev; /* NULL: the first bio's disk */
 	struct list_head pending; /* held requests, merged as on a disk */
 };
 

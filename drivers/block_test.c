@@ -43,14 +43,14 @@ static void batch_end_io(struct bio *bio)
 		complete(&b->done);
 }
 
-/* Submit n reads of @nsect sectors each at @sectors[i] into @buf. */
-static void submit_reads(struct block_device *dev,
-			 struct bio **bios,
-			 const uint64_t *sectors,
-			 int n,
-			 uint32_t nsect,
-			 uint8_t *buf,
-			 struct batch *b)
+/* Allocate n reads of @nsect sectors each at @sectors[i] into @buf. */
+static void prepare_reads(struct block_device *dev,
+			  struct bio **bios,
+			  const uint64_t *sectors,
+			  int n,
+			  uint32_t nsect,
+			  uint8_t *buf,
+			  struct batch *b)
 {
 	init_completion(&b->done);
 	b->left = n;
@@ -64,11 +64,29 @@ static void submit_reads(struct block_device *dev,
 		bios[i]->end_io = batch_end_io;
 		bios[i]->private = b;
 	}
-	for (int i = 0; i < n; i++)
-		blk_submit(bios[i]);
 }
 
-static void plugged_batch_merges(struct ktest *t)
+/* Prepare and submit them, with no preemption between the submissions (a
+ * preemption would flush a plug half way). */
+static void submit_reads(struct block_device *dev,
+			 struct bio **bios,
+			 const uint64_t *sectors,
+			 int n,
+			 uint32_t nsect,
+			 uint8_t *buf,
+			 struct batch *b)
+{
+	prepare_reads(dev, bios, sectors, n, nsect, buf, b);
+	preempt_disable();
+	for (int i = 0; i < n; i++)
+		blk_submit(bios[i]);
+	preempt_enable();
+}
+
+/* Eight contiguous 4 KiB reads on a plug merge into one request. A plug
+ * started with no disk (@named false: mm/writeback.c's) takes the first
+ * bio's. */
+static void plugged_merges(struct ktest *t, bool named)
 {
 	struct block_device *dev = blk_test_disk(t, "rw");
 	struct bio *bios[8];
@@ -85,8 +103,9 @@ static void plugged_batch_merges(struct ktest *t)
 	for (int i = 0; i < 8; i++)
 		sectors[i] = 200 + 8 * i;
 	merges = dev->stats.merges;
-	blk_start_plug(&plug, dev);
+	blk_start_plug(&plug, named ? dev : NULL);
 	submit_reads(dev, bios, sectors, 8, 8, buf, &b);
+	KTEST_EXPECT_TRUE(t, plug.dev == dev);
 	blk_finish_plug(&plug);
 	KTEST_ASSERT_TRUE(
 	    t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
@@ -95,6 +114,55 @@ static void plugged_batch_merges(struct ktest *t)
 	blk_expect_stamps(t, buf, 200, 64);
 	for (int i = 0; i < 8; i++)
 		bio_free(bios[i]);
+	kfree(buf);
+}
+
+static void plugged_batch_merges(struct ktest *t)
+{
+	plugged_merges(t, true);
+}
+
+static void plug_takes_first_disk(struct ktest *t)
+{
+	plugged_merges(t, false);
+}
+
+/* A task preempted with bios on its plug sends them to the disk first:
+ * another task may wait for one (fsync for a page the flusher holds). */
+static void preempted_plug_is_flushed(struct ktest *t)
+{
+	struct block_device *dev = blk_test_disk(t, "rw");
+	struct bio *bios[4];
+	uint64_t sectors[4];
+	struct blk_plug plug;
+	struct batch b;
+	uint8_t *buf;
+	bool held;
+
+	if (!dev)
+		return;
+	buf = kmalloc(4 * 4096, GFP_KERNEL);
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	for (int i = 0; i < 4; i++)
+		sectors[i] = 400 + 16 * i;
+	prepare_reads(dev, bios, sectors, 4, 8, buf, &b);
+	blk_start_plug(&plug, dev);
+	preempt_disable();
+	for (int i = 0; i < 4; i++)
+		blk_submit(bios[i]);
+	held = !list_empty(&plug.pending);
+	this_cpu()->need_resched = true;
+	preempt_enable(); /* preempted here: the plug is flushed */
+	KTEST_EXPECT_TRUE(t, held);
+	KTEST_EXPECT_TRUE(t, list_empty(&plug.pending));
+	blk_finish_plug(&plug);
+	KTEST_ASSERT_TRUE(
+	    t, wait_for_completion_timeout(&b.done, BLK_SYNC_TIMEOUT_NS));
+	KTEST_EXPECT_EQ(t, b.errors, 0);
+	for (int i = 0; i < 4; i++) {
+		blk_expect_stamps(t, buf + i * 4096, sectors[i], 8);
+		bio_free(bios[i]);
+	}
 	kfree(buf);
 }
 
@@ -134,6 +202,9 @@ static void many_in_flight(struct ktest *t)
 }
 
 static struct ktest_case queue_cases[] = { KTEST_CASE(plugged_batch_merges),
+					   KTEST_CASE(plug_takes_first_disk),
+					   KTEST_CASE(
+					       preempted_plug_is_flushed),
 					   KTEST_CASE(many_in_flight),
 					   {} };
 KTEST_SUITE(virtio_blk_queue, queue_cases);

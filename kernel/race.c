@@ -116,9 +116,17 @@ void race_arm_for(enum race_id rp, struct task *only)
 	race_hook_set(rp, gate_hooks[rp]);
 }
 
+/* A task stopped at @rp and asleep there, off its hart: the test that goes
+ * on (and a debugger looking at it) finds it really stopped. */
 static bool stopped(enum race_id rp)
 {
-	return rp < NR_RACE_POINTS && READ_ONCE(gates[rp].stopped) != NULL;
+	struct task *s;
+
+	if (rp >= NR_RACE_POINTS)
+		return false;
+	s = READ_ONCE(gates[rp].stopped);
+	return s && READ_ONCE(s->state) == TASK_SLEEPING &&
+	       !READ_ONCE(s->on_cpu);
 }
 
 int race_wait(enum race_id rp, bool (*cond)(void *), void *arg)

@@ -132,26 +132,36 @@ static struct task *pick_next(struct cpu *c)
  * this hart is idle itself (an interrupt here woke the task: an I/O
  * completion), it runs the task on its way out of the interrupt, with no
  * IPI: a remote wake-up costs an SBI call, a trap and a scramble for
- * rq_lock on the other hart. */
-static void kick_idle_cpu(const struct task *t)
+ * rq_lock on the other hart. Caller holds rq_lock. Return: the hart to
+ * send an IPI to once rq_lock is dropped (the SBI call is slow, and the
+ * hart it wakes goes straight for rq_lock), or NULL. */
+static struct cpu *kick_idle_cpu(const struct task *t)
 {
 	struct cpu *c, *self = this_cpu();
 
 	if (self->current == self->idle && can_run_on(t, self)) {
 		self->need_resched = true;
-		return;
+		return NULL;
 	}
 	for_each_cpu (c) {
+		/* A hart already told is about to take a task: another
+		 * idle one takes this one. */
 		if (c != this_cpu() && c->online && c->current == c->idle &&
-		    can_run_on(t, c)) {
+		    !c->need_resched && can_run_on(t, c)) {
 			c->need_resched = true;
 			self->ipis_sent++;
-			arch_send_ipi(c);
-			return;
+			return c;
 		}
 	}
 	if (can_run_on(t, this_cpu()))
 		this_cpu()->need_resched = true;
+	return NULL;
+}
+
+static void send_kick(struct cpu *c)
+{
+	if (c)
+		arch_send_ipi(c);
 }
 
 /* ---- switching ---- */
@@ -226,40 +236,60 @@ void schedule(void)
 	__schedule(false);
 }
 
+/* A preempted task may wait for a hart a while: the I/O held on its plug
+ * goes to the disk now, as when it sleeps (another task may wait for a
+ * page that I/O writes: fsync beside the flusher). */
 void schedule_preempt(void)
 {
+	struct task *t = current_task();
+
+	if (t->plug)
+		blk_flush_plug(t);
 	__schedule(true);
 }
 
+/*
+ * The waker has made the sleeper's condition true; the fence orders that
+ * before the read of the state (set_current_state's fence pairs with it):
+ * a task that is not TASK_SLEEPING here sees the condition when it checks
+ * it, so it needs no wake-up and rq_lock is not taken.
+ */
 void wake_up_task(struct task *t)
 {
-	unsigned long flags = arch_irq_save();
+	struct cpu *kick = NULL;
+	unsigned long flags;
 
+	smp_mb();
+	if (READ_ONCE(t->state) != TASK_SLEEPING)
+		return;
+	flags = arch_irq_save();
 	raw_spin_lock(&rq_lock);
 	if (t->state == TASK_SLEEPING) {
-		t->state = TASK_RUNNABLE;
+		WRITE_ONCE(t->state, TASK_RUNNABLE);
 		if (!t->on_cpu && !t->on_rq) {
 			enqueue(t);
-			kick_idle_cpu(t);
+			kick = kick_idle_cpu(t);
 		}
 	}
 	raw_spin_unlock(&rq_lock);
+	send_kick(kick);
 	arch_irq_restore(flags);
 }
 
 /*
- * Set the running task's state under rq_lock, where wakers read it. A task
- * marks itself TASK_SLEEPING before re-checking the condition it waits for,
- * so a wake-up in between is not lost; TASK_RUNNABLE when it stops waiting.
+ * Set the running task's state, with no lock: only the task itself stores
+ * TASK_SLEEPING, and wakers store TASK_RUNNABLE under rq_lock. A task marks
+ * itself TASK_SLEEPING before re-checking the condition it waits for; the
+ * fence orders the store before that check (wake_up_task's fence pairs
+ * with it), so either the waker sees TASK_SLEEPING or the task sees the
+ * condition: no wake-up is lost. __schedule reads the state under rq_lock:
+ * a wake-up after the check but before the switch finds the task on its
+ * hart (on_cpu) and leaves it TASK_RUNNABLE, so it is not dequeued.
  */
 void set_current_state(enum task_state state)
 {
-	unsigned long flags = arch_irq_save();
-
-	raw_spin_lock(&rq_lock);
-	current_task()->state = state;
-	raw_spin_unlock(&rq_lock);
-	arch_irq_restore(flags);
+	WRITE_ONCE(current_task()->state, state);
+	smp_mb();
 }
 
 void sched_tick(void)
@@ -293,6 +323,7 @@ struct task *
 task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 {
 	struct task *t = task_alloc(name, fn, arg);
+	struct cpu *kick;
 	unsigned long flags;
 
 	if (IS_ERR(t))
@@ -303,8 +334,9 @@ task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 	flags = arch_irq_save();
 	raw_spin_lock(&rq_lock);
 	enqueue(t);
-	kick_idle_cpu(t);
+	kick = kick_idle_cpu(t);
 	raw_spin_unlock(&rq_lock);
+	send_kick(kick);
 	arch_irq_restore(flags);
 	preempt_check_resched();
 	return t;

@@ -22,8 +22,9 @@
 #include <kernel/trace.h>
 #include <mm/page_alloc.h>
 
-#define TRACE_DEFAULT_ORDER 6	  /* 64 pages: 8192 events per hart */
-#define TRACE_MAX_PAGES	    4096u /* 16 MiB per hart: 524288 events */
+#define TRACE_DEFAULT_ORDER 6 /* 64 pages: 8192 events per hart */
+/* 4 MiB per hart, 131072 events: the page allocator's largest block */
+#define TRACE_MAX_PAGES 1024u
 
 struct trace_ring {
 	struct trace_event *ev;

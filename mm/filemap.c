@@ -77,6 +77,7 @@ void mapping_init(struct address_space *m,
 	radix_tree_init(&m->i_pages);
 	m->nrpages = 0;
 	m->nrdirty = 0;
+	m->sync_writers = 0;
 	m->wb_err = 0;
 	m->sb_wb_err = NULL;
 	list_init(&m->wb_node);

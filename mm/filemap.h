@@ -180,6 +180,9 @@ struct address_space {
 	unsigned long nrdirty;
 	errseq_t wb_err;     /* writeback errors, for fsync (kernel/errseq.h) */
 	errseq_t *sb_wb_err; /* the filesystem's, for syncfs; may be NULL */
+	/* atomic: fsync/sync passes writing it now; the flusher leaves the
+	 * mapping to them (mm/writeback.c) */
+	unsigned int sync_writers;
 	/* protected by writeback's wb_lock (mm/writeback.c): */
 	struct list_head wb_node; /* on the flusher's list while dirty */
 	struct mutex i_mmap_lock; /* mm/mmap.c */

@@ -163,8 +163,35 @@ static void writeback_sync_writes_every_mapping(struct ktest *t)
 	tdisk_destroy(t, b);
 }
 
+/* While an fsync or sync writes a file (sync_writers), a pass that is not
+ * one of theirs - the flusher's - leaves the file alone: the two would
+ * take the same page locks in turn and the fsync would wait at each. */
+static void writeback_flusher_leaves_file_to_fsync(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = &d->inode.i_data;
+	struct writeback_control bg = { 0, LLONG_MAX, false, -1, 0 };
+	struct writeback_control sync = { 0, LLONG_MAX, true, -1, 0 };
+
+	writeback_hold_flusher(true);
+	for (unsigned long i = 0; i < 4; i++)
+		KTEST_ASSERT_EQ(t, tdisk_write(d, "s", 1, i * PAGE_SIZE), 1);
+	__atomic_store_n(&m->sync_writers, 1, __ATOMIC_RELAXED);
+	KTEST_EXPECT_EQ(t, writeback_mapping(m, &bg), 0);
+	KTEST_EXPECT_EQ(t, m->nrdirty, 4);
+	KTEST_EXPECT_EQ(t, writeback_mapping(m, &sync), 4);
+	__atomic_store_n(&m->sync_writers, 0, __ATOMIC_RELAXED);
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
+	KTEST_EXPECT_EQ(t, m->nrdirty, 0);
+	KTEST_EXPECT_EQ(t, m->sync_writers, 0); /* the fsync's own count */
+	KTEST_EXPECT_EQ(t, d->write_calls, 4);
+	writeback_hold_flusher(false);
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case writeback_cases[] = {
 	KTEST_CASE(writeback_flusher_writes_dirty_pages),
+	KTEST_CASE(writeback_flusher_leaves_file_to_fsync),
 	KTEST_CASE(writeback_sync_writes_every_mapping),
 	{},
 };

@@ -35,6 +35,7 @@
  * flusher reads flusher_held (writeback_hold_flusher, for tests) under it.
  */
 #include <limits.h>
+#include <drivers/block.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/mutex.h>
@@ -141,6 +142,14 @@ static bool writeback_one(struct address_space *m,
 	return true;
 }
 
+/* An fsync or sync is writing @m: the flusher, which would take page
+ * locks in the same places and make it wait at each, leaves @m to it (it
+ * re-lists @m if it stays dirty). */
+static bool sync_writing(struct address_space *m)
+{
+	return __atomic_load_n(&m->sync_writers, __ATOMIC_RELAXED) != 0;
+}
+
 long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 {
 	unsigned long index = wbc->range_start >> PAGE_SHIFT;
@@ -150,7 +159,13 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 	unsigned int n;
 
 	while (index <= end && wbc->nr_to_write && READ_ONCE(m->nrdirty) &&
+	       (wbc->sync || !sync_writing(m)) &&
 	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
+		struct blk_plug plug;
+
+		/* A batch's bios merge on the plug: contiguous dirty pages
+		 * reach the disk as one request, with one doorbell. */
+		blk_start_plug(&plug, NULL);
 		for (unsigned int i = 0; i < n; i++) {
 			index = pages[i]->index + 1;
 			if (pages[i]->index <= end && wbc->nr_to_write &&
@@ -160,6 +175,7 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 			}
 			put_page(pages[i]);
 		}
+		blk_finish_plug(&plug);
 	}
 	return submitted;
 }
@@ -186,15 +202,19 @@ static void wait_range(struct address_space *m, loff_t start, loff_t end)
  * after reclaim had a moment. Return: false if some are still dirty. */
 static bool write_range_sync(struct address_space *m, loff_t start, loff_t end)
 {
-	for (unsigned int pass = 0; pass < SYNC_PASSES; pass++) {
+	bool clean = false;
+
+	__atomic_fetch_add(&m->sync_writers, 1, __ATOMIC_RELAXED);
+	for (unsigned int pass = 0; pass < SYNC_PASSES && !clean; pass++) {
 		struct writeback_control wbc = { start, end, true, -1, 0 };
 
 		writeback_mapping(m, &wbc);
-		if (!wbc.nr_deferred)
-			return true;
-		task_sleep_ms(MIN(1U << pass, 16U));
+		clean = !wbc.nr_deferred;
+		if (!clean)
+			task_sleep_ms(MIN(1U << pass, 16U));
 	}
-	return false;
+	__atomic_fetch_sub(&m->sync_writers, 1, __ATOMIC_RELAXED);
+	return clean;
 }
 
 int filemap_fdatawrite_range(struct address_space *m, loff_t start, loff_t end)
