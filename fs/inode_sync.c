@@ -10,15 +10,26 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <kernel/arch.h>
 #include <kernel/err.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
 #include <mm/filemap.h>
 
+/*
+ * Already dirty: nothing to do, and no lock (a write marks its inode dirty
+ * for every page). The fence orders the caller's change of the inode
+ * before the look at I_DIRTY; write_inode_now's fence orders its clearing
+ * of I_DIRTY before it reads the inode: either it reads the change, or
+ * this sees I_DIRTY clear and lists the inode again.
+ */
 void mark_inode_dirty(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
 
+	smp_mb();
+	if (READ_ONCE(inode->i_state) & I_DIRTY)
+		return;
 	spin_lock(&sb->s_inode_lock);
 	spin_lock(&inode->i_lock);
 	if (!(inode->i_state & (I_DIRTY | I_FREEING))) {
@@ -52,6 +63,7 @@ static int write_inode_now(struct inode *inode, bool sync)
 	}
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&sb->s_inode_lock);
+	smp_mb(); /* I_DIRTY clear before the inode is read: see mark */
 	if (!dirty || !sb->s_op->write_inode)
 		return 0;
 	err = sb->s_op->write_inode(inode, sync);

@@ -3,10 +3,15 @@
  * and read with one load at each race point; and the gates, a hook that
  * stops a task where the code may sleep.
  *
- * race_lock guards the gates; a stopped task sleeps on race_wq until its
- * gate is released. Arming and releasing are for one test at a time.
+ * race_lock guards the gates; a stopped task sleeps on its gate's own
+ * queue until the gate is released (race_wq tells the waiting test that a
+ * task stopped): releasing one gate, or stopping at another, never wakes a
+ * task stopped elsewhere, so a stopped task stays asleep (a debugger
+ * looking at a race finds it so). Arming and releasing are for one test
+ * at a time.
  */
 #include <errno.h>
+#include <kernel/init.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/race.h>
@@ -24,7 +29,16 @@ static struct gate {
 	struct task *only;    /* the task the gate is for, or NULL: any */
 	struct task *stopped; /* the task held here, or NULL */
 	bool released;
+	struct wait_queue_head wq; /* the stopped task waits here */
 } gates[NR_RACE_POINTS];
+
+static int gates_init(void)
+{
+	for (unsigned int i = 0; i < NR_RACE_POINTS; i++)
+		wait_queue_init(&gates[i].wq);
+	return 0;
+}
+INIT_HOOK(race_gates, gates_init, INIT_LEVEL_EARLY);
 
 static const char *const names[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = "fill: i_size sampled, before the lock",
@@ -52,7 +66,7 @@ static void gate_reached(enum race_id rp)
 		return;
 	pr_info("race: %s stops at \"%s\"\n", current_task_name(), names[rp]);
 	wake_up_all(&race_wq);
-	wait_event(&race_wq, READ_ONCE(g->released));
+	wait_event(&g->wq, READ_ONCE(g->released));
 }
 
 /* A hook knows its object, not its point: one per gated point. */
@@ -111,7 +125,9 @@ void race_arm_for(enum race_id rp, struct task *only)
 	if (WARN_ON_ONCE(!gate_hooks[rp]))
 		return; /* not a point where the code may sleep */
 	spin_lock(&race_lock);
-	gates[rp] = (struct gate){ only, NULL, false };
+	gates[rp].only = only;
+	gates[rp].stopped = NULL;
+	gates[rp].released = false;
 	spin_unlock(&race_lock);
 	race_hook_set(rp, gate_hooks[rp]);
 }
@@ -160,5 +176,5 @@ void race_release(enum race_id rp)
 	spin_lock(&race_lock);
 	gates[rp].released = true;
 	spin_unlock(&race_lock);
-	wake_up_all(&race_wq);
+	wake_up_all(&gates[rp].wq);
 }

@@ -4,8 +4,11 @@
  * ext2_new_block() takes one free block, preferring @goal (the block after
  * the file's previous one), then the rest of the goal's group, then the
  * following groups in order, and keeps the free counts of the group
- * descriptor and the superblock exact. ext2_free_blocks() undoes it and
- * forgets any metadata buffer of the freed blocks.
+ * descriptor and the superblock exact; ext2_new_blocks() takes the free
+ * blocks that follow the first one too, up to a count, in the same pass
+ * over the bitmap (a write past EOF maps its blocks a run at a time).
+ * ext2_free_blocks() undoes it and forgets any metadata buffer of the freed
+ * blocks.
  *
  * Caller holds the inode's i_map_lock (or owns the inode alone); both take
  * s_alloc_lock, which protects the bitmaps and the counts.
@@ -42,14 +45,24 @@ static uint32_t group_nr_blocks(struct ext2_sb_info *sbi, uint32_t g)
 	return MIN(sbi->s_blocks_per_group, sbi->s_blocks_count - first);
 }
 
-/* Try group @g from bit @from. Caller holds s_alloc_lock.
- * Return: 0 and *out, -ENOSPC, or another negative errno. */
-static int
-alloc_in_group(struct inode *inode, uint32_t g, uint32_t from, uint32_t *out)
+static bool bit_set(const uint8_t *map, uint32_t bit)
+{
+	return map[bit >> 3] & (1u << (bit & 7));
+}
+
+/* Try group @g from bit @from: the first free block and the free ones
+ * that follow it, up to @max. Caller holds s_alloc_lock.
+ * Return: 0 with *out and *count, -ENOSPC, or another negative errno. */
+static int alloc_in_group(struct inode *inode,
+			  uint32_t g,
+			  uint32_t from,
+			  uint32_t max,
+			  uint32_t *out,
+			  uint32_t *count)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_group_desc *gd = &sbi->s_gd[g];
-	uint32_t nbits = group_nr_blocks(sbi, g), bit, blk;
+	uint32_t nbits = group_nr_blocks(sbi, g), bit, blk, n;
 	struct ext2_buf *b;
 
 	if (!gd->bg_free_blocks_count || from >= nbits)
@@ -72,22 +85,33 @@ alloc_in_group(struct inode *inode, uint32_t g, uint32_t from, uint32_t *out)
 		ext2_brelse(sbi, b);
 		return -EUCLEAN;
 	}
-	((uint8_t *)b->b_data)[bit >> 3] |= 1u << (bit & 7);
+	n = 1;
+	while (n < max && bit + n < nbits && !bit_set(b->b_data, bit + n) &&
+	       ext2_data_blocks_valid(sbi, blk + n, 1))
+		n++;
+	for (uint32_t i = bit; i < bit + n; i++)
+		((uint8_t *)b->b_data)[i >> 3] |= 1u << (i & 7);
 	ext2_bmark_dirty(b);
 	ext2_brelse(sbi, b);
-	gd->bg_free_blocks_count--;
-	sbi->s_es.s_free_blocks_count--;
+	gd->bg_free_blocks_count -= n;
+	sbi->s_es.s_free_blocks_count -= n;
 	ext2_sb_mark_dirty(sbi);
 	*out = blk;
+	*count = n;
 	return 0;
 }
 
 /**
- * ext2_new_block - allocate one block near @goal
+ * ext2_new_blocks - allocate a block near @goal and the free ones right
+ * after it, @max at most (one while tests reuse freed blocks first)
  * Context: task; takes s_alloc_lock.
- * Return: 0 and *out, -ENOSPC, -EIO or -EUCLEAN.
+ * Return: 0 with *out and *count (at least 1), -ENOSPC, -EIO or -EUCLEAN.
  */
-int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
+int ext2_new_blocks(struct inode *inode,
+		    uint32_t goal,
+		    uint32_t max,
+		    uint32_t *out,
+		    uint32_t *count)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	uint32_t g0, from;
@@ -109,19 +133,28 @@ int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
 		g0 = (goal - sbi->s_first_data_block) / sbi->s_blocks_per_group;
 		from =
 		    (goal - sbi->s_first_data_block) % sbi->s_blocks_per_group;
+		max = 1;
 	}
 	/* The goal's group from the goal, every other group, then the
 	 * goal's group from its start. */
 	for (uint32_t i = 0; i <= sbi->s_groups_count; i++) {
 		uint32_t g = (g0 + i) % sbi->s_groups_count;
 
-		err = alloc_in_group(inode, g, i == 0 ? from : 0, out);
+		err = alloc_in_group(
+		    inode, g, i == 0 ? from : 0, MAX(max, 1u), out, count);
 		if (err != -ENOSPC)
 			break;
 	}
 out_unlock:
 	mutex_unlock(&sbi->s_alloc_lock);
 	return err;
+}
+
+int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
+{
+	uint32_t count;
+
+	return ext2_new_blocks(inode, goal, 1, out, &count);
 }
 
 static void free_one_block(struct inode *inode, uint32_t blk)

@@ -125,6 +125,46 @@ int ext2_alloc_slot(struct inode *inode,
 	return 0;
 }
 
+int ext2_alloc_run(struct inode *inode,
+		   uint64_t lblk,
+		   uint32_t max,
+		   uint32_t *pblk,
+		   uint32_t *count)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	uint32_t holes = 0, first = 0, n = 0;
+	struct slot_ref ref;
+	uint64_t skip;
+	int err;
+
+	*count = 0;
+	__atomic_fetch_add(
+	    &EXT2_SBI(inode->i_sb)->s_alloc_walks, 1, __ATOMIC_RELAXED);
+	mutex_lock(&ei->i_map_lock);
+	err = ext2_find_slot(inode, lblk, true, &ref, &skip);
+	if (err)
+		goto out;
+	while (holes < MIN(ref.left, max) && !ref.slot[holes])
+		holes++;
+	if (holes)
+		err = ext2_new_blocks(inode, ei->i_goal, holes, &first, &n);
+	if (!err && n) {
+		for (uint32_t i = 0; i < n; i++)
+			ref.slot[i] = first + i;
+		ext2_slot_dirty(inode, &ref);
+		inode->i_blocks +=
+		    (uint64_t)n * (inode->i_sb->s_blocksize >> 9);
+		ei->i_goal = first + n;
+		mark_inode_dirty(inode);
+		*pblk = first;
+		*count = n;
+	}
+	ext2_brelse(EXT2_SBI(inode->i_sb), ref.holder);
+out:
+	mutex_unlock(&ei->i_map_lock);
+	return err;
+}
+
 /* How many pointers from @slot[0] (block @blk, logical @lblk) on name
  * blocks that follow it on disk, of the @left in its pointer block, at
  * most @max; each checked as every pointer is. */
@@ -164,6 +204,8 @@ static int get_block(struct inode *inode,
 	*pblk = 0;
 	if (depth < 0)
 		return create ? -EFBIG : (*hole = 1, 0);
+	if (create)
+		__atomic_fetch_add(&sbi->s_alloc_walks, 1, __ATOMIC_RELAXED);
 	mutex_lock(&ei->i_map_lock);
 	slot = &ei->i_data[offs[0]];
 	for (int k = 0; k <= depth; k++) {

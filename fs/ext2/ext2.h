@@ -79,6 +79,8 @@ struct ext2_sb_info {
 	bool s_filetype, s_sparse;
 	uint32_t s_time_floor;	   /* the newest time the image holds */
 	unsigned long s_map_walks; /* atomic: block-map walks by reads */
+	/* atomic: block-map walks that may allocate (writes, fallocate) */
+	unsigned long s_alloc_walks;
 	struct mutex s_alloc_lock;
 	/* protected by s_alloc_lock: */
 	struct ext2_super_block s_es; /* the primary superblock */
@@ -106,6 +108,11 @@ struct ext2_inode_info {
 	 * allocated (freed again if the write fails). */
 	uint64_t i_wnew_first;
 	uint32_t i_wnew_mask;
+	/* protected by i_rwsem (exclusive), within one ext2_file_write: the
+	 * blocks of a write past EOF are mapped a run at a time (file.c);
+	 * [i_ahead_next, i_ahead_end) are mapped and not written yet, and no
+	 * run reaches i_ahead_limit, the block after the write's last. */
+	uint64_t i_ahead_next, i_ahead_end, i_ahead_limit;
 };
 
 static inline struct ext2_inode_info *EXT2_I(struct inode *inode)
@@ -166,6 +173,13 @@ int ext2_write_blocks(struct ext2_sb_info *sbi,
 /* balloc.c */
 /* Allocate one block near @goal for @inode (i_blocks is the caller's). */
 int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out);
+/* Allocate a block near @goal and the free ones that follow it on disk:
+ * *count of them, 1 to @max. */
+int ext2_new_blocks(struct inode *inode,
+		    uint32_t goal,
+		    uint32_t max,
+		    uint32_t *out,
+		    uint32_t *count);
 void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count);
 /* For race reproducers: from now on (@on), every freed block is filled
  * with EXT2_POISON_BYTE on disk and is the next one allocated, oldest
@@ -201,6 +215,16 @@ int ext2_get_block_new(struct inode *inode,
 		       uint64_t lblk,
 		       uint32_t *pblk,
 		       bool *new);
+/* Map the hole at @lblk and the holes after it in the same pointer block,
+ * up to @max, with blocks that follow one another on disk, in one walk of
+ * the map and one pass over a bitmap: *count of them from *pblk (0 if
+ * @lblk is mapped already). Context: takes i_map_lock and s_alloc_lock.
+ * Return: 0, -ENOSPC, -EFBIG, -EIO or -EUCLEAN. */
+int ext2_alloc_run(struct inode *inode,
+		   uint64_t lblk,
+		   uint32_t max,
+		   uint32_t *pblk,
+		   uint32_t *count);
 uint64_t ext2_max_blocks(struct ext2_sb_info *sbi);
 /* blockmap_range.c, blockmap_shift.c: ranges of the block map (their
  * shared helpers: blockmap.h). Caller holds i_rwsem exclusive and, for a

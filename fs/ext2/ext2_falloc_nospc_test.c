@@ -12,8 +12,11 @@
 #include <unistd.h>
 #include <kernel/err.h>
 #include <fs/internal.h>
+#include <mm/kmalloc.h>
 #include "ext2.h"
 #include "ext2_test.h"
+
+#define MiB (1024ULL * 1024)
 
 static void falloc_enospc(struct ktest *t)
 {
@@ -101,6 +104,57 @@ static void falloc_write_enospc(struct ktest *t)
 	unlink("/fill2");
 }
 
+/* A write past EOF maps its blocks a run at a time (file.c ahead_block):
+ * 1 MiB in one pwrite walks the map a few times, not once per block (256
+ * to 1024), and leaves exactly the blocks it wrote. Out of space part way,
+ * it writes what fits and maps nothing past the new EOF. */
+static void falloc_write_past_eof_runs(struct ktest *t)
+{
+	const char *f = "/wrun";
+	struct ext2_sb_info *sbi = ext2_test_sbi(t);
+	uint64_t bs = ext2_test_bsize(t), nblk = MiB / bs;
+	uint32_t free_before = ext2_test_free_blocks(t);
+	char *buf = kmalloc(MiB, GFP_KERNEL);
+	unsigned long walks;
+	ssize_t n;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	for (size_t i = 0; i < MiB; i++)
+		buf[i] = (char)ext2_test_pattern(8, i);
+	fd = open(f, O_RDWR | O_CREAT, 0644);
+	KTEST_ASSERT_GE(t, fd, 0);
+	walks = __atomic_load_n(&sbi->s_alloc_walks, __ATOMIC_RELAXED);
+	KTEST_EXPECT_EQ(t, pwrite(fd, buf, MiB, 0), (ssize_t)MiB);
+	walks = __atomic_load_n(&sbi->s_alloc_walks, __ATOMIC_RELAXED) - walks;
+	ktest_log(t, "%lu allocating walks of the map for 1 MiB", walks);
+	KTEST_EXPECT_LE(t, walks, 16ul);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), RULE_BLOCKS(t, { 0, nblk }));
+
+	/* Room for a quarter of the next MiB, less its indirect blocks. */
+	close(fd);
+	fill_to(t, (uint32_t)(nblk / 4));
+	fd = open(f, O_RDWR);
+	KTEST_ASSERT_GE(t, fd, 0);
+	n = pwrite(fd, buf, MiB, MiB);
+	ktest_log(t, "out of space: %zd of %llu bytes written", n, MiB);
+	KTEST_EXPECT_GT(t, n, 0);
+	KTEST_EXPECT_LT(t, n, (ssize_t)MiB);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), (long long)MiB + (n > 0 ? n : 0));
+	KTEST_EXPECT_EQ(
+	    t,
+	    ext2_test_iblocks(f),
+	    RULE_BLOCKS(t, { 0, nblk + DIV_ROUND_UP((uint64_t)n, bs) }));
+	close(fd);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	ext2_test_check(t, f, 8, 0, MiB);
+	KTEST_EXPECT_EQ(t, unlink("/fill"), 0);
+	unlink("/fill2");
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), free_before);
+	kfree(buf);
+}
+
 /* Dirty data over a block the map lost (a bug: write_begin maps what it
  * dirties) is reported and fails the writeback with -EIO instead of
  * vanishing. The block is freed behind the cache's back, under the
@@ -179,6 +233,7 @@ static void falloc_shift_enospc(struct ktest *t)
 static struct ktest_case nospc_cases[] = {
 	KTEST_CASE(falloc_enospc),
 	KTEST_CASE(falloc_write_enospc),
+	KTEST_CASE(falloc_write_past_eof_runs),
 	KTEST_CASE(falloc_write_page_hole),
 	KTEST_CASE(falloc_shift_enospc),
 	{},

@@ -6,6 +6,8 @@
  *   read_page/readahead: fs/ext2/read.c;
  *   write_begin allocates the blocks the write touches (so dirty pages
  *     always have their blocks) and reads what a partial write keeps;
+ *     past EOF it maps them a run at a time (ahead_block): the blocks
+ *     of a run that the write does not reach are freed when it ends;
  *   write_page writes the mapped blocks inside i_size, zeroing the page
  *     past EOF first so the tail on disk stays zero; a block without a
  *     disk block must hold zeroes (a hole punched under a partial page),
@@ -207,6 +209,62 @@ static void write_failed(struct inode *inode, unsigned int copied)
 	ei->i_wnew_mask = 0;
 }
 
+/* Blocks mapped at once ahead of a write past EOF (1 MiB of 4 KiB blocks):
+ * one walk of the map and one pass over a bitmap for the lot. */
+#define EXT2_WRITE_AHEAD 256
+
+/*
+ * Block @lblk of the write in progress, if it lies past EOF: the next of
+ * the run mapped ahead for it, mapping a new run (to the write's last
+ * block at most) when that one is used up. Past EOF no reader can reach a
+ * block before write_end has put its data in the cache and moved i_size
+ * over it. Return: true if @lblk was taken from a run (it is new); false
+ * if the caller maps it itself (inside EOF, mapped already, or any error,
+ * which the caller's own mapping then meets and reports).
+ */
+static bool ahead_block(struct inode *inode, uint64_t lblk)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	uint64_t eof =
+	    DIV_ROUND_UP((uint64_t)READ_ONCE(inode->i_size), 1ULL << bits);
+	uint32_t pblk, n;
+
+	if (lblk == ei->i_ahead_next && lblk < ei->i_ahead_end) {
+		ei->i_ahead_next++;
+		return true;
+	}
+	if (ei->i_ahead_next < ei->i_ahead_end || lblk < eof ||
+	    lblk >= ei->i_ahead_limit)
+		return false;
+	if (ext2_alloc_run(inode,
+			   lblk,
+			   (uint32_t)MIN(ei->i_ahead_limit - lblk,
+					 (uint64_t)EXT2_WRITE_AHEAD),
+			   &pblk,
+			   &n) ||
+	    !n)
+		return false;
+	ei->i_ahead_next = lblk + 1;
+	ei->i_ahead_end = lblk + n;
+	return true;
+}
+
+/* The write is over: free the blocks mapped ahead that it did not reach
+ * (past its last page, so no page holds them) and their indirect blocks
+ * left empty. */
+static void ahead_end(struct inode *inode)
+{
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	if (ei->i_ahead_next < ei->i_ahead_end) {
+		ext2_free_range(inode, ei->i_ahead_next, ei->i_ahead_end);
+		ext2_free_empty_indirect(
+		    inode, ei->i_ahead_next, ei->i_ahead_end);
+	}
+	ei->i_ahead_next = ei->i_ahead_end = ei->i_ahead_limit = 0;
+}
+
 static int ext2_write_begin(struct address_space *m,
 			    loff_t pos,
 			    unsigned int len,
@@ -233,9 +291,10 @@ static int ext2_write_begin(struct address_space *m,
 	ei->i_wnew_mask = 0;
 	for (uint64_t lblk = first; !err && lblk < first + nr; lblk++) {
 		uint32_t pblk;
-		bool new;
+		bool new = ahead_block(inode, lblk);
 
-		err = ext2_get_block_new(inode, lblk, &pblk, &new);
+		if (!new)
+			err = ext2_get_block_new(inode, lblk, &pblk, &new);
 		if (!err && new)
 			ei->i_wnew_mask |= 1u << (lblk - first);
 	}
@@ -343,6 +402,16 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 			filemap_invalidate_unlock(m);
 		if (err)
 			return err;
+	}
+	if (len) {
+		struct ext2_inode_info *ei = EXT2_I(inode);
+		unsigned int bits = inode->i_sb->s_blocksize_bits;
+		ssize_t n;
+
+		ei->i_ahead_limit = (((uint64_t)*pos + len - 1) >> bits) + 1;
+		n = filemap_write(f, buf, len, pos);
+		ahead_end(inode);
+		return n;
 	}
 	return filemap_write(f, buf, len, pos);
 }
