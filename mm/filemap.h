@@ -139,6 +139,13 @@ struct address_space_operations {
 	int (*write_page)(struct address_space *m,
 			  struct page *page,
 			  struct writeback_control *wbc);
+	/* Optional: write_page for @n pages at once (ascending index, each
+	 * prepared as for write_page), so contiguous ones share bios; a page
+	 * left dirty for lack of memory counts in wbc->nr_deferred. */
+	void (*write_pages)(struct address_space *m,
+			    struct page **pages,
+			    unsigned int n,
+			    struct writeback_control *wbc);
 	/* Prepare to copy @len bytes at @pos (within one page): return the
 	 * locked page in *pagep, its blocks allocated, uptodate or partially
 	 * read as needed. Caller holds i_rwsem exclusive. */

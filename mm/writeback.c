@@ -45,7 +45,7 @@
 #include <mm/filemap.h>
 #include <mm/mmap.h>
 
-#define WB_BATCH    16
+#define WB_BATCH    32
 #define SYNC_PASSES 32 /* passes over a range whose pages met -ENOMEM */
 
 static unsigned long nr_dirty, nr_writeback; /* atomic */
@@ -70,25 +70,53 @@ void mapping_set_error(struct address_space *m, int err)
 		errseq_set(m->sb_wb_err, err);
 }
 
-int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
+/* Locked @page from dirty to under writeback, for write_page(s), which
+ * unlock it. Return: false (and unlocked) if it had nothing to write. */
+static bool writeout_prepare(struct page *page)
 {
 	struct address_space *m = page->mapping;
-	int err;
 
 	DEBUG_ASSERT(page_test(page, PG_locked));
 	if (m && page_test(page, PG_dirty))
 		page_mkclean(page); /* the next store dirties it again */
 	if (!m || !page_clear_dirty(page)) {
 		unlock_page(page);
-		return 0;
+		return false;
 	}
 	page_set(page, PG_writeback);
 	account_page_writeback(1);
-	page_lock_handoff(page);		  /* write_page unlocks it */
+	page_lock_handoff(page); /* write_page(s) unlocks it */
+	return true;
+}
+
+int filemap_writeout_page(struct page *page, struct writeback_control *wbc)
+{
+	struct address_space *m = page->mapping;
+	int err;
+
+	if (!writeout_prepare(page))
+		return 0;
 	err = m->a_ops->write_page(m, page, wbc); /* records its errors */
 	if (err == -ENOMEM)
 		wbc->nr_deferred++; /* still dirty: not an I/O error */
 	return err;
+}
+
+/* Write @n prepared pages of @m, in one call if the filesystem can. */
+static void writeout_pages(struct address_space *m,
+			   struct page **pages,
+			   unsigned int n,
+			   struct writeback_control *wbc)
+{
+	if (!n)
+		return;
+	if (m->a_ops->write_pages) {
+		m->a_ops->write_pages(m, pages, n, wbc);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (m->a_ops->write_page(m, pages[i], wbc) == -ENOMEM)
+			wbc->nr_deferred++;
 }
 
 void account_page_dirty(long delta)
@@ -124,7 +152,8 @@ void balance_dirty_pages(void)
 	}
 }
 
-/* Write @page of @m if it is (still) dirty. Return: true if submitted. */
+/* Prepare @page of @m for writeback if it is (still) dirty. Return: true
+ * if it is ready (locked, under writeback) for writeout_pages. */
 static bool writeback_one(struct address_space *m,
 			  struct page *page,
 			  struct writeback_control *wbc)
@@ -138,8 +167,7 @@ static bool writeback_one(struct address_space *m,
 		return false;
 	}
 	wait_on_page_writeback(page);
-	filemap_writeout_page(page, wbc);
-	return true;
+	return writeout_prepare(page);
 }
 
 /* An fsync or sync is writing @m: the flusher, which would take page
@@ -154,27 +182,32 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 {
 	unsigned long index = wbc->range_start >> PAGE_SHIFT;
 	unsigned long end = wbc->range_end >> PAGE_SHIFT;
-	struct page *pages[WB_BATCH];
+	struct page *pages[WB_BATCH], *ready[WB_BATCH];
+	unsigned int n, nr_ready = 0;
 	long submitted = 0;
-	unsigned int n;
 
 	while (index <= end && wbc->nr_to_write && READ_ONCE(m->nrdirty) &&
 	       (wbc->sync || !sync_writing(m)) &&
 	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
 		struct blk_plug plug;
 
-		/* A batch's bios merge on the plug: contiguous dirty pages
-		 * reach the disk as one request, with one doorbell. */
+		/* A batch goes to the filesystem at once (write_pages: a bio
+		 * per run of blocks) and its bios merge on the plug: contiguous
+		 * dirty pages reach the disk as one request, one doorbell. */
 		blk_start_plug(&plug, NULL);
 		for (unsigned int i = 0; i < n; i++) {
 			index = pages[i]->index + 1;
 			if (pages[i]->index <= end && wbc->nr_to_write &&
 			    writeback_one(m, pages[i], wbc)) {
+				ready[nr_ready++] = pages[i];
 				submitted++;
 				wbc->nr_to_write -= wbc->nr_to_write > 0;
 			}
-			put_page(pages[i]);
 		}
+		writeout_pages(m, ready, nr_ready, wbc);
+		nr_ready = 0;
+		for (unsigned int i = 0; i < n; i++)
+			put_page(pages[i]);
 		blk_finish_plug(&plug);
 	}
 	return submitted;

@@ -306,3 +306,29 @@ int ext2_get_block_new(struct inode *inode,
 	*new = false;
 	return get_block(inode, lblk, true, pblk, NULL, new, 0, NULL);
 }
+
+int ext2_run_map(struct inode *inode,
+		 struct ext2_run_cursor *c,
+		 uint64_t lblk,
+		 uint32_t *pblk)
+{
+	if (lblk < c->lblk || lblk >= c->lblk + c->len) {
+		uint64_t len;
+		int err = ext2_map_run(
+		    inode,
+		    lblk,
+		    (uint32_t)MIN(c->last - lblk + 1, (uint64_t)UINT32_MAX),
+		    &c->pblk,
+		    &len);
+
+		c->walks++;
+		if (err) {
+			c->len = 0;
+			return err;
+		}
+		c->lblk = lblk;
+		c->len = len;
+	}
+	*pblk = c->pblk ? c->pblk + (uint32_t)(lblk - c->lblk) : 0;
+	return 0;
+}

@@ -209,6 +209,20 @@ int ext2_map_run(struct inode *inode,
 		 uint32_t max,
 		 uint32_t *pblk,
 		 uint64_t *len);
+/* A walk of a batch of blocks, ascending, that maps each block from the
+ * run in hand and walks the map only for a new run (reads, writeback). */
+struct ext2_run_cursor {
+	uint64_t lblk, len; /* the run: len blocks from lblk */
+	uint32_t pblk;	    /* at pblk on (0: a hole) */
+	uint64_t last;	    /* the batch's last block: runs stop there */
+	unsigned long walks;
+};
+/* Map @lblk (<= @c->last) through @c: *pblk, 0 for a hole. Return: 0 or
+ * a negative errno as ext2_map_run. Context: takes i_map_lock. */
+int ext2_run_map(struct inode *inode,
+		 struct ext2_run_cursor *c,
+		 uint64_t lblk,
+		 uint32_t *pblk);
 /* ext2_get_block with create that also says whether the block was a
  * hole that this call allocated. */
 int ext2_get_block_new(struct inode *inode,

@@ -7,6 +7,7 @@
  * lost.
  */
 #include <errno.h>
+#include <drivers/block.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,6 +156,37 @@ static void falloc_write_past_eof_runs(struct ktest *t)
 	kfree(buf);
 }
 
+/* Writeback hands the filesystem a batch of pages at once (write_pages):
+ * fsync of 1 MiB of contiguous blocks goes out in bios of a run each (32
+ * blocks at most, a batch of 32 pages at most), the metadata besides: 14
+ * to 45 bios on 4k to 1k blocks, not a bio per page (256). */
+static void falloc_write_back_in_runs(struct ktest *t)
+{
+	const char *f = "/wbio";
+	struct block_device *dev = ext2_test_sbi(t)->s_bdev;
+	char *buf = kmalloc(MiB, GFP_KERNEL);
+	unsigned long bios;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	for (size_t i = 0; i < MiB; i++)
+		buf[i] = (char)ext2_test_pattern(9, i);
+	fd = open(f, O_RDWR | O_CREAT, 0644);
+	KTEST_ASSERT_GE(t, fd, 0);
+	KTEST_EXPECT_EQ(t, fsync(fd), 0); /* the new inode and its entry */
+	KTEST_EXPECT_EQ(t, pwrite(fd, buf, MiB, 0), (ssize_t)MiB);
+	bios = __atomic_load_n(&dev->stats.writes, __ATOMIC_RELAXED);
+	KTEST_EXPECT_EQ(t, fsync(fd), 0);
+	bios = __atomic_load_n(&dev->stats.writes, __ATOMIC_RELAXED) - bios;
+	ktest_log(t, "fsync of 1 MiB: %lu write bios", bios);
+	KTEST_EXPECT_LE(t, bios, MiB / PAGE_SIZE / 4);
+	close(fd);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	ext2_test_check(t, f, 9, 0, MiB);
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+	kfree(buf);
+}
+
 /* Dirty data over a block the map lost (a bug: write_begin maps what it
  * dirties) is reported and fails the writeback with -EIO instead of
  * vanishing. The block is freed behind the cache's back, under the
@@ -234,6 +266,7 @@ static struct ktest_case nospc_cases[] = {
 	KTEST_CASE(falloc_enospc),
 	KTEST_CASE(falloc_write_enospc),
 	KTEST_CASE(falloc_write_past_eof_runs),
+	KTEST_CASE(falloc_write_back_in_runs),
 	KTEST_CASE(falloc_write_page_hole),
 	KTEST_CASE(falloc_shift_enospc),
 	{},

@@ -11,7 +11,11 @@
  *   write_page writes the mapped blocks inside i_size, zeroing the page
  *     past EOF first so the tail on disk stays zero; a block without a
  *     disk block must hold zeroes (a hole punched under a partial page),
- *     else the write fails with -EIO and a console message.
+ *     else the write fails with -EIO and a console message. write_pages
+ *     does the same for a batch of pages, the blocks mapped a run at a
+ *     time (ext2_run_map) and written with a bio per run of blocks that
+ *     follow one another on disk, across pages (each page's writeback
+ *     ends when the last bio with a block of it completes).
  *
  * Locks: write_begin/write_end run with i_rwsem exclusive.
  * All of them take i_map_lock inside (ext2_get_block). Bio completions run
@@ -149,6 +153,185 @@ static int ext2_write_page(struct address_space *m,
 	unlock_page(page);
 	write_ctx_put(wc);
 	return err;
+}
+
+/* One write_pages call: its pages, each with a count of the bios writing
+ * it (plus one while they are built); the last put ends its writeback. */
+struct wpages_ctx {
+	struct address_space *m;
+	int refs; /* atomic: bios + builder */
+	struct wpage {
+		struct page *page;
+		int pending; /* atomic */
+	} p[];
+};
+
+/* A bio of a wpages_ctx covers pages [first, last]. */
+struct wpages_bio {
+	struct wpages_ctx *ctx;
+	unsigned int first, last;
+};
+
+struct wpages_builder {
+	struct wpages_ctx *ctx;
+	struct bio *bio;
+	struct wpages_bio *wb;
+	uint32_t next_pblk; /* the block that would extend the bio */
+	struct ext2_run_cursor map;
+};
+
+static void wpage_put(struct wpage *wp)
+{
+	if (!__atomic_sub_fetch(&wp->pending, 1, __ATOMIC_ACQ_REL))
+		end_page_writeback(wp->page);
+}
+
+static void wpages_ctx_put(struct wpages_ctx *ctx)
+{
+	if (!__atomic_sub_fetch(&ctx->refs, 1, __ATOMIC_ACQ_REL))
+		kfree(ctx);
+}
+
+static void wpages_end_io(struct bio *bio)
+{
+	struct wpages_bio *wb = bio->private;
+	struct wpages_ctx *ctx = wb->ctx;
+
+	if (bio->status) {
+		pr_err("ext2: inode %lu: write error %d at sector %llu\n",
+		       ctx->m->host->i_ino,
+		       bio->status,
+		       (unsigned long long)bio->sector);
+		mapping_set_error(ctx->m, -EIO); /* before end of writeback */
+	}
+	for (unsigned int i = wb->first; i <= wb->last; i++)
+		wpage_put(&ctx->p[i]);
+	bio_free(bio);
+	kfree(wb);
+	wpages_ctx_put(ctx);
+}
+
+static void wpages_submit(struct wpages_builder *wr)
+{
+	if (wr->bio)
+		blk_submit(wr->bio);
+	wr->bio = NULL;
+}
+
+/* Queue block @pblk from @src of page @i: the bio in hand if it continues
+ * it on disk (and reaches no further than the page before), else a new
+ * one. Return: 0 or -ENOMEM. */
+static int wpages_queue(struct wpages_builder *wr,
+			unsigned int i,
+			uint32_t pblk,
+			void *src)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(wr->ctx->m->host->i_sb);
+	uint32_t bs = sbi->s_sb->s_blocksize;
+
+	if (wr->bio && pblk == wr->next_pblk && i <= wr->wb->last + 1 &&
+	    !bio_add_buf(wr->bio, src, bs)) {
+		if (wr->wb->last != i) {
+			wr->wb->last = i;
+			__atomic_add_fetch(
+			    &wr->ctx->p[i].pending, 1, __ATOMIC_RELAXED);
+		}
+		wr->next_pblk = pblk + 1;
+		return 0;
+	}
+	wpages_submit(wr);
+	wr->wb = kmalloc(sizeof(*wr->wb), GFP_KERNEL);
+	wr->bio = wr->wb ? bio_alloc(sbi->s_bdev,
+				     BLK_OP_WRITE,
+				     (uint64_t)pblk * sbi->s_sect_per_block,
+				     EXT2_BIO_VECS)
+			 : NULL;
+	if (!wr->bio || bio_add_buf(wr->bio, src, bs)) {
+		if (wr->bio)
+			bio_free(wr->bio);
+		kfree(wr->wb);
+		wr->bio = NULL;
+		return -ENOMEM;
+	}
+	*wr->wb = (struct wpages_bio){ wr->ctx, i, i };
+	wr->bio->private = wr->wb;
+	wr->bio->end_io = wpages_end_io;
+	__atomic_add_fetch(&wr->ctx->refs, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&wr->ctx->p[i].pending, 1, __ATOMIC_RELAXED);
+	wr->next_pblk = pblk + 1;
+	return 0;
+}
+
+/* Page @i of the batch, as ext2_write_page writes one. Return: 0, or
+ * -ENOMEM (the page is dirtied again), or the error recorded. */
+static int wpages_one(struct wpages_builder *wr, unsigned int i)
+{
+	struct inode *inode = wr->ctx->m->host;
+	struct page *page = wr->ctx->p[i].page;
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
+	loff_t size = READ_ONCE(inode->i_size);
+	loff_t start = (loff_t)page->index << PAGE_SHIFT;
+	char *base = page_address(page);
+	int err = 0, lost = 0;
+
+	if (size - start < (loff_t)PAGE_SIZE && size > start)
+		memset(base + (size - start), 0, PAGE_SIZE - (size - start));
+	for (uint32_t j = 0; j < bpp && start + (loff_t)j * bs < size && !err;
+	     j++) {
+		uint64_t lblk = (uint64_t)page->index * bpp + j;
+		uint32_t pblk;
+
+		err = ext2_run_map(inode, &wr->map, lblk, &pblk);
+		if (!err && !pblk)
+			lost = unmapped_block(inode, lblk, base + j * bs, bs)
+				   ?: lost;
+		if (!err && pblk)
+			err = wpages_queue(wr, i, pblk, base + j * bs);
+	}
+	err = err ?: lost;
+	if (err == -ENOMEM)
+		set_page_dirty(page); /* written again later: nothing lost */
+	else
+		mapping_set_error(wr->ctx->m, err);
+	unlock_page(page);
+	return err;
+}
+
+/* write_pages: the pages' blocks mapped a run at a time, a bio for each
+ * run of blocks that follow one another on disk across pages. */
+static void ext2_write_pages(struct address_space *m,
+			     struct page **pages,
+			     unsigned int n,
+			     struct writeback_control *wbc)
+{
+	unsigned int shift = PAGE_SHIFT - m->host->i_sb->s_blocksize_bits;
+	struct wpages_builder wr = { 0 };
+	struct wpages_ctx *ctx;
+
+	ctx = kmalloc(sizeof(*ctx) + n * sizeof(ctx->p[0]), GFP_KERNEL);
+	if (!ctx) {
+		for (unsigned int i = 0; i < n; i++) {
+			set_page_dirty(pages[i]);
+			unlock_page(pages[i]);
+			end_page_writeback(pages[i]);
+		}
+		wbc->nr_deferred += n;
+		return;
+	}
+	ctx->m = m;
+	ctx->refs = 1;
+	for (unsigned int i = 0; i < n; i++)
+		ctx->p[i] = (struct wpage){ pages[i], 1 };
+	wr.ctx = ctx;
+	wr.map.last = (((uint64_t)pages[n - 1]->index + 1) << shift) - 1;
+	for (unsigned int i = 0; i < n; i++)
+		if (wpages_one(&wr, i) == -ENOMEM)
+			wbc->nr_deferred++;
+	wpages_submit(&wr);
+	for (unsigned int i = 0; i < n; i++)
+		wpage_put(&ctx->p[i]);
+	wpages_ctx_put(ctx);
 }
 
 /* Make the blocks of @page that [@from, @to) does not cover fully valid. */
@@ -374,6 +557,7 @@ const struct address_space_operations ext2_aops = {
 	.read_page = ext2_read_page,
 	.readahead = ext2_readahead,
 	.write_page = ext2_write_page,
+	.write_pages = ext2_write_pages,
 	.write_begin = ext2_write_begin,
 	.write_end = ext2_write_end,
 };

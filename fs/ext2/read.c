@@ -82,39 +82,8 @@ struct read_builder {
 	struct bio *bio;
 	struct read_bio *rb;
 	uint32_t next_pblk; /* the block that would extend the bio */
-	/* the last run ext2_map_run gave: map_len blocks from map_lblk at
-	 * map_pblk on (0: a hole) */
-	uint64_t map_lblk, map_len;
-	uint32_t map_pblk;
-	uint64_t last_lblk;    /* the batch's last block: runs stop there */
-	unsigned long lookups; /* walks of the map, for the counter */
+	struct ext2_run_cursor map;
 };
-
-/* Map @lblk from the run in hand, or walk the map for a new one. */
-static int map_block(struct read_builder *rd, uint64_t lblk, uint32_t *pblk)
-{
-	uint64_t hole;
-	int err;
-
-	if (lblk < rd->map_lblk || lblk >= rd->map_lblk + rd->map_len) {
-		err = ext2_map_run(rd->ctx->inode,
-				   lblk,
-				   (uint32_t)MIN(rd->last_lblk - lblk + 1,
-						 (uint64_t)UINT32_MAX),
-				   &rd->map_pblk,
-				   &hole);
-		rd->lookups++;
-		if (err) {
-			rd->map_len = 0;
-			return err;
-		}
-		rd->map_lblk = lblk;
-		rd->map_len = hole;
-	}
-	*pblk =
-	    rd->map_pblk ? rd->map_pblk + (uint32_t)(lblk - rd->map_lblk) : 0;
-	return 0;
-}
 
 static void submit_read(struct read_builder *rd)
 {
@@ -183,7 +152,7 @@ static void read_one_page(struct read_builder *rd, unsigned int i)
 		int err = 0;
 
 		if (lblk < eof)
-			err = map_block(rd, lblk, &pblk);
+			err = ext2_run_map(inode, &rd->map, lblk, &pblk);
 		if (!err && pblk)
 			err = queue_block(rd, i, pblk, base + j * bs);
 		if (err)
@@ -212,15 +181,16 @@ ext2_read_pages(struct inode *inode, struct page **pages, unsigned int nr)
 		ctx->p[i] = (struct read_page_state){ pages[i], 1, 0 };
 	/* No plug needed: each bio already covers a whole contiguous run. */
 	rd.ctx = ctx;
-	rd.last_lblk = (((uint64_t)pages[nr - 1]->index + 1)
-			<< (PAGE_SHIFT - inode->i_sb->s_blocksize_bits)) -
-		       1;
+	rd.map.last = (((uint64_t)pages[nr - 1]->index + 1)
+		       << (PAGE_SHIFT - inode->i_sb->s_blocksize_bits)) -
+		      1;
 	for (unsigned int i = 0; i < nr; i++)
 		read_one_page(&rd, i);
 	race_point(RACE_FILL_MAPPED, inode);
 	submit_read(&rd);
-	__atomic_fetch_add(
-	    &EXT2_SBI(inode->i_sb)->s_map_walks, rd.lookups, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&EXT2_SBI(inode->i_sb)->s_map_walks,
+			   rd.map.walks,
+			   __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < nr; i++)
 		read_page_put(&ctx->p[i]);
 	read_ctx_put(ctx);
