@@ -105,6 +105,16 @@ static void falloc_write_enospc(struct ktest *t)
 	unlink("/fill2");
 }
 
+/* 1 MiB of pattern bytes of @seed (offset 0 on), or NULL. */
+static char *pattern_mib(unsigned int seed)
+{
+	char *buf = kmalloc(MiB, GFP_KERNEL);
+
+	for (size_t i = 0; buf && i < MiB; i++)
+		buf[i] = (char)ext2_test_pattern(seed, i);
+	return buf;
+}
+
 /* A write past EOF maps its blocks a run at a time (file.c ahead_block):
  * 1 MiB in one pwrite walks the map a few times, not once per block (256
  * to 1024), and leaves exactly the blocks it wrote. Out of space part way,
@@ -115,14 +125,12 @@ static void falloc_write_past_eof_runs(struct ktest *t)
 	struct ext2_sb_info *sbi = ext2_test_sbi(t);
 	uint64_t bs = ext2_test_bsize(t), nblk = MiB / bs;
 	uint32_t free_before = ext2_test_free_blocks(t);
-	char *buf = kmalloc(MiB, GFP_KERNEL);
+	char *buf = pattern_mib(8);
 	unsigned long walks;
 	ssize_t n;
 	int fd;
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
-	for (size_t i = 0; i < MiB; i++)
-		buf[i] = (char)ext2_test_pattern(8, i);
 	fd = open(f, O_RDWR | O_CREAT, 0644);
 	KTEST_ASSERT_GE(t, fd, 0);
 	walks = __atomic_load_n(&sbi->s_alloc_walks, __ATOMIC_RELAXED);
@@ -164,13 +172,11 @@ static void falloc_write_back_in_runs(struct ktest *t)
 {
 	const char *f = "/wbio";
 	struct block_device *dev = ext2_test_sbi(t)->s_bdev;
-	char *buf = kmalloc(MiB, GFP_KERNEL);
+	char *buf = pattern_mib(9);
 	unsigned long bios;
 	int fd;
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
-	for (size_t i = 0; i < MiB; i++)
-		buf[i] = (char)ext2_test_pattern(9, i);
 	fd = open(f, O_RDWR | O_CREAT, 0644);
 	KTEST_ASSERT_GE(t, fd, 0);
 	KTEST_EXPECT_EQ(t, fsync(fd), 0); /* the new inode and its entry */
