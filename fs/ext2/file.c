@@ -8,14 +8,14 @@
  *     always have their blocks) and reads what a partial write keeps;
  *     past EOF it maps them a run at a time (ahead_block): the blocks
  *     of a run that the write does not reach are freed when it ends;
- *   write_page writes the mapped blocks inside i_size, zeroing the page
- *     past EOF first so the tail on disk stays zero; a block without a
- *     disk block must hold zeroes (a hole punched under a partial page),
- *     else the write fails with -EIO and a console message. write_pages
- *     does the same for a batch of pages, the blocks mapped a run at a
- *     time (ext2_run_map) and written with a bio per run of blocks that
- *     follow one another on disk, across pages (each page's writeback
- *     ends when the last bio with a block of it completes).
+ *   write_pages (and write_page, a batch of one) writes the mapped blocks
+ *     inside i_size, zeroing each page past EOF first so the tail on disk
+ *     stays zero; a block without a disk block must hold zeroes (a hole
+ *     punched under a partial page), else the page's write fails with
+ *     -EIO and a console message. The blocks are mapped a run at a time
+ *     (ext2_run_map) and written with a bio per run of blocks that follow
+ *     one another on disk, across pages (each page's writeback ends when
+ *     the last bio with a block of it completes).
  *
  * Locks: write_begin/write_end run with i_rwsem exclusive.
  * All of them take i_map_lock inside (ext2_get_block). Bio completions run
@@ -31,35 +31,6 @@
 #include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "ext2.h"
-
-struct write_ctx {
-	struct address_space *m;
-	struct page *page;
-	int pending; /* atomic: bios + builder */
-};
-
-static void write_ctx_put(struct write_ctx *wc)
-{
-	if (__atomic_sub_fetch(&wc->pending, 1, __ATOMIC_ACQ_REL))
-		return;
-	end_page_writeback(wc->page);
-	kfree(wc);
-}
-
-static void write_end_io(struct bio *bio)
-{
-	struct write_ctx *wc = bio->private;
-
-	if (bio->status) {
-		pr_err("ext2: inode %lu: write error %d at sector %llu\n",
-		       wc->m->host->i_ino,
-		       bio->status,
-		       (unsigned long long)bio->sector);
-		mapping_set_error(wc->m, -EIO); /* before end of writeback */
-	}
-	bio_free(bio);
-	write_ctx_put(wc);
-}
 
 /*
  * A dirty page's block inside EOF has no disk block. Fine if its bytes are
@@ -80,79 +51,6 @@ unmapped_block(struct inode *inode, uint64_t lblk, const char *data, size_t bs)
 		}
 	}
 	return 0;
-}
-
-static int ext2_write_page(struct address_space *m,
-			   struct page *page,
-			   struct writeback_control *wbc)
-{
-	struct inode *inode = m->host;
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	unsigned int bits = inode->i_sb->s_blocksize_bits;
-	uint32_t bs = 1u << bits, bpp = PAGE_SIZE >> bits;
-	loff_t size = READ_ONCE(inode->i_size);
-	loff_t start = (loff_t)page->index << PAGE_SHIFT;
-	char *base = page_address(page);
-	struct write_ctx *wc;
-	struct bio *bio = NULL;
-	uint32_t next = 0;
-	int err = 0, lost = 0;
-
-	(void)wbc;
-	wc = kmalloc(sizeof(*wc), GFP_KERNEL);
-	if (!wc) {
-		set_page_dirty(page);
-		unlock_page(page);
-		end_page_writeback(page);
-		return -ENOMEM;
-	}
-	*wc = (struct write_ctx){ m, page, 1 };
-	if (size - start < (loff_t)PAGE_SIZE && size > start)
-		memset(base + (size - start), 0, PAGE_SIZE - (size - start));
-	for (uint32_t j = 0; j < bpp && start + (loff_t)j * bs < size && !err;
-	     j++) {
-		uint64_t lblk = (uint64_t)page->index * bpp + j, hole;
-		uint32_t pblk;
-
-		err = ext2_get_block(inode, lblk, false, &pblk, &hole);
-		if (!err && !pblk)
-			lost = unmapped_block(inode, lblk, base + j * bs, bs)
-				   ?: lost;
-		if (err || !pblk)
-			continue;
-		if (bio && pblk == next &&
-		    !bio_add_buf(bio, base + j * bs, bs)) {
-			next++;
-			continue;
-		}
-		if (bio)
-			blk_submit(bio);
-		bio = bio_alloc(sbi->s_bdev,
-				BLK_OP_WRITE,
-				(uint64_t)pblk * sbi->s_sect_per_block,
-				bpp);
-		if (!bio || bio_add_buf(bio, base + j * bs, bs)) {
-			if (bio)
-				bio_free(bio);
-			bio = NULL;
-			err = -ENOMEM;
-			break;
-		}
-		bio->private = wc;
-		bio->end_io = write_end_io;
-		wc->pending++;
-		next = pblk + 1;
-	}
-	if (bio)
-		blk_submit(bio);
-	err = err ?: lost;
-	if (err == -ENOMEM)
-		set_page_dirty(page); /* written again later: nothing lost */
-	else
-		mapping_set_error(m, err);
-	unlock_page(page);
-	write_ctx_put(wc);
-	return err;
 }
 
 /* One write_pages call: its pages, each with a count of the bios writing
@@ -262,8 +160,9 @@ static int wpages_queue(struct wpages_builder *wr,
 	return 0;
 }
 
-/* Page @i of the batch, as ext2_write_page writes one. Return: 0, or
- * -ENOMEM (the page is dirtied again), or the error recorded. */
+/* Page @i of the batch: its blocks inside i_size queued, the page past
+ * EOF zeroed first. Return: 0, or -ENOMEM (the page is dirtied again), or
+ * the error recorded. */
 static int wpages_one(struct wpages_builder *wr, unsigned int i)
 {
 	struct inode *inode = wr->ctx->m->host;
@@ -298,17 +197,21 @@ static int wpages_one(struct wpages_builder *wr, unsigned int i)
 	return err;
 }
 
-/* write_pages: the pages' blocks mapped a run at a time, a bio for each
- * run of blocks that follow one another on disk across pages. */
-static void ext2_write_pages(struct address_space *m,
-			     struct page **pages,
-			     unsigned int n,
-			     struct writeback_control *wbc)
+/* Write @n prepared pages: their blocks mapped a run at a time, a bio for
+ * each run of blocks that follow one another on disk across pages. Pages
+ * left dirty for lack of memory are counted in *@deferred. Return: the
+ * error of the last page that had one, or 0. */
+static int write_batch(struct address_space *m,
+		       struct page **pages,
+		       unsigned int n,
+		       unsigned int *deferred)
 {
 	unsigned int shift = PAGE_SHIFT - m->host->i_sb->s_blocksize_bits;
 	struct wpages_builder wr = { 0 };
 	struct wpages_ctx *ctx;
+	int err = 0;
 
+	*deferred = 0;
 	ctx = kmalloc(sizeof(*ctx) + n * sizeof(ctx->p[0]), GFP_KERNEL);
 	if (!ctx) {
 		for (unsigned int i = 0; i < n; i++) {
@@ -316,8 +219,8 @@ static void ext2_write_pages(struct address_space *m,
 			unlock_page(pages[i]);
 			end_page_writeback(pages[i]);
 		}
-		wbc->nr_deferred += n;
-		return;
+		*deferred = n;
+		return -ENOMEM;
 	}
 	ctx->m = m;
 	ctx->refs = 1;
@@ -325,13 +228,39 @@ static void ext2_write_pages(struct address_space *m,
 		ctx->p[i] = (struct wpage){ pages[i], 1 };
 	wr.ctx = ctx;
 	wr.map.last = (((uint64_t)pages[n - 1]->index + 1) << shift) - 1;
-	for (unsigned int i = 0; i < n; i++)
-		if (wpages_one(&wr, i) == -ENOMEM)
-			wbc->nr_deferred++;
+	for (unsigned int i = 0; i < n; i++) {
+		int e = wpages_one(&wr, i);
+
+		*deferred += e == -ENOMEM;
+		err = e ?: err;
+	}
 	wpages_submit(&wr);
 	for (unsigned int i = 0; i < n; i++)
 		wpage_put(&ctx->p[i]);
 	wpages_ctx_put(ctx);
+	return err;
+}
+
+static void ext2_write_pages(struct address_space *m,
+			     struct page **pages,
+			     unsigned int n,
+			     struct writeback_control *wbc)
+{
+	unsigned int deferred;
+
+	write_batch(m, pages, n, &deferred);
+	wbc->nr_deferred += deferred;
+}
+
+/* One page (reclaim's): a batch of one. */
+static int ext2_write_page(struct address_space *m,
+			   struct page *page,
+			   struct writeback_control *wbc)
+{
+	unsigned int deferred;
+
+	(void)wbc; /* the caller counts -ENOMEM */
+	return write_batch(m, &page, 1, &deferred);
 }
 
 /* Make the blocks of @page that [@from, @to) does not cover fully valid. */
@@ -409,16 +338,15 @@ static bool ahead_block(struct inode *inode, uint64_t lblk)
 {
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
-	uint64_t eof =
-	    DIV_ROUND_UP((uint64_t)READ_ONCE(inode->i_size), 1ULL << bits);
 	uint32_t pblk, n;
 
 	if (lblk == ei->i_ahead_next && lblk < ei->i_ahead_end) {
 		ei->i_ahead_next++;
 		return true;
 	}
-	if (ei->i_ahead_next < ei->i_ahead_end || lblk < eof ||
-	    lblk >= ei->i_ahead_limit)
+	if (ei->i_ahead_next < ei->i_ahead_end || lblk >= ei->i_ahead_limit ||
+	    lblk <
+		DIV_ROUND_UP((uint64_t)READ_ONCE(inode->i_size), 1ULL << bits))
 		return false;
 	if (ext2_alloc_run(inode,
 			   lblk,
@@ -570,7 +498,10 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	struct inode *inode = f->f_inode;
 	struct address_space *m = inode->i_mapping;
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
 	loff_t old = READ_ONCE(inode->i_size);
+	ssize_t n;
 
 	if (inode->i_sb->s_rdonly)
 		return -EROFS;
@@ -587,17 +518,13 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		if (err)
 			return err;
 	}
-	if (len) {
-		struct ext2_inode_info *ei = EXT2_I(inode);
-		unsigned int bits = inode->i_sb->s_blocksize_bits;
-		ssize_t n;
-
+	/* No block past the write's last is mapped ahead (ahead_end leaves
+	 * the limit at 0 between writes). */
+	if (len)
 		ei->i_ahead_limit = (((uint64_t)*pos + len - 1) >> bits) + 1;
-		n = filemap_write(f, buf, len, pos);
-		ahead_end(inode);
-		return n;
-	}
-	return filemap_write(f, buf, len, pos);
+	n = filemap_write(f, buf, len, pos);
+	ahead_end(inode);
+	return n;
 }
 
 /* SEEK_DATA / SEEK_HOLE from the block map: dirty pages always have their
