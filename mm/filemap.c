@@ -137,17 +137,32 @@ void put_page(struct page *page)
 		page_free(page);
 }
 
-struct page *page_cache_alloc(void)
+static void page_cache_init(struct page *page)
 {
-	struct page *page = alloc_pages(GFP_KERNEL, 0);
-
-	if (!page)
-		return NULL;
 	page->mapping = NULL;
 	page->index = 0;
 	page->private = NULL;
 	list_init(&page->lru);
+}
+
+struct page *page_cache_alloc(void)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, 0);
+
+	if (page)
+		page_cache_init(page);
 	return page;
+}
+
+unsigned int page_cache_alloc_bulk(struct page **pages, unsigned int n)
+{
+	unsigned int got = alloc_pages_bulk(GFP_KERNEL, n, pages);
+
+	if (!got && n) /* short of memory: the single door reclaims */
+		got = (pages[0] = page_cache_alloc()) != NULL;
+	for (unsigned int i = 0; i < got; i++)
+		page_cache_init(pages[i]);
+	return got;
 }
 
 static struct wait_queue_head *page_waitqueue(const struct page *page)
@@ -368,47 +383,81 @@ unsigned int filemap_get_pages(struct address_space *m,
 	return n;
 }
 
-static int
-insert_page(struct address_space *m, struct page *page, unsigned long index)
+/* Insert @pages[i] at @index + i until one cannot go in. Return: how
+ * many went in; *@err says why the rest did not. */
+static unsigned int insert_pages(struct address_space *m,
+				 struct page **pages,
+				 unsigned int n,
+				 unsigned long index,
+				 int *err)
 {
-	int err;
+	unsigned int i;
 
+	*err = 0;
 	spin_lock(&m->i_pages_lock);
-	err = radix_tree_insert(&m->i_pages, index, page);
-	if (!err) {
-		m->nrpages++;
-		lru_add(page);
+	for (i = 0; i < n; i++) {
+		*err = radix_tree_insert(&m->i_pages, index + i, pages[i]);
+		if (*err)
+			break;
 		trace_event(
-		    TRACE_PAGE_ADD, m->host ? m->host->i_ino : 0, index);
+		    TRACE_PAGE_ADD, m->host ? m->host->i_ino : 0, index + i);
 	}
+	m->nrpages += i;
+	lru_add_many(pages, i);
 	spin_unlock(&m->i_pages_lock);
-	return err;
+	return i;
+}
+
+bool filemap_cached(struct address_space *m, unsigned long index)
+{
+	bool cached;
+
+	rcu_read_lock();
+	cached = radix_tree_lookup(&m->i_pages, index) != NULL;
+	rcu_read_unlock();
+	return cached;
 }
 
 /*
- * The one insertion door: every page enters a mapping here. The index
- * nodes come from GFP_ATOMIC (we hold i_pages_lock); when that fails,
- * reclaim outside the lock and try once more.
+ * The one insertion door: every page enters a mapping here, alone
+ * (filemap_add_page) or in a run (filemap_add_pages, readahead's batches).
+ * The index nodes come from GFP_ATOMIC (we hold i_pages_lock); when that
+ * fails before anything went in, reclaim outside the lock and try once
+ * more.
  */
+unsigned int filemap_add_pages(struct address_space *m,
+			       struct page **pages,
+			       unsigned int n,
+			       unsigned long index,
+			       int *err)
+{
+	unsigned int done;
+
+	filemap_assert_may_insert(m);
+	for (unsigned int i = 0; i < n; i++) {
+		DEBUG_ASSERT(page_test(pages[i], PG_locked));
+		get_page(pages[i]); /* the cache's reference */
+		pages[i]->mapping = m;
+		pages[i]->index = index + i;
+		page_set(pages[i], PG_rcu);
+	}
+	done = insert_pages(m, pages, n, index, err);
+	if (!done && *err == -ENOMEM && reclaim_pages(RECLAIM_BATCH))
+		done = insert_pages(m, pages, n, index, err);
+	for (unsigned int i = done; i < n; i++) {
+		pages[i]->mapping = NULL;
+		put_page(pages[i]);
+	}
+	return done;
+}
+
 int filemap_add_page(struct address_space *m,
 		     struct page *page,
 		     unsigned long index)
 {
 	int err;
 
-	DEBUG_ASSERT(page_test(page, PG_locked));
-	filemap_assert_may_insert(m);
-	get_page(page); /* the cache's reference */
-	page->mapping = m;
-	page->index = index;
-	page_set(page, PG_rcu);
-	err = insert_page(m, page, index);
-	if (err == -ENOMEM && reclaim_pages(RECLAIM_BATCH))
-		err = insert_page(m, page, index);
-	if (err) {
-		page->mapping = NULL;
-		put_page(page);
-	}
+	filemap_add_pages(m, &page, 1, index, &err);
 	return err;
 }
 

@@ -292,6 +292,18 @@ unsigned int filemap_get_pages(struct address_space *m,
 int filemap_add_page(struct address_space *m,
 		     struct page *page,
 		     unsigned long index);
+/* The same door for a run: @pages[i] at @index + i, in order, under one
+ * hold of i_pages_lock, stopping at the first that cannot go in (*@err:
+ * -EEXIST or -ENOMEM; 0 if all went in). The pages not inserted are
+ * given back as they came. Return: how many went in. */
+unsigned int filemap_add_pages(struct address_space *m,
+			       struct page **pages,
+			       unsigned int n,
+			       unsigned long index,
+			       int *err);
+/* Is a page at @index? No lock and no reference: the answer may be stale
+ * by the time it is used (readahead uses it as a hint). */
+bool filemap_cached(struct address_space *m, unsigned long index);
 /* The one removal door: drop every page of [@start, @end] (bytes,
  * inclusive), partial pages zeroed in the part that leaves. Waits for
  * writeback of those pages; discards dirty data in the range. */
@@ -320,6 +332,9 @@ unsigned long invalidate_mapping_range(struct address_space *m,
 /* A fresh page for the cache: referenced once, not locked, no owner.
  * Context: may sleep (reclaim). Return: NULL when memory is exhausted. */
 struct page *page_cache_alloc(void);
+/* Up to @n of them at once (at least one unless memory is exhausted).
+ * Return: how many. */
+unsigned int page_cache_alloc_bulk(struct page **pages, unsigned int n);
 
 /* The uptodate page at @index of @f, referenced: from the cache, or read
  * (readahead of @req_pages on a miss) under invalidate_lock shared, taken
@@ -399,6 +414,8 @@ unsigned int file_ra_default_pages(void);
 
 /* LRU and reclaim (mm/vmscan.c). */
 void lru_add(struct page *page);
+/* The same for @n pages, under one hold of lru_lock. */
+void lru_add_many(struct page **pages, unsigned int n);
 /* Free up to @nr pages of clean cache (writing dirty ones back first),
  * then, if that was not enough and the task holds no lock, shrink the
  * registered caches. Called by the page allocator when memory is low.

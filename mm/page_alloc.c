@@ -212,6 +212,27 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	return page;
 }
 
+unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int n, struct page **pages)
+{
+	bool reserve = (gfp & GFP_ATOMIC) || current_is_reclaiming();
+	unsigned long flags;
+	unsigned int got = 0;
+
+	if (WARN_ON_ONCE(gfp & GFP_ZERO))
+		return 0;
+	flags = spin_lock_irqsave(&zone_lock);
+	while (got < n && (reserve || nr_free >= RESERVE_PAGES + 1)) {
+		pages[got] = take_block_locked(0);
+		if (!pages[got])
+			break;
+		got++;
+	}
+	spin_unlock_irqrestore(&zone_lock, flags);
+	if (!(gfp & GFP_ATOMIC))
+		check_low_watermark();
+	return got;
+}
+
 void free_pages(struct page *page, unsigned int order)
 {
 	unsigned long flags;

@@ -13,21 +13,25 @@
  *    next window, twice as large, while the reader still has pages cached.
  *  - A miss that is not sequential resets the window to the request.
  *
- * Pages enter the cache only through filemap_add_page; they are read by
- * a_ops->readahead in batches of contiguous pages if the filesystem has
- * one, else one a_ops->read_page each. Pages past i_size are not read.
- * No lock is held on entry; each batch takes invalidate_lock shared from
- * its first insertion through the submission of its reads. The window is
+ * A batch is a run of up to RA_BATCH pages found absent (a lock-free
+ * look-up, a hint): allocated together (page_cache_alloc_bulk), inserted
+ * together (filemap_add_pages, the insertion door) and read by
+ * a_ops->readahead if the filesystem has one, else one a_ops->read_page
+ * each. Pages past i_size are not read. No lock is held on entry; each
+ * batch takes invalidate_lock shared from its insertion through the
+ * submission of its reads. The window is
  * per file and racy by design (a lost update only misjudges the next
  * window).
  */
+#include <errno.h>
 #include <limits.h>
+#include <drivers/block.h>
 #include <kernel/race.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 
-#define RA_DEFAULT_PAGES 128 /* 512 KiB */
-#define RA_BATCH	 32  /* pages handed to the filesystem at once */
+#define RA_DEFAULT_PAGES 1024 /* 4 MiB */
+#define RA_BATCH	 32   /* pages handed to the filesystem at once */
 
 unsigned int file_ra_default_pages(void)
 {
@@ -70,78 +74,102 @@ static unsigned long last_index(struct address_space *m)
 			 : ULONG_MAX;
 }
 
-/* Submit the batch and end its invalidate_lock section. */
-static void read_batch(struct address_space *m,
-		       struct page **batch,
-		       unsigned int *n,
-		       bool *locked)
-{
-	read_pages(m, batch, *n);
-	*n = 0;
-	if (*locked)
-		filemap_fill_end(m);
-	*locked = false;
-}
-
 static bool past_last(unsigned long index, unsigned long last)
 {
 	return last == ULONG_MAX || index > last;
 }
 
+/* How many of the pages from @index on, up to @max, are not cached: the
+ * run one batch may fill. A hint only (no lock): insertion decides. */
+static unsigned int
+absent_run(struct address_space *m, unsigned long index, unsigned long max)
+{
+	unsigned int n = 0;
+
+	while (n < max && !filemap_cached(m, index + n))
+		n++;
+	return n;
+}
+
+/*
+ * Fill one batch: up to @want fresh pages from @index on, inserted and
+ * handed to the filesystem under one invalidate_lock shared section, in
+ * which *@last (the last page below EOF) is read again: truncate changes
+ * i_size under the lock exclusive. Legacy mode takes no lock and keeps the
+ * *@last it was given, as before Linux 5.15. Return: pages inserted (0:
+ * the first was cached meanwhile), or -1 to stop: no memory, or EOF.
+ */
+static int read_batch(struct address_space *m,
+		      unsigned long index,
+		      unsigned int want,
+		      unsigned long mark,
+		      unsigned long *last)
+{
+	struct page *pages[RA_BATCH];
+	unsigned int got = page_cache_alloc_bulk(pages, want), n = 0, done = 0;
+	int err = 0;
+
+	if (!got)
+		return -1;
+	if (filemap_fill_begin(m))
+		*last = last_index(m);
+	if (!past_last(index, *last)) {
+		n = MIN(got, *last - index + 1);
+		for (unsigned int i = 0; i < n; i++)
+			trylock_page(pages[i]); /* ours alone: cannot fail */
+		done = filemap_add_pages(m, pages, n, index, &err);
+		if (mark >= index && mark - index < done)
+			page_set(pages[mark - index], PG_readahead);
+		read_pages(m, pages, done); /* drops our references */
+	}
+	filemap_fill_end(m);
+	for (unsigned int i = done; i < got; i++) {
+		if (i < n)
+			unlock_page(pages[i]);
+		put_page(pages[i]);
+	}
+	if (!n || (!done && err != -EEXIST))
+		return -1;
+	return (int)done; /* short: the caller steps over the page that
+			     stopped it */
+}
+
 /*
  * Bring pages [@start, @start+@nr) in, skipping cached ones; mark @mark.
- * Each batch holds invalidate_lock shared from its first insertion until
- * its reads are submitted; a range already cached takes no lock at all.
+ * Each batch is a run of absent pages, allocated together, inserted
+ * together and read together, holding invalidate_lock shared from its
+ * insertion until its reads are submitted; a range already cached takes
+ * no lock at all.
  */
 static void do_readahead(struct address_space *m,
 			 unsigned long start,
 			 unsigned long nr,
 			 unsigned long mark)
 {
-	unsigned long last = last_index(m);
-	struct page *batch[RA_BATCH];
-	unsigned int n = 0;
-	bool locked = false;
+	unsigned long last = last_index(m), index = start, end;
+	struct blk_plug plug;
 
 	if (past_last(start, last))
 		return;
-	nr = MIN(nr, last - start + 1);
+	end = start + MIN(nr, last - start + 1);
 	race_point(RACE_FILL_START, m);
-	for (unsigned long index = start;
-	     index < start + nr && !past_last(index, last);
-	     index++) {
-		struct page *page = filemap_get_page(m, index);
+	blk_start_plug(&plug, NULL);
+	while (index < end && !past_last(index, last)) {
+		unsigned int want =
+		    absent_run(m, index, MIN(end - index, RA_BATCH));
+		int done;
 
-		if (page) { /* cached: the batch must stay contiguous */
-			put_page(page);
-			read_batch(m, batch, &n, &locked);
+		if (!want) { /* cached: a batch stays contiguous */
+			index++;
 			continue;
 		}
-		page = page_cache_alloc();
-		if (!page)
+		done = read_batch(m, index, want, mark, &last);
+		if (done < 0)
 			break;
-		/* Under the lock i_size is stable: look at it again. */
-		if (!locked && filemap_fill_begin(m) &&
-		    past_last(index, last = last_index(m))) {
-			filemap_fill_end(m);
-			put_page(page);
-			break;
-		}
-		locked = !filemap_legacy_mode();
-		trylock_page(page);
-		if (filemap_add_page(m, page, index)) {
-			unlock_page(page);
-			put_page(page);
-			read_batch(m, batch, &n, &locked);
-			continue;
-		}
-		if (index == mark)
-			page_set(page, PG_readahead);
-		batch[n++] = page;
-		if (n == RA_BATCH)
-			read_batch(m, batch, &n, &locked);
+		/* Short of @want: someone inserted the next page meanwhile. */
+		index += done + (done < (int)want);
 	}
-	read_batch(m, batch, &n, &locked);
+	blk_finish_plug(&plug);
 }
 
 static void ra_submit(struct address_space *m, struct file_ra_state *ra)

@@ -23,10 +23,11 @@ read_page_at(struct ktest *t, struct tdisk *d, unsigned long index, char *buf)
 /*
  * The rule, for a reader taking one page at a time from page 0: the first
  * miss reads just the request (one page); each later window is twice the
- * one before, up to the shipped cap of 512 KiB, and starts where the one
- * before ended. Only pages 0 and 1 miss (page 1 continues a read of
- * exactly one page, so nothing was ahead yet); every later page is cached
- * before it is asked for, and nothing is read past the last window.
+ * one before, up to the file's cap (f_ra.ra_pages, set to 512 KiB here),
+ * and starts where the one before ended. Only pages 0 and 1 miss (page 1
+ * continues a read of exactly one page, so nothing was ahead yet); every later
+ * page is cached before it is asked for, and nothing is read past the last
+ * window.
  */
 #define RA_CAP_PAGES ((512u << 10) / PAGE_SIZE)
 #define RA_SEQ_PAGES 400 /* past windows 1 + 2 + ... + 128 = 255 pages */
@@ -64,6 +65,7 @@ static void readahead_window_grows_and_resets(struct ktest *t)
 	struct ra_expect want = { 0, 1, 0, 0 };
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
+	ra->ra_pages = RA_CAP_PAGES;
 	for (unsigned long i = 0; i < RA_SEQ_PAGES; i++)
 		read_sequential(t, d, i, buf, &want);
 	/* 1, 2, ..., 128 (8 windows, to page 255), then three at the cap:
@@ -83,6 +85,41 @@ static void readahead_window_grows_and_resets(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 701));
 	read_page_at(t, d, 701, buf); /* and grows again */
 	KTEST_EXPECT_EQ(t, ra->size, 2);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+/*
+ * A stream of 1 MiB reads with the shipped window: from the second read
+ * on, every read() returns with the pages of the next one already in the
+ * cache (read ahead while this one was copied), so the device never waits
+ * for the reader's next request. A window capped below the request (512
+ * KiB) would leave each read to miss and wait for its own pages.
+ */
+#define RA_STREAM_IO (256u) /* pages: 1 MiB */
+
+static void readahead_stream_stays_ahead(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 8 * RA_STREAM_IO * PAGE_SIZE, 0);
+	char *buf = kmalloc(RA_STREAM_IO * PAGE_SIZE, GFP_KERNEL);
+	loff_t pos = 0;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_EXPECT_GE(t, d->file.f_ra.ra_pages, (4u << 20) / PAGE_SIZE);
+	for (unsigned int k = 0; k < 7; k++) {
+		unsigned long next = (k + 1) * RA_STREAM_IO;
+
+		KTEST_ASSERT_EQ(
+		    t,
+		    filemap_read(&d->file, buf, RA_STREAM_IO * PAGE_SIZE, &pos),
+		    RA_STREAM_IO * PAGE_SIZE);
+		if (k == 0)
+			continue; /* the first read has no stream yet */
+		KTEST_EXPECT_TRUE(t, tdisk_cached(d, next));
+		KTEST_EXPECT_TRUE(t, tdisk_cached(d, next + RA_STREAM_IO - 1));
+	}
+	for (unsigned long i = 0; i < 8 * RA_STREAM_IO; i++)
+		KTEST_EXPECT_LE(t, d->reads[i], 1); /* none read twice */
 	kfree(buf);
 	tdisk_destroy(t, d);
 }
@@ -166,6 +203,7 @@ static void readahead_uses_fs_readahead(struct ktest *t)
 
 static struct ktest_case readahead_cases[] = {
 	KTEST_CASE(readahead_window_grows_and_resets),
+	KTEST_CASE(readahead_stream_stays_ahead),
 	KTEST_CASE(readahead_async_at_marked_page),
 	KTEST_CASE(readahead_stops_at_eof),
 	KTEST_CASE(readahead_uses_fs_readahead),

@@ -60,10 +60,19 @@ void register_shrinker(struct shrinker *s)
 
 void lru_add(struct page *page)
 {
+	lru_add_many(&page, 1);
+}
+
+void lru_add_many(struct page **pages, unsigned int n)
+{
+	if (!n)
+		return;
 	spin_lock(&lru_lock);
-	WARN_ON_ONCE(page_test_and_set(page, PG_lru));
-	list_add(&page->lru, &lru_list);
-	nr_lru++;
+	for (unsigned int i = 0; i < n; i++) {
+		WARN_ON_ONCE(page_test_and_set(pages[i], PG_lru));
+		list_add(&pages[i]->lru, &lru_list);
+	}
+	nr_lru += n;
 	spin_unlock(&lru_lock);
 }
 
