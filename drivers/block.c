@@ -296,8 +296,10 @@ static unsigned int dispatch_locked(struct block_device *dev,
 static void
 commit(struct block_device *dev, unsigned int index, unsigned int accepted)
 {
-	if (accepted && dev->ops->commit)
+	if (accepted && dev->ops->commit) {
+		__atomic_fetch_add(&dev->stats.commits, 1, __ATOMIC_RELAXED);
 		dev->ops->commit(dev, index);
+	}
 }
 
 static void end_failed(struct list_head *failed)

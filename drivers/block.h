@@ -129,9 +129,10 @@ struct blk_limits {
 	uint32_t max_write_zeroes_sectors; /* 0: no write zeroes */
 };
 
-/* Atomic counters (relaxed). */
+/* Atomic counters (relaxed). commits: the driver told to start what it
+ * accepted (a doorbell rung). */
 struct blk_stats {
-	unsigned long reads, writes, other, merges, errors, retries;
+	unsigned long reads, writes, other, merges, errors, retries, commits;
 	unsigned long read_bytes, write_bytes;
 };
 

@@ -31,6 +31,7 @@
 #include <mm/filemap.h>
 
 #define RA_DEFAULT_PAGES 1024 /* 4 MiB */
+#define RA_PLUG_BATCHES	 8    /* batches merged on one plug: 1 MiB */
 #define RA_BATCH	 32   /* pages handed to the filesystem at once */
 
 unsigned int file_ra_default_pages(void)
@@ -148,6 +149,7 @@ static void do_readahead(struct address_space *m,
 {
 	unsigned long last = last_index(m), index = start, end;
 	struct blk_plug plug;
+	unsigned int batches = 0;
 
 	if (past_last(start, last))
 		return;
@@ -168,6 +170,10 @@ static void do_readahead(struct address_space *m,
 			break;
 		/* Short of @want: someone inserted the next page meanwhile. */
 		index += done + (done < (int)want);
+		if (++batches % RA_PLUG_BATCHES == 0) { /* start those */
+			blk_finish_plug(&plug);
+			blk_start_plug(&plug, NULL);
+		}
 	}
 	blk_finish_plug(&plug);
 }

@@ -45,8 +45,9 @@
 #include <mm/filemap.h>
 #include <mm/mmap.h>
 
-#define WB_BATCH    32
-#define SYNC_PASSES 32 /* passes over a range whose pages met -ENOMEM */
+#define WB_BATCH	32
+#define WB_PLUG_BATCHES 8  /* batches merged on one plug: 1 MiB */
+#define SYNC_PASSES	32 /* passes over a range whose pages met -ENOMEM */
 
 static unsigned long nr_dirty, nr_writeback; /* atomic */
 
@@ -183,18 +184,18 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 	unsigned long index = wbc->range_start >> PAGE_SHIFT;
 	unsigned long end = wbc->range_end >> PAGE_SHIFT;
 	struct page *pages[WB_BATCH], *ready[WB_BATCH];
-	unsigned int n, nr_ready = 0;
+	unsigned int n, nr_ready = 0, batches = 0;
+	struct blk_plug plug;
 	long submitted = 0;
 
+	/* A batch goes to the filesystem at once (write_pages: a bio per
+	 * run of blocks); the bios of WB_PLUG_BATCHES batches merge on the
+	 * plug: contiguous dirty pages reach the disk as requests as large
+	 * as the device takes, for one doorbell. */
+	blk_start_plug(&plug, NULL);
 	while (index <= end && wbc->nr_to_write && READ_ONCE(m->nrdirty) &&
 	       (wbc->sync || !sync_writing(m)) &&
 	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
-		struct blk_plug plug;
-
-		/* A batch goes to the filesystem at once (write_pages: a bio
-		 * per run of blocks) and its bios merge on the plug: contiguous
-		 * dirty pages reach the disk as one request, one doorbell. */
-		blk_start_plug(&plug, NULL);
 		for (unsigned int i = 0; i < n; i++) {
 			index = pages[i]->index + 1;
 			if (pages[i]->index <= end && wbc->nr_to_write &&
@@ -208,8 +209,12 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 		nr_ready = 0;
 		for (unsigned int i = 0; i < n; i++)
 			put_page(pages[i]);
-		blk_finish_plug(&plug);
+		if (++batches % WB_PLUG_BATCHES == 0) { /* start those */
+			blk_finish_plug(&plug);
+			blk_start_plug(&plug, NULL);
+		}
 	}
+	blk_finish_plug(&plug);
 	return submitted;
 }
 

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <drivers/block.h>
 #include <kernel/err.h>
+#include <mm/kmalloc.h>
 #include <fs/internal.h>
 #include <fs/vfs.h>
 #include "ext2.h"
@@ -193,6 +195,35 @@ static void read_walks_map_per_run(struct ktest *t)
 	close(fd);
 }
 
+/* One cold read() of 1 MiB: a window of 8 readahead batches (32 pages
+ * each) whose bios wait on one plug and reach the device together - a
+ * doorbell or two (the indirect block's read rings its own), where a
+ * doorbell per batch would be 8. */
+static void read_window_rings_once(struct ktest *t)
+{
+	int fd = open("/f1m", O_RDONLY);
+	struct file *f = fd >= 0 ? fd_get(fd) : NULL;
+	char *buf = kmalloc(MiB, GFP_KERNEL);
+	struct block_device *dev;
+	unsigned long rings;
+
+	KTEST_ASSERT_NOT_NULL(t, f);
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	dev = EXT2_SBI(f->f_inode->i_sb)->s_bdev;
+	KTEST_ASSERT_TRUE(t, vfs_drop_caches() >= 0);
+	rings = __atomic_load_n(&dev->stats.commits, __ATOMIC_RELAXED);
+	KTEST_EXPECT_EQ(t, pread(fd, buf, MiB, 0), (ssize_t)MiB);
+	rings = __atomic_load_n(&dev->stats.commits, __ATOMIC_RELAXED) - rings;
+	ktest_log(t, "%lu doorbells for a cold read of 1 MiB", rings);
+	KTEST_EXPECT_GE(t, rings, 1ul);
+	KTEST_EXPECT_LE(t, rings, 4ul);
+	for (size_t i = 0; i < MiB; i += 4096)
+		KTEST_EXPECT_EQ(t, buf[i], ext2_test_pattern(5, i));
+	kfree(buf);
+	fput(f);
+	close(fd);
+}
+
 static struct ktest_case ext2_read_cases[] = {
 	KTEST_CASE(read_sizes),
 	KTEST_CASE(read_sparse),
@@ -200,6 +231,7 @@ static struct ktest_case ext2_read_cases[] = {
 	KTEST_CASE(read_deep),
 	KTEST_CASE(read_bigdir),
 	KTEST_CASE(read_walks_map_per_run),
+	KTEST_CASE(read_window_rings_once),
 	{},
 };
 KTEST_SUITE(ext2_read, ext2_read_cases);
