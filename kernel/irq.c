@@ -99,8 +99,3 @@ void irq_init_hart(void)
 	if (ctx >= 0 && platform.plic.base)
 		mmio_write32(PLIC_THRESHOLD(ctx), 0);
 }
-
-bool in_interrupt(void)
-{
-	return this_cpu()->irq_depth > 0;
-}

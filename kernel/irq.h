@@ -10,6 +10,7 @@
 #pragma once
 
 #include <kernel/compiler.h>
+#include <kernel/cpu.h>
 
 typedef void (*irq_handler_t)(void *arg);
 
@@ -21,4 +22,8 @@ bool irq_pending(unsigned int irq);
 void irq_dispatch(void);
 /* Per-hart set-up of the controller (boot and secondary harts). */
 void irq_init_hart(void);
-bool in_interrupt(void);
+/* Is this hart running a trap handler? (Inline: every lock asks.) */
+static inline bool in_interrupt(void)
+{
+	return this_cpu()->irq_depth > 0;
+}

@@ -103,7 +103,7 @@ void lockdep_acquire(const struct lockdep_map *map,
 		     unsigned int subclass,
 		     uintptr_t site)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	if (!lt)
 		return;
@@ -136,7 +136,7 @@ static void report_bad_release(const struct lockdep_map *map)
 
 void lockdep_release(const struct lockdep_map *map)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	if (!lt)
 		return;
@@ -156,7 +156,7 @@ void lockdep_release(const struct lockdep_map *map)
 
 void lockdep_downgrade(const struct lockdep_map *map)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	for (unsigned int i = 0; lt && i < lt->depth; i++)
 		if (lt->held[i].map == map)
@@ -165,7 +165,7 @@ void lockdep_downgrade(const struct lockdep_map *map)
 
 bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	if (!lt)
 		return true; /* no task context: cannot tell, do not warn */
@@ -187,7 +187,7 @@ static const struct lockdep_map fault_map = { &mmap_lock_class,
 
 void lockdep_might_fault(uintptr_t site)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	if (lt)
 		check_order(lt, &fault_map, 0, site);
@@ -200,7 +200,7 @@ unsigned long lockdep_reports(void)
 
 unsigned long lockdep_acquired(void)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	return lt ? lt->acquired : 0;
 }

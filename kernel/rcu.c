@@ -31,7 +31,7 @@ void rcu_read_lock(void)
 {
 	struct cpu *c;
 
-	preempt_disable();
+	__preempt_disable();
 	DEBUG_ASSERT(!in_interrupt());
 	c = this_cpu();
 	WRITE_ONCE(c->rcu_depth, c->rcu_depth + 1);
@@ -50,16 +50,16 @@ void rcu_read_unlock(void)
 	if (!depth)
 		__atomic_store_n(
 		    &c->rcu_ends, c->rcu_ends + 1, __ATOMIC_RELEASE);
-	preempt_enable();
+	__preempt_enable();
 }
 
 bool rcu_read_lock_held(void)
 {
 	bool held;
 
-	preempt_disable();
+	__preempt_disable();
 	held = this_cpu()->rcu_depth > 0;
-	preempt_enable();
+	__preempt_enable();
 	return held;
 }
 

@@ -40,19 +40,15 @@ BUILD_BUG_ON(offsetof(struct task, cpu) != offsetof(struct task_head, cpu));
 
 /* ---- preemption ---- */
 
-/* The count lives in the task: tp is read once, so a migration between
- * the read and the update cannot move the update to another hart. */
+/* The fast paths are inline in kernel/sched.h (the lock paths use them). */
 void preempt_disable(void)
 {
-	current_task()->preempt_count++;
-	barrier();
+	__preempt_disable();
 }
 
 void preempt_enable_no_resched(void)
 {
-	barrier();
-	WARN_ON_ONCE(current_task()->preempt_count <= 0);
-	current_task()->preempt_count--;
+	__preempt_enable_no_resched();
 }
 
 bool preemptible(void)
@@ -85,8 +81,7 @@ void preempt_check_resched(void)
 
 void preempt_enable(void)
 {
-	preempt_enable_no_resched();
-	preempt_check_resched();
+	__preempt_enable();
 }
 
 /* ---- the run queue (caller holds rq_lock) ---- */

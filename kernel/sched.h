@@ -27,6 +27,7 @@
 #include <kernel/list.h>
 #include <kernel/lockdep.h>
 #include <kernel/cpu.h>
+#include <kernel/panic.h>
 #include <kernel/wait.h>
 
 struct blk_plug;
@@ -120,6 +121,48 @@ struct task *sched_idle_task(unsigned int cpu);
 void wake_up_task(struct task *t);
 void sched_tick(void);
 void preempt_check_resched(void);
+
+/* The running task's lockdep state, or NULL in an idle task or a trap
+ * handler (lockdep_current, inline for the lock fast paths). */
+static inline struct lockdep_task *__lockdep_current(void)
+{
+	struct task *t = current_task();
+
+	return t != t->cpu->idle && t->cpu->irq_depth == 0 ? &t->lockdep : NULL;
+}
+
+/* preempt_disable/preempt_enable (kernel/spinlock.h), inline for the lock
+ * fast paths: the count lives in the task (tp is read once, so a
+ * migration between the read and the update cannot move the update to
+ * another hart); preempt_check_resched is called only when the peek at
+ * need_resched finds it set (see its comment in kernel/sched.c). */
+static inline void __preempt_disable(void)
+{
+	current_task()->preempt_count++;
+	barrier();
+}
+
+static inline void __preempt_enable_no_resched(void)
+{
+	struct task *t = current_task();
+
+	barrier();
+	WARN_ON_ONCE(t->preempt_count <= 0);
+	t->preempt_count--;
+}
+
+static inline void __preempt_check_resched(void)
+{
+	if (unlikely(READ_ONCE(this_cpu()->need_resched)))
+		preempt_check_resched();
+}
+
+static inline void __preempt_enable(void)
+{
+	__preempt_enable_no_resched();
+	__preempt_check_resched();
+}
+
 void set_current_state(enum task_state state);
 void sched_prepare_cpu(struct cpu *c, void *stack, size_t stack_size);
 void sched_start_cpu(void);

@@ -45,15 +45,15 @@ static void __spin_lock(struct spinlock *l, uintptr_t site)
 
 void spin_lock(struct spinlock *l)
 {
-	preempt_disable();
+	__preempt_disable();
 	__spin_lock(l, _THIS_IP_);
 }
 
 bool spin_trylock(struct spinlock *l)
 {
-	preempt_disable();
+	__preempt_disable();
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		preempt_enable();
+		__preempt_enable();
 		return false;
 	}
 	spin_acquired(l, _THIS_IP_);
@@ -72,14 +72,14 @@ static void __spin_unlock(struct spinlock *l)
 void spin_unlock(struct spinlock *l)
 {
 	__spin_unlock(l);
-	preempt_enable();
+	__preempt_enable();
 }
 
 unsigned long spin_lock_irqsave(struct spinlock *l)
 {
 	unsigned long flags = arch_irq_save();
 
-	preempt_disable();
+	__preempt_disable();
 	__spin_lock(l, _THIS_IP_);
 	return flags;
 }
@@ -87,24 +87,24 @@ unsigned long spin_lock_irqsave(struct spinlock *l)
 void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
 {
 	__spin_unlock(l);
-	preempt_enable_no_resched();
+	__preempt_enable_no_resched();
 	arch_irq_restore(flags);
-	preempt_check_resched();
+	__preempt_check_resched();
 }
 
 void spin_lock_irq(struct spinlock *l)
 {
 	arch_irq_disable();
-	preempt_disable();
+	__preempt_disable();
 	__spin_lock(l, _THIS_IP_);
 }
 
 void spin_unlock_irq(struct spinlock *l)
 {
 	__spin_unlock(l);
-	preempt_enable_no_resched();
+	__preempt_enable_no_resched();
 	arch_irq_enable();
-	preempt_check_resched();
+	__preempt_check_resched();
 }
 
 bool spin_lock_held(const struct spinlock *l)
@@ -114,7 +114,7 @@ bool spin_lock_held(const struct spinlock *l)
 
 void raw_spin_lock(struct spinlock *l)
 {
-	struct lockdep_task *lt = lockdep_current();
+	struct lockdep_task *lt = __lockdep_current();
 
 	raw_spin_lock_uncounted(l);
 	if (lt) /* not checked by lockdep, but counted */

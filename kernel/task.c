@@ -157,8 +157,7 @@ void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 
 struct lockdep_task *lockdep_current(void)
 {
-	struct task *t = current_task();
-	return t != t->cpu->idle && !in_interrupt() ? &t->lockdep : NULL;
+	return __lockdep_current();
 }
 
 /* newlib's per-task state: errno and friends follow the running task. */
