@@ -21,7 +21,7 @@
  *                                  (lock_page is a lockdep class)
  *           fs block-map locks     inside a_ops (ext2: i_map_lock, then
  *                                  s_alloc_lock)
- *             mapping->i_pages_lock  the index, nrpages, nrdirty
+ *             mapping->i_pages_lock  the index, nrpages (nrdirty is atomic)
  *               lru_lock             the LRU (mm/vmscan.c)
  *             wb_lock                the flusher's list (mm/writeback.c)
  *
@@ -281,9 +281,7 @@ bool set_page_dirty(struct page *page)
 	account_page_dirty(1);
 	if (!m)
 		return true;
-	spin_lock(&m->i_pages_lock);
-	first = m->nrdirty++ == 0;
-	spin_unlock(&m->i_pages_lock);
+	first = __atomic_fetch_add(&m->nrdirty, 1, __ATOMIC_ACQ_REL) == 0;
 	if (first)
 		writeback_mark_dirty(m);
 	/* A bare inode of no superblock (tests) has no metadata to write. */
@@ -299,11 +297,8 @@ bool page_clear_dirty(struct page *page)
 	if (!page_test_and_clear(page, PG_dirty))
 		return false;
 	account_page_dirty(-1);
-	if (m) {
-		spin_lock(&m->i_pages_lock);
-		m->nrdirty--;
-		spin_unlock(&m->i_pages_lock);
-	}
+	if (m)
+		__atomic_fetch_sub(&m->nrdirty, 1, __ATOMIC_ACQ_REL);
 	return true;
 }
 
@@ -474,9 +469,46 @@ static void fault_in_readable(const void *buf, size_t len)
 		(void)p[len - 1];
 }
 
+/*
+ * A write about to create pages from @index on (@len bytes from the start
+ * of that page): put the run of absent ones in the cache together - one
+ * hold of the allocator's lock, of i_pages_lock and of lru_lock for up to
+ * WRITE_RUN pages instead of one each - unlocked and not uptodate, so
+ * write_begin finds each as it comes, locks it and fills it. No page lock
+ * is held ahead of the copy (the source may be a mapping of this file); a
+ * reader that gets to one first reads it from the disk, as it would read
+ * a page the write has not reached. Caller holds i_rwsem exclusive.
+ * Return: the index after the run (@index if nothing was added).
+ */
+#define WRITE_RUN 32
+
+static unsigned long
+write_prefill(struct address_space *m, unsigned long index, size_t len)
+{
+	unsigned long want = MIN(DIV_ROUND_UP(len, PAGE_SIZE), WRITE_RUN);
+	struct page *pages[WRITE_RUN];
+	unsigned int n = 0, got, done;
+	int err;
+
+	while (n < want && !filemap_cached(m, index + n))
+		n++;
+	if (n < 2)
+		return index;
+	got = page_cache_alloc_bulk(pages, n);
+	for (unsigned int i = 0; i < got; i++)
+		trylock_page(pages[i]); /* ours alone: cannot fail */
+	done = filemap_add_pages(m, pages, got, index, &err);
+	for (unsigned int i = 0; i < got; i++) {
+		unlock_page(pages[i]);
+		put_page(pages[i]); /* the inserted keep the cache's */
+	}
+	return index + done;
+}
+
 ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	struct address_space *m = f->f_mapping;
+	unsigned long prefilled = 0; /* pages below it were put in ahead */
 	ssize_t written = 0;
 	int err = 0;
 
@@ -485,9 +517,12 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		size_t offset = *pos & ~PAGE_MASK;
 		unsigned int bytes = MIN(PAGE_SIZE - offset, len);
 		const char *src = (const char *)buf + written;
+		unsigned long index = *pos >> PAGE_SHIFT;
 		struct page *page;
 		int n;
 
+		if (index >= prefilled)
+			prefilled = write_prefill(m, index, offset + len);
 		fault_in_readable(src, bytes);
 		err = m->a_ops->write_begin(m, *pos, bytes, &page);
 		if (err)
@@ -503,5 +538,11 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		len -= n;
 		balance_dirty_pages();
 	}
+	/* A write that stopped short drops the pages it put in ahead and
+	 * never filled (clean, not uptodate, unused; a dirty or busy page in
+	 * the range stays). */
+	if (len && (unsigned long)(*pos >> PAGE_SHIFT) < prefilled)
+		invalidate_mapping_range(
+		    m, (unsigned long)(*pos >> PAGE_SHIFT), prefilled - 1);
 	return written ? written : err;
 }

@@ -184,7 +184,7 @@ struct address_space {
 	/* protected by i_pages_lock: */
 	struct radix_tree i_pages;
 	unsigned long nrpages;
-	unsigned long nrdirty;
+	unsigned long nrdirty; /* atomic (set_page_dirty needs no lock) */
 	errseq_t wb_err;     /* writeback errors, for fsync (kernel/errseq.h) */
 	errseq_t *sb_wb_err; /* the filesystem's, for syncfs; may be NULL */
 	/* atomic: fsync/sync passes writing it now; the flusher leaves the

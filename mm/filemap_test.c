@@ -192,6 +192,48 @@ static void filemap_write_then_fdatawrite(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+/*
+ * A write creating pages puts the run of absent ones in the cache together
+ * (up to 32, one hold of each lock for the lot): when write_begin meets the
+ * first, the rest of the run is already there, not uptodate and unlocked.
+ * A write that stops short drops those it never reached.
+ */
+static void filemap_write_fills_run_together(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 64 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	char *buf = kmalloc(32 * PAGE_SIZE, GFP_KERNEL);
+	struct page *page;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	memset(buf, 0x5a, 32 * PAGE_SIZE);
+	KTEST_EXPECT_EQ(t,
+			tdisk_write(d, buf, 32 * PAGE_SIZE, 0),
+			(ssize_t)(32 * PAGE_SIZE));
+	KTEST_EXPECT_EQ(t, d->ahead_at_first_begin, 31);
+	KTEST_EXPECT_EQ(t, m->nrpages, 32);
+	KTEST_EXPECT_EQ(t, m->nrdirty, 32);
+	page = filemap_get_page(m, 31);
+	KTEST_ASSERT_NOT_NULL(t, page);
+	KTEST_EXPECT_TRUE(t, page_test(page, PG_uptodate));
+	KTEST_EXPECT_FALSE(t, page_test(page, PG_locked));
+	put_page(page);
+	/* Stopped at page 37 (out of space): 5 pages written, none of the
+	 * run past them left behind. */
+	d->fail_begin_at = 37;
+	KTEST_EXPECT_EQ(t,
+			tdisk_write(d, buf, 32 * PAGE_SIZE, 32 * PAGE_SIZE),
+			(ssize_t)(5 * PAGE_SIZE));
+	KTEST_EXPECT_EQ(t, m->nrpages, 37);
+	for (unsigned long i = 37; i < 64; i++)
+		KTEST_EXPECT_FALSE(t, tdisk_cached(d, i));
+	KTEST_EXPECT_EQ(t, filemap_write_and_wait_range(m, 0, LLONG_MAX), 0);
+	for (unsigned long i = 0; i < 37; i++)
+		KTEST_EXPECT_EQ(t, d->data[i * PAGE_SIZE + 7], 0x5a);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
 static void filemap_write_error_reported_once(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
@@ -378,6 +420,7 @@ static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_lock_page_excludes),
 	KTEST_CASE(filemap_concurrent_readers),
 	KTEST_CASE(filemap_write_then_fdatawrite),
+	KTEST_CASE(filemap_write_fills_run_together),
 	KTEST_CASE(filemap_write_error_reported_once),
 	KTEST_CASE(filemap_truncate_range_exact),
 	KTEST_CASE(filemap_truncate_waits_for_writeback),

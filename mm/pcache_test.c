@@ -178,8 +178,21 @@ static int tdisk_write_begin(struct address_space *m,
 			     unsigned int len,
 			     struct page **pagep)
 {
-	struct page *page = filemap_grab_page(m, pos >> PAGE_SHIFT);
+	struct tdisk *d = tdisk_of(m);
+	unsigned long index = pos >> PAGE_SHIFT;
+	struct page *page;
 
+	if (d->ahead_at_first_begin < 0) {
+		long n = 0;
+
+		while (index + n + 1 < d->nr_pages &&
+		       filemap_cached(m, index + n + 1))
+			n++;
+		d->ahead_at_first_begin = n;
+	}
+	if ((long)index == d->fail_begin_at)
+		return -ENOSPC;
+	page = filemap_grab_page(m, index);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	if (!page_test(page, PG_uptodate) && len != PAGE_SIZE) {
@@ -247,6 +260,8 @@ struct tdisk *tdisk_create(struct ktest *t, loff_t size, unsigned int flags)
 
 	KTEST_ASSERT_NOT_NULL(t, d);
 	d->flags = flags;
+	d->fail_begin_at = -1;
+	d->ahead_at_first_begin = -1;
 	d->nr_pages = MAX(DIV_ROUND_UP(size, PAGE_SIZE), 1);
 	d->reads = kcalloc(d->nr_pages, sizeof(*d->reads), GFP_KERNEL);
 	d->writes = kcalloc(d->nr_pages, sizeof(*d->writes), GFP_KERNEL);

@@ -42,6 +42,10 @@ struct tdisk {
 	unsigned long corrupt;	  /* pages written with a broken pattern */
 	uint32_t *reads, *writes; /* per page */
 	int fail_writes;	  /* this many next writes fail with -EIO */
+	/* write_begin of page fail_begin_at fails with -ENOSPC (-1: never) */
+	long fail_begin_at;
+	/* pages after the first write_begin's that were already cached */
+	long ahead_at_first_begin; /* -1 until a write_begin ran */
 	/* TDISK_ASYNC: */
 	struct spinlock queue_lock;
 	struct page *queue[TDISK_QUEUE];

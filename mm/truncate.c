@@ -82,7 +82,7 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	m->nrpages--;
 	trace_event(TRACE_PAGE_DEL, m->host ? m->host->i_ino : 0, page->index);
 	if (page_test_and_clear(page, PG_dirty)) {
-		m->nrdirty--;
+		__atomic_fetch_sub(&m->nrdirty, 1, __ATOMIC_ACQ_REL);
 		account_page_dirty(-1);
 	}
 	lru_del(page);
