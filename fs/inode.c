@@ -290,12 +290,17 @@ struct inode *new_inode(struct super_block *sb, unsigned long ino)
 		return ERR_PTR(-ENOMEM);
 	inode->i_state = 0;
 	for (;;) {
+		bool freeing;
+
 		spin_lock(&inode_hash_lock);
 		old = inode_find(sb, ino);
 		if (!old)
 			break;
+		/* Read under the lock: once it is dropped the old inode may
+		 * leave the hash and be freed (and its memory reused). */
+		freeing = READ_ONCE(old->i_state) & I_FREEING;
 		spin_unlock(&inode_hash_lock);
-		if (WARN_ON(!(READ_ONCE(old->i_state) & I_FREEING))) {
+		if (WARN_ON(!freeing)) {
 			inode_destroy(inode);
 			return ERR_PTR(-EEXIST);
 		}
