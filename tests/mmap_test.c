@@ -9,8 +9,9 @@
  * the data reaches the disk with msync (the post-check reads
  * /mmap_persist.bin with debugfs); writeback write-protects the page
  * again, so the next store dirties it again; a private mapping's store
- * leaves the file alone; a fault under invalidate_lock is reported; errno
- * values are Linux's. What ends a mapping's entries (truncate, the
+ * leaves the file alone; a fault under invalidate_lock is reported; a
+ * write from a mapping of its own file, cold, completes; errno values are
+ * Linux's. What ends a mapping's entries (truncate, the
  * removal door, bad accesses) is tests/mmap_unmap_test.c's.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <kernel/lockdep.h>
 #include <kernel/sched.h>
 #include <fs/internal.h>
+#include <mm/kmalloc.h>
 #include <mm/mmap.h>
 #include <mm/vm.h>
 #include "mmap_test.h"
@@ -274,6 +276,55 @@ static void fault_under_invalidate_lock_is_reported(struct ktest *t)
 	close(fd);
 }
 
+/*
+ * write() from a shared mapping of the very file it writes, cold: the
+ * write puts the run of pages it will create in the cache ahead
+ * (mm/filemap.c write_prefill), and its source faults on some of them.
+ * They are not locked, so the fault reads them in instead of waiting for
+ * the writer; each source page is read before the write reaches it (it
+ * lies 16 pages ahead), so the file ends as a forward copy.
+ */
+#define SELF_PAGES 80
+
+static uint8_t self_byte(long i)
+{
+	return (i * 7 + i / 4096) & 0xff;
+}
+
+static void write_from_own_mapping(struct ktest *t)
+{
+	const size_t size = SELF_PAGES * 4096, shift = 16 * 4096;
+	uint8_t *buf = kmalloc(size, GFP_KERNEL);
+	uint8_t *p;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	for (size_t i = 0; i < size; i++)
+		buf[i] = self_byte(i);
+	fd = open("/mmap_self.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	KTEST_ASSERT_EQ(t, pwrite(fd, buf, size, 0), (ssize_t)size);
+	KTEST_EXPECT_EQ(t, fsync(fd), 0);
+	KTEST_ASSERT_TRUE(t, vfs_drop_caches() >= 0);
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	KTEST_EXPECT_EQ(
+	    t, pwrite(fd, p + shift, size - shift, 0), (ssize_t)(size - shift));
+	munmap(p, size);
+	KTEST_ASSERT_EQ(t, pread(fd, buf, size, 0), (ssize_t)size);
+	for (size_t i = 0; i < size; i++) {
+		uint8_t want = self_byte(i < size - shift ? i + shift : i);
+
+		if (buf[i] != want) {
+			KTEST_EXPECT_EQ(t, buf[i], want);
+			break;
+		}
+	}
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink("/mmap_self.bin"), 0);
+	kfree(buf);
+}
+
 static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(mmap_errors),
 	KTEST_CASE(fault_cached_takes_no_lock),
@@ -282,6 +333,7 @@ static struct ktest_case mmap_cases[] = {
 	KTEST_CASE(mkwrite_fills_hole),
 	KTEST_CASE(private_store_leaves_file),
 	KTEST_CASE(fault_under_invalidate_lock_is_reported),
+	KTEST_CASE(write_from_own_mapping),
 	{},
 };
 KTEST_SUITE(vfs_mmap, mmap_cases);
