@@ -190,7 +190,10 @@ read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 		isize = READ_ONCE(inode->i_size); /* truncate may have run */
 		n = MIN(MIN(PAGE_SIZE - offset, len),
 			(size_t)MAX(isize - *pos, (loff_t)0));
-		page_set(page, PG_referenced);
+		/* Test first: an atomic per hit on a page every hart reads
+		 * would pass its cache line from hart to hart. */
+		if (!page_test(page, PG_referenced))
+			page_set(page, PG_referenced);
 		race_point(RACE_READ_COPY, page);
 		copy_to_task((char *)buf + copied,
 			     (char *)page_address(page) + offset,
