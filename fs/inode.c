@@ -24,6 +24,7 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/trace.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
@@ -300,6 +301,7 @@ struct inode *new_inode(struct super_block *sb, unsigned long ino)
 		 * leave the hash and be freed (and its memory reused). */
 		freeing = READ_ONCE(old->i_state) & I_FREEING;
 		spin_unlock(&inode_hash_lock);
+		race_point(RACE_NEW_INODE_OLD, old);
 		if (WARN_ON(!freeing)) {
 			inode_destroy(inode);
 			return ERR_PTR(-EEXIST);
