@@ -168,7 +168,8 @@ static void do_readahead(struct address_space *m,
 		done = read_batch(m, index, want, mark, &last);
 		if (done < 0)
 			break;
-		/* Short of @want: someone inserted the next page meanwhile. */
+		/* Short of @want: the next page was inserted meanwhile, or
+		 * memory ran short; step over it (a miss reads it later). */
 		index += done + (done < (int)want);
 		if (++batches % RA_PLUG_BATCHES == 0) { /* start those */
 			blk_finish_plug(&plug);
