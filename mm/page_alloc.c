@@ -152,14 +152,25 @@ static struct page *take_block_locked(unsigned int order)
 
 #define RESERVE_PAGES MAX(nr_total / 256, 32UL)
 
-/* Take a block, leaving the reserve alone unless @reserve. */
+/* May @gfp's caller dip into the reserve? */
+static bool gfp_reserve(gfp_t gfp)
+{
+	return (gfp & GFP_ATOMIC) || current_is_reclaiming();
+}
+
+/* take_block_locked, leaving the reserve alone unless @reserve. Caller
+ * holds zone_lock. */
+static struct page *take_block_checked(unsigned int order, bool reserve)
+{
+	if (!reserve && nr_free < RESERVE_PAGES + (1UL << order))
+		return NULL;
+	return take_block_locked(order);
+}
+
 static struct page *take_block(unsigned int order, bool reserve)
 {
 	unsigned long flags = spin_lock_irqsave(&zone_lock);
-	struct page *page = NULL;
-
-	if (reserve || nr_free >= RESERVE_PAGES + (1UL << order))
-		page = take_block_locked(order);
+	struct page *page = take_block_checked(order, reserve);
 
 	spin_unlock_irqrestore(&zone_lock, flags);
 	return page;
@@ -200,7 +211,7 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 
 	if (WARN_ON_ONCE(order >= MAX_ORDER))
 		return NULL;
-	reserve = (gfp & GFP_ATOMIC) || current_is_reclaiming();
+	reserve = gfp_reserve(gfp);
 	page = take_block(order, reserve);
 	if (!(gfp & GFP_ATOMIC)) {
 		check_low_watermark();
@@ -214,19 +225,15 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int n, struct page **pages)
 {
-	bool reserve = (gfp & GFP_ATOMIC) || current_is_reclaiming();
+	bool reserve = gfp_reserve(gfp);
 	unsigned long flags;
 	unsigned int got = 0;
 
 	if (WARN_ON_ONCE(gfp & GFP_ZERO))
 		return 0;
 	flags = spin_lock_irqsave(&zone_lock);
-	while (got < n && (reserve || nr_free >= RESERVE_PAGES + 1)) {
-		pages[got] = take_block_locked(0);
-		if (!pages[got])
-			break;
+	while (got < n && (pages[got] = take_block_checked(0, reserve)))
 		got++;
-	}
 	spin_unlock_irqrestore(&zone_lock, flags);
 	if (!(gfp & GFP_ATOMIC))
 		check_low_watermark();
