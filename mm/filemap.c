@@ -405,12 +405,20 @@ static unsigned int insert_pages(struct address_space *m,
 
 bool filemap_cached(struct address_space *m, unsigned long index)
 {
-	bool cached;
+	return filemap_absent_run(m, index, 1) == 0;
+}
+
+unsigned int filemap_absent_run(struct address_space *m,
+				unsigned long index,
+				unsigned int max)
+{
+	unsigned int n = 0;
 
 	rcu_read_lock();
-	cached = radix_tree_lookup(&m->i_pages, index) != NULL;
+	while (n < max && !radix_tree_lookup(&m->i_pages, index + n))
+		n++;
 	rcu_read_unlock();
-	return cached;
+	return n;
 }
 
 /*
@@ -485,13 +493,12 @@ static void fault_in_readable(const void *buf, size_t len)
 static unsigned long
 write_prefill(struct address_space *m, unsigned long index, size_t len)
 {
-	unsigned long want = MIN(DIV_ROUND_UP(len, PAGE_SIZE), WRITE_RUN);
 	struct page *pages[WRITE_RUN];
-	unsigned int n = 0, got, done;
+	unsigned int n = filemap_absent_run(
+	    m, index, MIN(DIV_ROUND_UP(len, PAGE_SIZE), WRITE_RUN));
+	unsigned int got, done;
 	int err;
 
-	while (n < want && !filemap_cached(m, index + n))
-		n++;
 	if (n < 2)
 		return index;
 	got = page_cache_alloc_bulk(pages, n);

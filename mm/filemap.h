@@ -302,8 +302,13 @@ unsigned int filemap_add_pages(struct address_space *m,
 			       unsigned long index,
 			       int *err);
 /* Is a page at @index? No lock and no reference: the answer may be stale
- * by the time it is used (readahead uses it as a hint). */
+ * by the time it is used (a hint; insertion decides). */
 bool filemap_cached(struct address_space *m, unsigned long index);
+/* How many pages from @index on, up to @max, are absent: the run a batch
+ * of readahead or of a write may fill. One RCU section, a hint as above. */
+unsigned int filemap_absent_run(struct address_space *m,
+				unsigned long index,
+				unsigned int max);
 /* The one removal door: drop every page of [@start, @end] (bytes,
  * inclusive), partial pages zeroed in the part that leaves. Waits for
  * writeback of those pages; discards dirty data in the range. */

@@ -80,18 +80,6 @@ static bool past_last(unsigned long index, unsigned long last)
 	return last == ULONG_MAX || index > last;
 }
 
-/* How many of the pages from @index on, up to @max, are not cached: the
- * run one batch may fill. A hint only (no lock): insertion decides. */
-static unsigned int
-absent_run(struct address_space *m, unsigned long index, unsigned long max)
-{
-	unsigned int n = 0;
-
-	while (n < max && !filemap_cached(m, index + n))
-		n++;
-	return n;
-}
-
 /*
  * Fill one batch: up to @want fresh pages from @index on, inserted and
  * handed to the filesystem under one invalidate_lock shared section, in
@@ -157,8 +145,8 @@ static void do_readahead(struct address_space *m,
 	race_point(RACE_FILL_START, m);
 	blk_start_plug(&plug, NULL);
 	while (index < end && !past_last(index, last)) {
-		unsigned int want =
-		    absent_run(m, index, MIN(end - index, RA_BATCH));
+		unsigned int want = filemap_absent_run(
+		    m, index, MIN(end - index, (unsigned long)RA_BATCH));
 		int done;
 
 		if (!want) { /* cached: a batch stays contiguous */
