@@ -57,21 +57,11 @@ bool preemptible(void)
 	       arch_irqs_enabled();
 }
 
-/*
- * A peek first, with interrupts on: nearly every call finds nothing to do,
- * and turning interrupts off and on costs two CSR writes (each ends QEMU's
- * translation block). The peek may read the hart this task just left, if
- * it was preempted in between: a flag missed there is its new hart's,
- * whose trap return or tick acts on it; a flag seen wrongly only costs the
- * exact check below.
- */
+/* The exact check, with interrupts off; callers peek first
+ * (__preempt_check_resched, kernel/sched.h). */
 void preempt_check_resched(void)
 {
-	unsigned long flags;
-
-	if (!READ_ONCE(this_cpu()->need_resched))
-		return;
-	flags = arch_irq_save();
+	unsigned long flags = arch_irq_save();
 	bool resched = this_cpu()->need_resched && this_cpu()->online;
 
 	arch_irq_restore(flags);
@@ -345,7 +335,7 @@ task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 	raw_spin_unlock(&rq_lock);
 	send_kick(kick);
 	arch_irq_restore(flags);
-	preempt_check_resched();
+	__preempt_check_resched();
 	return t;
 }
 

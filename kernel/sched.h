@@ -27,6 +27,7 @@
 #include <kernel/list.h>
 #include <kernel/lockdep.h>
 #include <kernel/cpu.h>
+#include <kernel/irq.h>
 #include <kernel/panic.h>
 #include <kernel/wait.h>
 
@@ -128,14 +129,13 @@ static inline struct lockdep_task *__lockdep_current(void)
 {
 	struct task *t = current_task();
 
-	return t != t->cpu->idle && t->cpu->irq_depth == 0 ? &t->lockdep : NULL;
+	return t != t->cpu->idle && !in_interrupt() ? &t->lockdep : NULL;
 }
 
 /* preempt_disable/preempt_enable (kernel/spinlock.h), inline for the lock
  * fast paths: the count lives in the task (tp is read once, so a
  * migration between the read and the update cannot move the update to
- * another hart); preempt_check_resched is called only when the peek at
- * need_resched finds it set (see its comment in kernel/sched.c). */
+ * another hart). */
 static inline void __preempt_disable(void)
 {
 	current_task()->preempt_count++;
@@ -151,6 +151,14 @@ static inline void __preempt_enable_no_resched(void)
 	t->preempt_count--;
 }
 
+/*
+ * A peek first, with interrupts on: nearly every call finds nothing to do,
+ * and preempt_check_resched's exact check turns interrupts off and on (two
+ * CSR writes, each ending QEMU's translation block). The peek may read the
+ * hart this task just left, if it was preempted in between: a flag missed
+ * there is its new hart's, whose trap return or tick acts on it; a flag
+ * seen wrongly only costs the exact check.
+ */
 static inline void __preempt_check_resched(void)
 {
 	if (unlikely(READ_ONCE(this_cpu()->need_resched)))
