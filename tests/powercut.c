@@ -6,14 +6,16 @@
  * Round after round (forever without ROUNDS), in DIR: a file is built
  * under a temporary name by random writes, hole punches and truncates,
  * renamed to its final name, fsynced with its directory (what makes a
- * name durable), and then never touched again; only after both fsyncs
- * returned does the kernel print
+ * name durable), and then left alone until KEEP rounds later, when it is
+ * dropped; only after both fsyncs returned does the kernel print
  *     powercut: sealed PATH SIZE CKSUM
- * (CKSUM as POSIX cksum prints it). Around them, scratch files are written,
- * punched and unlinked without fsync, so that the machine dies with dirty
- * pages, half-changed bitmaps and directories in flight. The runner kills
- * QEMU at a random moment, repairs the image with e2fsck -fy and checks
- * that every sealed file has exactly the size and cksum printed.
+ * (CKSUM as POSIX cksum prints it), and before the drop
+ *     powercut: dropped PATH
+ * Around them, scratch files are written, punched and unlinked without fsync,
+ * so that the machine dies with dirty pages, half-changed bitmaps and
+ * directories in flight. The runner kills QEMU at a random moment, repairs the
+ * image with e2fsck -fy and checks that every sealed file has exactly the size
+ * and cksum printed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 #define MAX_FILE  (192 << 10)
 #define MAX_WRITE (48 << 10)
 #define SCRATCH	  4
+#define KEEP	  16 /* sealed files kept per DIR: the disk never fills */
 
 /* What makes a name durable, as on Linux: fsync of the directory that
  * holds it (an fsync of the file writes the file and its inode only). */
@@ -111,6 +114,23 @@ static int seal(const char *dir, unsigned int round, uint64_t *rnd, char *buf)
 	return 0;
 }
 
+/*
+ * Only the last KEEP sealed files of a boot stay: however fast the machine,
+ * the boots together never fill the disk. The line comes first, so that the
+ * runner stops checking a file before the unlink can have touched it; the
+ * unlink is not fsynced, and the cut may find it half done.
+ */
+static int drop(const char *dir, unsigned int round)
+{
+	char path[96];
+
+	if (round < KEEP)
+		return 0;
+	snprintf(path, sizeof(path), "%s/f%u", dir, round - KEEP);
+	console_printf("powercut: dropped %s\n", path);
+	return unlink(path);
+}
+
 /* Changes nobody waits for: the cut finds them half done. */
 static int
 scribble(const char *dir, unsigned int round, uint64_t *rnd, char *buf)
@@ -155,7 +175,7 @@ static int cmd_powercut(int argc, char **argv)
 		return 1;
 	console_printf("powercut: start %s\n", argv[1]);
 	for (unsigned long r = 0; !rounds || r < rounds; r++) {
-		if (seal(argv[2], r, &rnd, buf) ||
+		if (drop(argv[2], r) || seal(argv[2], r, &rnd, buf) ||
 		    scribble(argv[2], r, &rnd, buf)) {
 			console_printf(
 			    "powercut: round %lu: %s\n", r, strerror(errno));

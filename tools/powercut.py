@@ -9,8 +9,8 @@ else) at a random moment after the workload starts; the seeds and moments
 come from --seed, so a run can be repeated. After each cut:
   - `e2fsck -fy` must leave the image consistent: exit 0 or 1 (errors
     fixed), then the strict `e2fsck -fn` of tools/ext2img.py is clean;
-  - every file sealed so far (this boot's and earlier boots', which lived
-    through the later cuts and repairs too) must have exactly the size and
+  - every file sealed so far and not dropped since (this boot's and
+    earlier boots', which lived through the later cuts and repairs too) must have exactly the size and
     POSIX cksum the kernel printed after its fsync returned (debugfs dump,
     host cksum).
 Prints one line per cut and a summary; exit status 1 on the first failure.
@@ -33,6 +33,7 @@ import ext2img  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SEALED = re.compile(r"^powercut: sealed (\S+) (\d+) (\d+)\r?$")
+DROPPED = re.compile(r"^powercut: dropped (\S+)\r?$")
 
 
 class Failed(Exception):
@@ -119,34 +120,43 @@ def verify(image, sealed):
                              f"found cksum {got[path][0]} size {got[path][1]}")
 
 
-def sealed_files(text):
-    """{path: (size, cksum)} of the "sealed" lines in a cut boot's console.
-    Only whole lines count: the cut may stop the console in the middle of
-    one, and "sealed F 159745 15076" cut from "... 150765984" is no
-    record of what the kernel printed."""
+def sealed_files(text, sealed=None):
+    """Apply a cut boot's console to @sealed, {path: (size, cksum)}, and
+    return it: a "sealed" line adds a file, a "dropped" line (printed before
+    the unlink) takes one out. Only whole lines count: the cut may stop the
+    console in the middle of one, and "sealed F 159745 15076" cut from
+    "... 150765984" is no record of what the kernel printed."""
+    sealed = {} if sealed is None else sealed
     whole = text[:text.rfind("\n") + 1]
-    return {m.group(1): (int(m.group(2)), int(m.group(3)))
-            for m in map(SEALED.match, whole.splitlines()) if m}
+    for line in whole.splitlines():
+        if m := SEALED.match(line):
+            sealed[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        elif m := DROPPED.match(line):
+            sealed.pop(m.group(1), None)
+    return sealed
 
 
 def run(cuts, seed, image, log=print):
     rng = random.Random(seed)
     ext2img.make_image(image, "128M")
     sealed = {}
+    ever = 0
     repaired = 0
     for i in range(cuts):
         boot_seed = rng.getrandbits(32)
         delay = rng.uniform(0.02, 1.0)
         text = boot_and_cut(image, boot_seed, f"/pc{i}", delay)
-        new = sealed_files(text)
-        sealed.update(new)
+        whole = text[:text.rfind("\n") + 1]
+        new = sum(1 for l in whole.splitlines() if SEALED.match(l))
+        sealed_files(text, sealed)
+        ever += new
         rc = repair(image)
         repaired += rc == 1
         verify(image, sealed)
         log(f"cut {i + 1}/{cuts}: seed {boot_seed}, after {delay:.3f} s, "
-            f"{len(new)} files sealed, e2fsck -fy exit {rc}, "
+            f"{new} files sealed, e2fsck -fy exit {rc}, "
             f"{len(sealed)} sealed files intact")
-    return {"cuts": cuts, "sealed": len(sealed), "repaired": repaired}
+    return {"cuts": cuts, "sealed": ever, "kept": len(sealed), "repaired": repaired}
 
 
 def main(argv):
@@ -164,8 +174,8 @@ def main(argv):
         except (Failed, ext2img.CheckFailed) as e:
             print(f"powercut: FAILED (seed {seed}): {e}")
             return 1
-    print(f"powercut: {s['cuts']} power cuts survived, {s['sealed']} fsynced files "
-          f"intact, e2fsck repaired the image after {s['repaired']} of them")
+    print(f"powercut: {s['cuts']} power cuts survived, {s['sealed']} files fsynced, "
+          f"the {s['kept']} kept intact, e2fsck repaired the image after {s['repaired']} of them")
     return 0
 
 

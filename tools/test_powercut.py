@@ -5,8 +5,8 @@ tools/powercut.py with a fixed seed: QEMU is killed 20 times at seeded
 moments during writes, punches, renames and fsyncs on one image; after
 each cut e2fsck -fy must repair it (exit 0 or 1) to a strictly clean
 image, and every file whose fsync (and its directory's) returned before
-any of the cuts so far must have exactly the size and cksum the kernel
-printed. A failure names the file and the seed to repeat it with.
+any of the cuts so far, and that the workload has not dropped since, must
+have exactly the size and cksum the kernel printed. A failure names the file and the seed to repeat it with.
 """
 
 import tempfile
@@ -28,6 +28,17 @@ class SealedLinesTest(unittest.TestCase):
         self.assertEqual(powercut.sealed_files(text + "5984\r\n"),
                          {"/pc1/f1": (10, 123), "/pc1/f2": (159745, 150765984)})
 
+    def test_a_dropped_file_is_checked_no_more(self):
+        # "dropped" comes before the unlink: after it the file may be gone.
+        sealed = {"/pc0/f3": (1, 2)}
+        text = ("powercut: sealed /pc1/f1 10 123\r\n"
+                "powercut: dropped /pc0/f3\r\n"
+                "powercut: dropped /pc1/f1\r\n"
+                "powercut: sealed /pc1/f2 7 8\r\n"
+                "powercut: dropped /pc1/f2")  # the cut came in the line
+        self.assertIs(powercut.sealed_files(text, sealed), sealed)
+        self.assertEqual(sealed, {"/pc1/f2": (7, 8)})
+
 
 class PowerCutTest(unittest.TestCase):
     def test_fsynced_files_survive_power_cuts(self):
@@ -41,7 +52,9 @@ class PowerCutTest(unittest.TestCase):
         # The cuts came while files were being sealed: there is something
         # to lose (a cut before the first seal would prove nothing).
         self.assertGreaterEqual(s["sealed"], CUTS)
-        print(f"\n    powercut: {s['cuts']} cuts, {s['sealed']} fsynced files intact, "
+        self.assertGreater(s["kept"], 0)
+        print(f"\n    powercut: {s['cuts']} cuts, {s['sealed']} fsynced files, "
+              f"{s['kept']} kept and intact, "
               f"{s['repaired']} repaired by e2fsck -fy", end="")
 
 
