@@ -17,13 +17,15 @@
 
 /* A 2 MiB buffer (kmalloc), or NULL with a message. */
 uint8_t *bench_big_buf(void);
-/* Write FILE_PATH in @io writes (then fsync if @sync); *@write_ns and
- * *@fsync_ns get the two times if not NULL. Return: 0, or 1 with a
- * message. */
-int bench_write_file(size_t io,
-		     bool sync,
-		     uint64_t *write_ns,
-		     uint64_t *fsync_ns);
+/* What bench_write_file took, in ns. */
+struct bench_write_times {
+	uint64_t calls; /* inside the write() calls alone */
+	uint64_t loop;	/* the whole loop: each MiB's bytes set, then written */
+	uint64_t fsync; /* the fsync after it */
+};
+/* Write FILE_PATH in @io writes (then fsync if @sync); the times into *@t
+ * if not NULL. Return: 0, or 1 with a message. */
+int bench_write_file(size_t io, bool sync, struct bench_write_times *t);
 /* Read all of FILE_PATH in @io reads into @buf, checking each MiB's mark.
  * Return: the time, 0 on failure. */
 uint64_t bench_read_file(size_t io, uint8_t *buf);

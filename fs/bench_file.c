@@ -36,15 +36,12 @@ uint8_t *bench_big_buf(void)
 }
 
 /* Write /bench.dat in @io writes (then fsync if @sync). Return: 0 or 1;
- * *@write_ns and *@fsync_ns the two times. */
-int bench_write_file(size_t io,
-		     bool sync,
-		     uint64_t *write_ns,
-		     uint64_t *fsync_ns)
+ * the times in *@t if not NULL. */
+int bench_write_file(size_t io, bool sync, struct bench_write_times *t)
 {
 	uint8_t *buf = bench_big_buf();
 	int fd = open(FILE_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
-	uint64_t t0 = time_ns(), t1;
+	uint64_t t0 = time_ns(), calls = 0, t1;
 
 	if (!buf || fd < 0) {
 		printf("bench: %s: %s\n", FILE_PATH, vfs_strerror(errno));
@@ -52,16 +49,20 @@ int bench_write_file(size_t io,
 		return 1;
 	}
 	for (size_t off = 0; off < FILE_SIZE && !err; off += io) {
+		uint64_t c;
+
 		memset(buf, (int)(off >> 20) + 1, io);
+		c = time_ns();
 		err = write(fd, buf, io) != (ssize_t)io;
+		calls += time_ns() - c;
 	}
 	t1 = time_ns();
 	if (!err && sync)
 		err = fsync(fd) != 0;
-	if (write_ns)
-		*write_ns = t1 - t0;
-	if (fsync_ns)
-		*fsync_ns = time_ns() - t1;
+	if (t)
+		*t = (struct bench_write_times){ calls,
+						 t1 - t0,
+						 time_ns() - t1 };
 	close(fd);
 	kfree(buf);
 	if (err)
@@ -136,7 +137,7 @@ static int bench_cached_read(int argc, char **argv)
 	static const size_t sizes[] = { SMALL_IO, BIG_IO };
 	static const char *names[] = { "cached_read_4k", "cached_read_1m" };
 	uint8_t *buf = bench_big_buf();
-	int err = !buf || bench_write_file(BIG_IO, false, NULL, NULL);
+	int err = !buf || bench_write_file(BIG_IO, false, NULL);
 	char p[96];
 
 	(void)argc, (void)argv;
@@ -205,7 +206,7 @@ static int bench_hit_locks(int argc, char **argv)
 	struct bench_samples s = BENCH_SAMPLES_INIT, sr = BENCH_SAMPLES_INIT,
 			     sf = BENCH_SAMPLES_INIT;
 	uint8_t *buf = bench_big_buf();
-	int err = !buf || bench_write_file(BIG_IO, false, NULL, NULL);
+	int err = !buf || bench_write_file(BIG_IO, false, NULL);
 	int fd = err ? -1 : open(FILE_PATH, O_RDONLY);
 	char p[96];
 

@@ -73,7 +73,7 @@ static int bench_cold(int argc, char **argv)
 	struct block_device *vda = blkdev_get("vda");
 	struct bench_samples s = BENCH_SAMPLES_INIT;
 	uint8_t *buf = bench_big_buf();
-	int err = !buf || bench_write_file(BIG_IO, true, NULL, NULL);
+	int err = !buf || bench_write_file(BIG_IO, true, NULL);
 	char p[96];
 
 	(void)argc, (void)argv;
@@ -111,12 +111,12 @@ static int bench_buffered_write(int argc, char **argv)
 
 	(void)argc, (void)argv;
 	for (int r = 0; r < bench_reps() && !err; r++) {
-		uint64_t w, f;
+		struct bench_write_times t;
 
-		err = bench_write_file(BIG_IO, true, &w, &f);
-		bench_add(&cache, MB_PER_S(FILE_SIZE, w));
-		bench_add(&sync, MB_PER_S(FILE_SIZE, f));
-		bench_add(&both, MB_PER_S(FILE_SIZE, w + f));
+		err = bench_write_file(BIG_IO, true, &t);
+		bench_add(&cache, MB_PER_S(FILE_SIZE, t.calls));
+		bench_add(&sync, MB_PER_S(FILE_SIZE, t.fsync));
+		bench_add(&both, MB_PER_S(FILE_SIZE, t.loop + t.fsync));
 		unlink(FILE_PATH);
 	}
 	bench_params_io(p, sizeof(p), BIG_IO);
@@ -390,7 +390,7 @@ static int bench_scaling(int argc, char **argv)
 {
 	static const unsigned int harts[] = { 1, 2, 4 };
 	uint8_t *buf = bench_big_buf();
-	int err = !buf || bench_write_file(BIG_IO, false, NULL, NULL) ||
+	int err = !buf || bench_write_file(BIG_IO, false, NULL) ||
 		  !bench_read_file(BIG_IO, buf);
 	char p[96], mode[4];
 

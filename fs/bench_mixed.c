@@ -165,7 +165,7 @@ static int bench_mixed(int argc, char **argv)
 				      BENCH_SAMPLES_INIT,
 				      BENCH_SAMPLES_INIT };
 	uint8_t *buf = bench_big_buf();
-	int err = !buf || bench_write_file(BIG_IO, true, NULL, NULL);
+	int err = !buf || bench_write_file(BIG_IO, true, NULL);
 	char p[160];
 
 	(void)argc, (void)argv;
