@@ -16,7 +16,7 @@
  *
  * Locks (outermost first): inode_hash_lock (hash, LRU, the 0 <-> 1
  * transitions of i_count), sb->s_inode_lock (s_inodes, s_dirty),
- * inode->i_lock (i_state, i_count, i_size writers).
+ * inode->i_lock (i_state, i_count). i_size writers hold i_rwsem instead.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -352,9 +352,7 @@ void iput(struct inode *inode)
 
 void inode_set_size(struct inode *inode, loff_t size)
 {
-	spin_lock(&inode->i_lock);
-	WRITE_ONCE(inode->i_size, size);
-	spin_unlock(&inode->i_lock);
+	__atomic_store_n(&inode->i_size, size, __ATOMIC_RELEASE);
 }
 
 static bool inode_clean(struct inode *inode)

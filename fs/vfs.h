@@ -15,7 +15,7 @@
  *                      are locked ancestor first, else in address order;
  *                      a directory before the inodes in it (rename: the
  *                      moved inode and the victim, in address order).
- *   inode->i_lock    - i_state, i_size updates vs. readers of i_size
+ *   inode->i_lock    - i_state, i_count
  *   inode_hash_lock  - the inode cache (fs/inode.c)
  *   file->f_pos_lock - f_pos of a shared file
  */
@@ -204,7 +204,7 @@ struct inode {
 	unsigned int i_nlink;
 	uid_t i_uid;
 	gid_t i_gid;
-	loff_t i_size; /* i_lock for writers; readers: READ_ONCE */
+	loff_t i_size; /* writers: inode_set_size; readers: READ_ONCE */
 	struct timespec i_atime, i_mtime, i_ctime;
 	uint64_t i_blocks; /* 512-byte units, as stat reports */
 	struct super_block *i_sb;
@@ -269,6 +269,11 @@ struct inode *new_inode(struct super_block *sb, unsigned long ino);
 void ihold(struct inode *inode);
 void iput(struct inode *inode);
 void mark_inode_dirty(struct inode *inode);
+/* Store i_size: the caller holds i_rwsem exclusive (every writer of the
+ * size does: write, truncate, fallocate, directory growth, swapext) or no
+ * one else can see @inode yet. A release store: what the caller wrote
+ * before (the page data that brings the size up) comes first for a reader
+ * that sees the new size. Readers read it with no lock, READ_ONCE. */
 void inode_set_size(struct inode *inode, loff_t size);
 /* Drop unreferenced cached inodes (memory pressure, unmount). */
 unsigned long prune_icache(struct super_block *sb, unsigned long nr);
