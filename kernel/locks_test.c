@@ -2,7 +2,8 @@
  * kernel/locks_test.c: suites locks_spinlock, locks_mutex, locks_rwsem.
  *
  * Counters updated with plain (non-atomic) increments stay exact under the
- * lock; readers provably overlap; writers exclude everyone (checked over
+ * lock; a second mutex locker queues while the first holds it; readers
+ * provably overlap; writers exclude everyone (checked over
  * a held critical section); readers arriving after a queued writer wait
  * behind it instead of starving it.
  */
@@ -109,6 +110,57 @@ static void mutex_trylock_and_owner(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, lockdep_is_held(&m.dep, LOCK_MODE_ANY));
 }
 
+struct mutex_hold {
+	struct mutex m;
+	int acquired; /* the second locker got it */
+};
+
+static int second_locker(void *arg)
+{
+	struct mutex_hold *h = arg;
+
+	mutex_lock(&h->m);
+	WRITE_ONCE(h->acquired, 1);
+	mutex_unlock(&h->m);
+	return 0;
+}
+
+static unsigned int mutex_waiting(struct mutex *m)
+{
+	unsigned int n = 0;
+
+	spin_lock(&m->wait_lock);
+	for (struct list_head *pos = m->waiters.next; pos != &m->waiters;
+	     pos = pos->next)
+		n++;
+	spin_unlock(&m->wait_lock);
+	return n;
+}
+
+/* While this task holds the mutex, a second locker queues and sleeps: it
+ * gets the mutex only at the unlock. No timing decides it: the check waits
+ * until the locker is queued or (the bug) has the mutex. */
+static void mutex_second_locker_waits(struct ktest *t)
+{
+	static struct mutex_hold h;
+	uint64_t give_up = time_ns() + 10 * NSEC_PER_SEC;
+	struct task *b;
+
+	h.acquired = 0;
+	mutex_init(&h.m, "test.mutex", NULL);
+	mutex_lock(&h.m);
+	b = task_create("locker", second_locker, &h);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	while (!READ_ONCE(h.acquired) && !mutex_waiting(&h.m) &&
+	       time_ns() < give_up)
+		task_sleep_ms(1);
+	KTEST_EXPECT_FALSE(t, READ_ONCE(h.acquired));
+	KTEST_EXPECT_EQ(t, mutex_waiting(&h.m), 1u);
+	mutex_unlock(&h.m);
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_TRUE(t, READ_ONCE(h.acquired));
+}
+
 static struct ktest_case spin_cases[] = {
 	KTEST_CASE(spinlock_counter_exact),
 	KTEST_CASE(spinlock_irqsave_restores),
@@ -119,6 +171,7 @@ KTEST_SUITE(locks_spinlock, spin_cases);
 static struct ktest_case mutex_cases[] = {
 	KTEST_CASE(mutex_counter_exact),
 	KTEST_CASE(mutex_trylock_and_owner),
+	KTEST_CASE(mutex_second_locker_waits),
 	{},
 };
 KTEST_SUITE(locks_mutex, mutex_cases);
