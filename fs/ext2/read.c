@@ -9,10 +9,8 @@
  * run (ext2_map_run), not once per block. RACE_FILL_MAPPED is passed once
  * the blocks are mapped and before the bios go.
  *
- * Locks: run with the page(s) locked; the caller holds invalidate_lock
- * shared only for a page it found not uptodate (pages it has just inserted
- * are kept from every invalidation by their locks: mm/invalidate.c);
- * ext2_get_block takes i_map_lock inside.
+ * Locks: run with the page(s) locked and the caller's invalidate_lock
+ * shared (none in legacy mode); ext2_get_block takes i_map_lock inside.
  * Bio completions run in interrupt context and take no lock of ours.
  */
 #include <errno.h>
