@@ -125,16 +125,23 @@ static int second_locker(void *arg)
 	return 0;
 }
 
-static unsigned int mutex_waiting(struct mutex *m)
+/* Entries of @waiters, counted under @lock: the tasks queued on a lock. */
+static unsigned int count_waiters(struct spinlock *lock,
+				  struct list_head *waiters)
 {
 	unsigned int n = 0;
 
-	spin_lock(&m->wait_lock);
-	for (struct list_head *pos = m->waiters.next; pos != &m->waiters;
+	spin_lock(lock);
+	for (struct list_head *pos = waiters->next; pos != waiters;
 	     pos = pos->next)
 		n++;
-	spin_unlock(&m->wait_lock);
+	spin_unlock(lock);
 	return n;
+}
+
+static unsigned int mutex_waiting(struct mutex *m)
+{
+	return count_waiters(&m->wait_lock, &m->waiters);
 }
 
 /* While this task holds the mutex, a second locker queues and sleeps: it
@@ -292,14 +299,7 @@ static void rwsem_writers_exclude_everyone(struct ktest *t)
 /* Tasks queued on @s (readers or writers). */
 static unsigned int rwsem_waiting(struct rw_semaphore *s)
 {
-	unsigned int n = 0;
-	struct list_head *pos;
-
-	spin_lock(&s->wait_lock);
-	for (pos = s->waiters.next; pos != &s->waiters; pos = pos->next)
-		n++;
-	spin_unlock(&s->wait_lock);
-	return n;
+	return count_waiters(&s->wait_lock, &s->waiters);
 }
 
 /* Wait up to 2 s for @n tasks queued on @s. Return: whether they are. */

@@ -120,6 +120,12 @@ def verify(image, sealed):
                              f"found cksum {got[path][0]} size {got[path][1]}")
 
 
+def whole_lines(text):
+    """The lines of @text up to its last newline (a cut boot's console may
+    stop inside its last line)."""
+    return text[:text.rfind("\n") + 1].splitlines()
+
+
 def sealed_files(text, sealed=None):
     """Apply a cut boot's console to @sealed, {path: (size, cksum)}, and
     return it: a "sealed" line adds a file, a "dropped" line (printed before
@@ -127,8 +133,7 @@ def sealed_files(text, sealed=None):
     console in the middle of one, and "sealed F 159745 15076" cut from
     "... 150765984" is no record of what the kernel printed."""
     sealed = {} if sealed is None else sealed
-    whole = text[:text.rfind("\n") + 1]
-    for line in whole.splitlines():
+    for line in whole_lines(text):
         if m := SEALED.match(line):
             sealed[m.group(1)] = (int(m.group(2)), int(m.group(3)))
         elif m := DROPPED.match(line):
@@ -146,8 +151,7 @@ def run(cuts, seed, image, log=print):
         boot_seed = rng.getrandbits(32)
         delay = rng.uniform(0.02, 1.0)
         text = boot_and_cut(image, boot_seed, f"/pc{i}", delay)
-        whole = text[:text.rfind("\n") + 1]
-        new = sum(1 for l in whole.splitlines() if SEALED.match(l))
+        new = sum(1 for l in whole_lines(text) if SEALED.match(l))
         sealed_files(text, sealed)
         ever += new
         rc = repair(image)
