@@ -35,6 +35,23 @@ def failure(console):
     return lines[1] if len(lines) > 1 else "(nothing)"
 
 
+class FsxReportTest(unittest.TestCase):
+    """No boot: what fsxrun.check makes of a console."""
+
+    def test_a_fixed_mode_failure_is_told_before_the_cksums(self):
+        a = fsxrun.parser().parse_args(["--seed", "1"])
+        console = ("fsx: seed 1, 2 files, 2 readers each, fixed mode\n"
+                   "fsx: /fsx/fsx1: byte 4096: expected 0x00, found 0xa5\n"
+                   "fsx:   falloc keep_size /fsx/fsx1 [0, +8192)\n"
+                   "fsx: FAILED after 12 operations\n"
+                   "1 2 /fsx/fsx0\n3 4 /fsx/fsx1\n")
+        with self.assertRaises(fsxrun.Failed) as e:
+            fsxrun.check(a, None, console)  # the image is never looked at
+        self.assertIn("fsx failed in fixed mode", str(e.exception))
+        self.assertIn("expected 0x00, found 0xa5", str(e.exception))
+        self.assertIn("falloc keep_size", str(e.exception))
+
+
 class FsxTest(unittest.TestCase):
     def test_fixed_mode_passes(self):
         for block in ("4096", "1024"):
