@@ -47,6 +47,8 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_LOCK_TWO_FIRST] = "lock_two: first mapping locked",
 	[RACE_INODES_TWO_FIRST] = "lock_two_inodes: first inode locked",
 	[RACE_READ_COPY] = "read: page found, i_size read, before the copy",
+	[RACE_FILL_INSERTED] = "fill: pages inserted, blocks not mapped",
+	[RACE_ALLOC_LINKED] = "alloc_range: blocks mapped, not yet zeroed",
 };
 
 static void gate_reached(enum race_id rp)
@@ -106,6 +108,18 @@ static void gate_read_copy(void *obj)
 	gate_reached(RACE_READ_COPY);
 }
 
+static void gate_fill_inserted(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_FILL_INSERTED);
+}
+
+static void gate_alloc_linked(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_ALLOC_LINKED);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
@@ -113,6 +127,8 @@ static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_LOCK_TWO_FIRST] = gate_lock_two_first,
 	[RACE_INODES_TWO_FIRST] = gate_inodes_two_first,
 	[RACE_READ_COPY] = gate_read_copy,
+	[RACE_FILL_INSERTED] = gate_fill_inserted,
+	[RACE_ALLOC_LINKED] = gate_alloc_linked,
 };
 
 void race_arm(enum race_id rp)

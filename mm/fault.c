@@ -11,8 +11,9 @@
  *     than its page lock: no invalidate_lock;
  *   - an absent or !uptodate page is read through read()'s own path
  *     (filemap_read_page: readahead, then the one page), which holds
- *     invalidate_lock shared (none in legacy mode) from insertion to the
- *     read's submission and meets the same race points;
+ *     invalidate_lock shared (none in legacy mode) around the insertion
+ *     (through the read's submission for a page found !uptodate) and
+ *     meets the same race points;
  *   - shared mappings map a clean page read-only; the first store faults
  *     again into page_mkwrite: invalidate_lock shared, page locked, the
  *     filesystem gives its blocks disk space (holes) and the page is

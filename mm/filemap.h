@@ -316,6 +316,12 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
 void truncate_inode_pages(struct address_space *m, loff_t start);
+/* Wait until no page of [@start, @end] (bytes, inclusive) that was locked
+ * when looked at is locked still: the fills that inserted them have mapped
+ * their blocks and read them. For a change of the block map that keeps
+ * the cache (preallocation into holes); caller holds invalidate_lock
+ * exclusive, so no fill inserts or re-reads a page meanwhile. */
+void filemap_wait_fills(struct address_space *m, loff_t start, loff_t end);
 /* The last truncate of a mapping that is going away (an evicted inode):
  * every page, then off the flusher's list, waiting for it to let go. */
 void truncate_inode_pages_final(struct address_space *m);

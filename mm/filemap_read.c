@@ -4,12 +4,19 @@
  * A cached, uptodate page is copied with nothing held but a reference,
  * taken with no lock at all (filemap_get_page: an RCU look-up). A miss
  * reads ahead (mm/readahead.c), or with readahead off reads the one page;
- * a page that is not uptodate is read again. Every path that inserts a
- * page or brings one uptodate holds mapping->invalidate_lock shared from
- * the insertion (or the lock_page) through the block-map look-up and the
- * submission of the read, and reads i_size again once it holds it; the
- * copy to the caller's buffer comes after every lock is dropped
- * (might_fault() checks). RWF_NOWAIT: trylocks only, no I/O, -EAGAIN.
+ * a page that is not uptodate is read again. A path that inserts a page
+ * holds mapping->invalidate_lock shared around the insertion and reads
+ * i_size again once it holds it; the new page stays locked until its read
+ * ends, every invalidation locks each page it drops before it frees a
+ * block, and preallocation waits for the locked pages of its range before
+ * it maps a block under one, so the read that follows needs nothing more
+ * (docs/locking.md). A
+ * path that reads a page it found not uptodate holds the lock from the
+ * lock_page through the block-map look-up and the submission of the read:
+ * an invalidation may have passed that page already (the partial page at
+ * a punch's edge stays cached). The copy to the caller's buffer comes
+ * after every lock is dropped (might_fault() checks). RWF_NOWAIT:
+ * trylocks only, no I/O, -EAGAIN.
  * Lock order: mm/filemap.c's table; docs/locking.md.
  */
 #include <string.h>
@@ -26,7 +33,7 @@ static bool past_eof(struct address_space *m, unsigned long index)
 }
 
 /* Read page @index alone (readahead off, or it did not bring the page
- * in). Takes invalidate_lock shared from insertion through submission.
+ * in). Takes invalidate_lock shared around the insertion.
  * Return: the page (referenced, maybe still being read), NULL to look
  * again, ERR_PTR(-ENXIO) if a truncate put it past EOF, or ERR_PTR. */
 static struct page *read_one_page(struct address_space *m, unsigned long index)
@@ -41,9 +48,9 @@ static struct page *read_one_page(struct address_space *m, unsigned long index)
 		trylock_page(page); /* ours alone: cannot fail */
 		err = filemap_add_page(m, page, index);
 	}
+	filemap_fill_end(m); /* the page lock orders the read from here */
 	if (!err)
 		m->a_ops->read_page(m, page); /* unlocks; errors: !uptodate */
-	filemap_fill_end(m);
 	if (err) {
 		if (err != -ENXIO)
 			unlock_page(page);

@@ -8,13 +8,19 @@
  *     range, eviction. truncate_inode_pages_range() asserts it (owner and
  *     mode) and records the range it dropped; the unlock checks that no
  *     page came back into that range meanwhile.
- *   - shared (filemap_fill_begin) from inserting a page or finding one
- *     !uptodate through the block-map look-up and the I/O submission: read
- *     miss, read of a !uptodate page, every readahead batch. Never across
- *     a copy to or from task memory (might_fault() checks). i_size read
- *     under it is stable against truncate (which changes it under the
- *     lock exclusive), so the fill paths check it again once they hold it:
- *     no page is inserted past the EOF a truncate just set.
+ *   - shared (filemap_fill_begin) around inserting pages (read miss,
+ *     every readahead batch): a new page stays locked until its read ends
+ *     and every invalidation locks each page it drops before it frees a
+ *     block (preallocation, which keeps the pages over the holes it
+ *     fills, waits for the locked ones first: filemap_wait_fills), so the
+ *     page lock orders the block-map look-up and the read after the
+ *     insertion; and from finding a page !uptodate through its
+ *     block-map look-up and the I/O submission (an invalidation may have
+ *     passed that page: a punch leaves its partial edge pages cached).
+ *     Never across a copy to or from task memory (might_fault() checks).
+ *     i_size read under it is stable against truncate (which changes it
+ *     under the lock exclusive), so the fill paths check it again once
+ *     they hold it: no page is inserted past the EOF a truncate just set.
  *   - not at all on a cached, uptodate page.
  *   - a task that holds it exclusive fills under that (copy_file_range's
  *     source, fs/copy_range.c) instead of taking it shared again.

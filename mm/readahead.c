@@ -18,10 +18,11 @@
  * together (filemap_add_pages, the insertion door) and read by
  * a_ops->readahead if the filesystem has one, else one a_ops->read_page
  * each. Pages past i_size are not read. No lock is held on entry; each
- * batch takes invalidate_lock shared from its insertion through the
- * submission of its reads. The window is
- * per file and racy by design (a lost update only misjudges the next
- * window).
+ * batch takes invalidate_lock shared around its insertion (i_size read
+ * again under it) and reads its pages after dropping it: they stay locked
+ * until their reads end, and an invalidation locks every page it drops
+ * before it frees a block (docs/locking.md). The window is per file and
+ * racy by design (a lost update only misjudges the next window).
  */
 #include <errno.h>
 #include <limits.h>
@@ -81,10 +82,10 @@ static bool past_last(unsigned long index, unsigned long last)
 }
 
 /*
- * Fill one batch: up to @want fresh pages from @index on, inserted and
- * handed to the filesystem under one invalidate_lock shared section, in
- * which *@last (the last page below EOF) is read again: truncate changes
- * i_size under the lock exclusive. Legacy mode takes no lock and keeps the
+ * Fill one batch: up to @want fresh pages from @index on, inserted under
+ * one invalidate_lock shared section, in which *@last (the last page below
+ * EOF) is read again: truncate changes i_size under the lock exclusive;
+ * then handed, locked, to the filesystem. Legacy mode takes no lock and keeps the
  * *@last it was given, as before Linux 5.15. Return: pages inserted (0:
  * the first was cached meanwhile), or -1 to stop: no memory, or EOF.
  */
@@ -109,9 +110,9 @@ static int read_batch(struct address_space *m,
 		done = filemap_add_pages(m, pages, n, index, &err);
 		if (mark >= index && mark - index < done)
 			page_set(pages[mark - index], PG_readahead);
-		read_pages(m, pages, done); /* drops our references */
 	}
 	filemap_fill_end(m);
+	read_pages(m, pages, done); /* drops our references */
 	for (unsigned int i = done; i < got; i++) {
 		if (i < n)
 			unlock_page(pages[i]);
@@ -126,9 +127,8 @@ static int read_batch(struct address_space *m,
 /*
  * Bring pages [@start, @start+@nr) in, skipping cached ones; mark @mark.
  * Each batch is a run of absent pages, allocated together, inserted
- * together and read together, holding invalidate_lock shared from its
- * insertion until its reads are submitted; a range already cached takes
- * no lock at all.
+ * together under invalidate_lock shared and read together after it; a
+ * range already cached takes no lock at all.
  */
 static void do_readahead(struct address_space *m,
 			 unsigned long start,

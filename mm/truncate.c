@@ -196,6 +196,26 @@ void truncate_inode_pages_final(struct address_space *m)
 	writeback_forget(m);
 }
 
+void filemap_wait_fills(struct address_space *m, loff_t start, loff_t end)
+{
+	unsigned long index = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+	struct page *pages[TRUNCATE_BATCH];
+	unsigned int n;
+
+	if (start < 0 || end < start)
+		return;
+	lockdep_assert_held_write(&m->invalidate_lock);
+	while (index <= last &&
+	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			if (pages[i]->index <= last)
+				wait_on_page_locked(pages[i]);
+			index = pages[i]->index + 1;
+			put_page(pages[i]);
+		}
+	}
+}
+
 /* Page @index of @m, locked, referenced and uptodate (read if it must be).
  * Return: the page or ERR_PTR(-ENOMEM or -EIO). */
 static struct page *grab_uptodate_page(struct address_space *m,

@@ -334,8 +334,14 @@ proctype nowait(byte p) {
 
 /* ---- the fill paths ---- */
 
-/* Bring index p uptodate, invalidate_lock held shared (unless LEGACY).
- * ok = 0 if p is past EOF or the page left the cache (start again). */
+/* Bring index p uptodate, invalidate_lock held shared (unless LEGACY) on
+ * entry and dropped here: right after inserting a new page (ok = 1), whose
+ * lock then orders the read against every invalidation (remove_page waits
+ * for it before any block is freed); after the read's block look-up for a
+ * page found not uptodate (ok = 2), which an invalidation may have passed
+ * already (in the kernel: the partial page at a punch's edge stays cached,
+ * not uptodate, while its blocks are freed; the model has no partial
+ * pages). ok = 0 if the page left the cache (start again). */
 inline fill_page(p, g, ok) {
 	atomic {
 		if
@@ -344,15 +350,23 @@ inline fill_page(p, g, ok) {
 		fi
 	};
 	if
-	:: ok == 2 -> lock_page(p, g, ok)
-	:: else
+	:: ok == 1 -> fill_unlock()
+	:: else ->
+		lock_page(p, g, ok);
+		if
+		:: ok -> ok = 2
+		:: else
+		fi
 	fi;
 	if
 	:: ok && pstate[p] == NOTUPTODATE ->
 		map_block(p);
 		race_point(RACE_FILL_MAPPED);
 		gate_fill_mapped();
-		fill_unlock();
+		if
+		:: ok == 2 -> fill_unlock()
+		:: else
+		fi;
 		read_done(p)
 	:: ok && pstate[p] != NOTUPTODATE ->
 		plocked[p] = 0; fill_unlock()
@@ -387,7 +401,8 @@ again:
 	fill_size(sz);
 	if
 	:: kind == READAHEAD ->
-		/* one batch: every absent index below EOF */
+		/* one batch: every absent index below EOF inserted under the
+		 * lock, then mapped and read with the new pages' locks alone */
 		q = 0;
 		do
 		:: q < NPAGE ->
@@ -398,6 +413,13 @@ again:
 				:: else
 				fi
 			};
+			q++
+		:: else -> break
+		od;
+		fill_unlock();
+		q = 0;
+		do
+		:: q < NPAGE ->
 			if
 			:: mine & (1 << q) -> map_block(q)
 			:: else
@@ -407,7 +429,6 @@ again:
 		od;
 		race_point(RACE_FILL_MAPPED);
 		gate_fill_mapped();
-		fill_unlock();
 		q = 0;
 		do
 		:: q < NPAGE ->

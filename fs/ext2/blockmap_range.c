@@ -10,17 +10,25 @@
  * (blockmap.h).
  *
  * ext2 has no unwritten extents: a preallocated block is an ordinary
- * block, so it is written with zeroes before anything can read it.
+ * block, so it is written with zeroes before anything can read it. It is
+ * mapped first and zeroed after (a run at a time), and nothing may look
+ * the map up in between: the caller holds invalidate_lock exclusive, so no
+ * fill inserts a page meanwhile, and has waited for the pages that fills
+ * inserted before (filemap_wait_fills: they map their blocks under their
+ * page locks alone). tests/race_prealloc_test.c forces both orders.
  *
  * Caller holds i_rwsem exclusive and invalidate_lock exclusive, the page
- * cache of the range already dropped, or owns the inode (eviction). Each
- * function takes i_map_lock, which protects the map and i_blocks.
+ * cache of the range already dropped (preallocation may keep the pages
+ * over holes: they hold zeroes, as the new blocks will), or owns the
+ * inode (eviction). Each function takes i_map_lock, which protects the
+ * map and i_blocks.
  */
 #include <errno.h>
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "blockmap.h"
 
@@ -388,8 +396,10 @@ int ext2_alloc_range(struct inode *inode,
 		if (!err && (is_new || zero))
 			err = zero_add(sbi, &z, pblk);
 	}
-	if (!err && z.n)
+	if (!err && z.n) {
+		race_point(RACE_ALLOC_LINKED, inode);
 		err = zero_blocks(sbi, z.pblk, z.n, z.zeros);
+	}
 	for (size_t i = 0; err && i < new.nr; i++)
 		ext2_free_range(
 		    inode, new.v[i].start, new.v[i].start + new.v[i].len);

@@ -18,7 +18,10 @@
  * so no read, fault or readahead can bring a freed block's old contents
  * back into the cache: they take invalidate_lock shared to fill a page.
  * Preallocation allocates before it drops anything, so that -ENOSPC
- * leaves the file as it was (blocks it allocated are freed again).
+ * leaves the file as it was (blocks it allocated are freed again); it
+ * first waits for the fills that inserted pages in its range before it
+ * took the lock (filemap_wait_fills), since it keeps the pages over holes
+ * and each new block holds its old bytes until its zeroes are written.
  *
  * ext2 has no unwritten extents: preallocated blocks (modes 0 and
  * KEEP_SIZE, and the holes ZERO_RANGE fills) are written with zeroes
@@ -148,6 +151,11 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 		end = MIN(end, size);
 	if (off >= end)
 		return 0;
+	/* A fill holds no lock of ours once its pages are in (only their
+	 * page locks) and may not have looked the map up yet: let it, before
+	 * a hole under its page gets a block that holds old bytes until the
+	 * zeroes below land (docs/locking.md). */
+	filemap_wait_fills(m, off, end - 1);
 	/* Allocate first: -ENOSPC must find the file as it was. New blocks
 	 * are zeroed, so the cache over the holes stays true. */
 	err = ext2_alloc_range(inode,

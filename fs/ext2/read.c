@@ -6,11 +6,17 @@
  * no I/O) and the mapped ones are read with bios, one bio per run of
  * blocks consecutive both in the file and on disk, so a readahead batch of
  * a contiguous file is a single request. The map is walked once per such
- * run (ext2_map_run), not once per block. RACE_FILL_MAPPED is passed once
- * the blocks are mapped and before the bios go.
+ * run (ext2_map_run), not once per block. RACE_FILL_INSERTED is passed
+ * before the first block is mapped, RACE_FILL_MAPPED once the blocks are
+ * mapped and before the bios go.
  *
- * Locks: run with the page(s) locked and the caller's invalidate_lock
- * shared (none in legacy mode); ext2_get_block takes i_map_lock inside.
+ * Locks: run with the page(s) locked; the caller holds invalidate_lock
+ * shared only for a page it found not uptodate. Pages it has just inserted
+ * are kept from every invalidation by their locks (mm/invalidate.c), and
+ * from preallocation, which maps new blocks into holes before it writes
+ * their zeroes and keeps the cached pages over them, because it first
+ * waits for every locked page of its range (fs/ext2/falloc.c).
+ * ext2_get_block takes i_map_lock inside.
  * Bio completions run in interrupt context and take no lock of ours.
  */
 #include <errno.h>
@@ -168,6 +174,7 @@ ext2_read_pages(struct inode *inode, struct page **pages, unsigned int nr)
 	struct read_builder rd = { 0 };
 	struct read_ctx *ctx;
 
+	race_point(RACE_FILL_INSERTED, inode);
 	ctx = kzalloc(sizeof(*ctx) + nr * sizeof(ctx->p[0]), GFP_KERNEL);
 	if (!ctx) {
 		for (unsigned int i = 0; i < nr; i++)

@@ -665,6 +665,12 @@ void truncate_inode_pages_range(struct address_space *m,
 	READ_ONLY(__func__);
 }
 
+void filemap_wait_fills(struct address_space *m, loff_t start, loff_t end)
+{
+	(void)m, (void)start, (void)end;
+	READ_ONLY(__func__);
+}
+
 void truncate_pagecache(struct inode *inode, loff_t newsize)
 {
 	(void)inode, (void)newsize;
