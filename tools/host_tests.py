@@ -89,7 +89,12 @@ def run(tally, glob, tests=None):
     before = (tally.passed, tally.failed, tally.skipped)
     print(f"== host: {collected} unit tests", flush=True)
     result = HostResult(tally)
-    tests.run(result)
+    try:
+        tests.run(result)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # SystemExit from a set-up: unittest lets it by
+        tally.fail("host", f"the unit tests stopped: {type(e).__name__}: {e}")
     if not collected:
         tally.fail("host", f"no unit test matches {glob!r}")
     if result.testsRun != collected:

@@ -77,6 +77,22 @@ class HostCountTest(unittest.TestCase):
         self.assertIn("no disk", out)
         self.assertIn("FAIL host: required tests skipped (2): host.", out)
 
+    def test_a_set_up_that_exits_fails_and_the_count_goes_on(self):
+        class ExitingSetUp(unittest.TestCase):
+            @classmethod
+            def setUpClass(cls):
+                raise SystemExit("fuzz: build failed")  # as tools/fuzzrun.py
+
+            def test_never_runs(self):
+                pass
+
+        subtests, _ = fixtures()
+        tally, out = count(ExitingSetUp, subtests)
+        self.assertIn("the unit tests stopped: SystemExit: fuzz: build failed", out)
+        self.assertIn("5 tests collected but 0 ran", out)  # none lost uncounted
+        self.assertEqual(tally.mark(), (0, 2, 0), out)
+        self.assertTrue(out.rstrip().endswith("host: 0 passed, 2 failed, 0 skipped"), out)
+
     def test_test_without_outcome_fails(self):
         class Silent(host_tests.HostResult):
             def addSuccess(self, test):
