@@ -15,7 +15,8 @@
  * same files meanwhile, half of the time in the range being changed, and
  * check every byte they see against the versions the mutator had in
  * flight. -w holds each invalidation open MS milliseconds (at the race
- * point between dropping the cache and changing the block map), so that
+ * point between dropping the cache and changing the block map, and
+ * between mapping preallocated blocks and writing their zeroes), so that
  * readers meet it there: the fixed kernel makes them wait, legacy mode
  * lets them cache what is being freed.
  *

@@ -23,8 +23,9 @@
 #include "fsx.h"
 
 /* -w: the mutator stays at the race point between dropping the cache and
- * changing the block map (invalidate_lock held exclusive), readers meet it
- * there. Readers never stop here (they do not invalidate). */
+ * changing the block map (invalidate_lock held exclusive), and at the one
+ * between mapping preallocated blocks and writing their zeroes; readers
+ * meet it there. Readers never stop here (they do not invalidate). */
 static struct fsx *windowed;
 
 static void hold_window(void *obj)
@@ -33,6 +34,21 @@ static void hold_window(void *obj)
 
 	(void)obj;
 	if (x && current_task() == x->mutator)
+		task_sleep_ms(x->window_ms);
+}
+
+/* -w, the readers' side: every eighth fill of a reader stays between the
+ * insertion of its pages and the look-up of their blocks (its page locks
+ * held, no invalidate_lock), so that an operation that changes the map
+ * without waiting for those pages meets it there. */
+static void hold_fill(void *obj)
+{
+	static unsigned long fills;
+	struct fsx *x = READ_ONCE(windowed);
+
+	(void)obj;
+	if (x && current_task() != x->mutator &&
+	    __atomic_fetch_add(&fills, 1, __ATOMIC_RELAXED) % 8 == 0)
 		task_sleep_ms(x->window_ms);
 }
 
@@ -165,8 +181,11 @@ static int run(struct fsx *x)
 
 	x->mutator = current_task();
 	WRITE_ONCE(windowed, x);
-	if (x->window_ms)
+	if (x->window_ms) {
 		race_hook_set(RACE_INVAL_DROPPED, hold_window);
+		race_hook_set(RACE_ALLOC_LINKED, hold_window);
+		race_hook_set(RACE_FILL_INSERTED, hold_fill);
+	}
 	for (unsigned int i = 0; i < x->nfiles; i++)
 		for (unsigned int r = 0; r < x->readers; r++, n++) {
 			ra[n] = (struct reader_arg){ x,
@@ -191,6 +210,8 @@ static int run(struct fsx *x)
 		checks += ra[i].r->checks;
 	}
 	race_hook_set(RACE_INVAL_DROPPED, NULL);
+	race_hook_set(RACE_ALLOC_LINKED, NULL);
+	race_hook_set(RACE_FILL_INSERTED, NULL);
 	WRITE_ONCE(windowed, NULL);
 	ns = MAX(time_ns() - start, (uint64_t)1);
 	console_printf("fsx: %lu operations in %llu ms (%llu/s), %lu reads "

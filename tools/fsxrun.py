@@ -5,7 +5,8 @@
                             [--smp N] [--files F] [--readers P] [--mix M]
                             [--window MS] [--legacy] [--image IMG]
 
-Makes an ext2 image (tools/ext2img.py), boots whole on it with
+Makes an ext2 image (tools/ext2img.py) over a file full of 0xA5 (free
+blocks hold old bytes, as on a used disk), boots whole on it with
 `fsx ... /fsx; cksum /fsx/fsx*` (tests/fsx_cmd.c), and after QEMU is gone:
   - `e2fsck -fn` must find the image strictly clean (docs/design.md);
   - each file's cksum from the kernel must equal the host's cksum of its
@@ -78,9 +79,25 @@ def host_cksums(image, paths):
         return got
 
 
+IMAGE_MIB = 64
+DIRT = 0xA5  # what the free blocks hold: never a byte a hole reads as
+
+
+def make_dirty_image(image, block):
+    """A fresh ext2 image whose free blocks hold DIRT, as a used disk's do,
+    not zeroes: a read of a block that was never written (or was
+    preallocated and not yet zeroed) then differs from the hole the model
+    expects. mke2fs writes its metadata only (-E nodiscard)."""
+    with open(image, "wb") as f:
+        chunk = bytes([DIRT]) * (1 << 20)
+        for _ in range(IMAGE_MIB):
+            f.write(chunk)
+    ext2img.make_image(image, f"{IMAGE_MIB}M", block=block)
+
+
 def run(a, image):
     """Boot, check. Return a dict: passed, ops, rate, checks, console."""
-    ext2img.make_image(image, "64M", block=a.block)
+    make_dirty_image(image, a.block)
     return check(a, image, boot(a, image))
 
 

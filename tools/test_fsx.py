@@ -52,6 +52,16 @@ class FsxReportTest(unittest.TestCase):
         self.assertIn("falloc keep_size", str(e.exception))
 
 
+    def test_free_blocks_hold_dirt_and_e2fsck_is_clean(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            img = Path(tmp) / "d.img"
+            fsxrun.make_dirty_image(img, 4096)
+            data = img.read_bytes()
+            fsxrun.ext2img.check_image(img)
+        self.assertEqual(len(data), fsxrun.IMAGE_MIB << 20)
+        self.assertGreater(data.count(fsxrun.DIRT), len(data) * 9 // 10)
+
+
 class FsxTest(unittest.TestCase):
     def test_fixed_mode_passes(self):
         for block in ("4096", "1024"):
