@@ -65,6 +65,16 @@ class SpinModelTest(unittest.TestCase):
     def test_protocol_holds(self):
         self.assertHolds("fixed")
 
+    def test_preallocation_holds_and_breaks_without_its_wait(self):
+        self.assertHolds("prealloc")
+        for name in ("prealloc_no_wait", "legacy_prealloc"):
+            with self.subTest(name):
+                self.assertBroken(name)
+                story = "\n".join(spinmodel.replay(CHECKS[name].defines,
+                                                    self.tmp.name))
+                self.assertIn("not zeroed yet", story)
+                self.assertIn("fill maps index 0 to block", story)
+
     def test_each_fill_path_breaks_without_the_lock(self):
         for name in ("legacy_read_miss", "legacy_read_notuptodate",
                      "legacy_fault_mkwrite", "legacy_readahead"):

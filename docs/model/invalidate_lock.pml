@@ -8,14 +8,17 @@
  * Defines: LEGACY, LOCK_TWO, UNORDERED (below); INVAL=op and FILL=n pin the
  * operation and the fill path (else the search tries them all, see init);
  * REPRODUCER adds the kernel reproducers' gates; LEAK_ONLY narrows the
- * invariant to another file's data (see foreign()).
+ * invariant to another file's data (see foreign()). PREALLOC_HOLE checks
+ * preallocation instead (fallocate KEEP_SIZE over a hole at index 0, whose
+ * old block is free and poisoned); NO_FILL_WAIT drops its wait for the
+ * fills' locked pages (it must fail).
  *
  * The file A has two pages (indices 0 and 1) backed by blocks 1 and 2 of a
  * disk of NBLK blocks (0 stands for "hole"). Index 0 starts absent from the
  * cache, index 1 present but not uptodate (a read failed once), so both the
  * read-miss and the not-uptodate paths have work. Tasks:
  *   inval      one invalidating operation (PUNCH, TRUNCATE, ZERO range,
- *              COLLAPSE range) under invalidate_lock exclusive
+ *              COLLAPSE range; or PREALLOC) under invalidate_lock exclusive
  *   fill       read of index 0 (miss), read of index 1 (not uptodate),
  *              fault + page_mkwrite of index 0, a readahead batch of 0..1
  *   fast       the cached-hit reader: no lock at all
@@ -45,7 +48,7 @@ mtype = {
 };
 #define race_point(name) name: printf("race point %e by task %d\n", at_##name, _pid)
 
-mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE };	/* the invalidating operations */
+mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE, PREALLOC };	/* the invalidating operations */
 
 #define NPAGE 2
 #define NBLK 4		/* blocks 1..3; 0 = hole */
@@ -217,11 +220,39 @@ inline remove_page(p) {
 
 /* ---- the invalidating task ---- */
 
+/* Preallocation of index 0 (ext2 has no unwritten extents): the hole gets
+ * a block, mapped first and written with zeroes after; the cached pages
+ * over holes stay (they hold zeroes). A fill's new page is locked until
+ * its read ends but the fill no longer holds the lock, so the kernel
+ * first waits for every locked page of the range (filemap_wait_fills). */
+inline prealloc_hole(b) {
+#ifndef NO_FILL_WAIT
+	atomic { !plocked[0] -> printf("prealloc: no fill of index 0 in flight\n") };
+#endif
+	if
+	:: amap[0] == 0 ->
+		alloc_block(FILE_A, b);
+		if
+		:: b != 0 ->
+			amap[0] = b;
+			printf("prealloc maps index 0 to block %d, not zeroed yet\n", b);
+			bdata[b] = DATA_ZERO;
+			printf("prealloc zeroes block %d\n", b)
+		:: else /* ENOSPC: nothing changes */
+		fi
+	:: else
+	fi
+}
+
 proctype inval(byte op) {
 	byte b;
 
 	lock_excl();
 	printf("inval %e takes invalidate_lock exclusive\n", op);
+	if
+	:: op == PREALLOC -> prealloc_hole(b); goto out
+	:: else
+	fi;
 	if
 	:: op == TRUNCATE -> isize = 0
 	:: else
@@ -248,6 +279,7 @@ proctype inval(byte op) {
 		fi
 	:: else
 	fi;
+out:
 	inval_done = 1;
 	unlock_excl()
 }
@@ -507,6 +539,10 @@ done:
 
 #ifdef LEAK_ONLY
 #define INVARIANT (page_clean(0) && page_clean(1))
+#elif defined(PREALLOC_HOLE)
+/* A kept page over the hole still names no block (its zeroes are right):
+ * no freshness by buffer; no poison and no other file's data in a page. */
+#define INVARIANT (page_clean(0) && page_clean(1))
 #else
 #define INVARIANT (page_fresh(0) && page_fresh(1) && page_clean(0) && \
 		   page_clean(1) && page_inside(0) && page_inside(1))
@@ -553,7 +589,9 @@ proctype lock_two(byte a; byte b) {
  * search (all of them are verified) unless INVAL=op or FILL=n pins it:
  * FILL 1 read of index 0 (a miss), 2 read of index 1 (not uptodate),
  * 3 fault and page_mkwrite of index 0, 4 a readahead batch. */
-#ifdef INVAL
+#ifdef PREALLOC_HOLE
+#define choose_op(op) op = PREALLOC
+#elif defined(INVAL)
 #define choose_op(op) op = INVAL
 #else
 #define choose_op(op) if :: op = PUNCH :: op = TRUNCATE :: op = ZERO :: op = COLLAPSE fi
@@ -568,7 +606,11 @@ init {
 	mtype op;
 
 	atomic {
+#ifdef PREALLOC_HOLE
+		owner[1] = FREE; bdata[1] = POISON; amap[0] = 0;
+#else
 		owner[1] = FILE_A; bdata[1] = DATA_A; amap[0] = 1;
+#endif
 		owner[2] = FILE_A; bdata[2] = DATA_A; amap[1] = 2;
 		owner[3] = FILE_B; bdata[3] = DATA_B;
 		pstate[1] = NOTUPTODATE; pgen[1] = 1;
