@@ -217,9 +217,9 @@ static int nowait_reader(void *arg)
 	return 0;
 }
 
-static bool waits_for_lock(void *arg)
+bool race_waits_for_lock(void *mapping)
 {
-	struct address_space *m = arg;
+	struct address_space *m = mapping;
 
 	return rwsem_nr_waiters(&m->invalidate_lock) > 0;
 }
@@ -229,7 +229,7 @@ static bool filler_blocked_or_gone(void *arg)
 {
 	struct race_case *rc = arg;
 
-	return waits_for_lock(rc->m) ||
+	return race_waits_for_lock(rc->m) ||
 	       READ_ONCE(rc->filler->state) == TASK_DEAD;
 }
 

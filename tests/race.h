@@ -91,6 +91,10 @@ int race_filler(void *rc);
 void race_check_filler(struct ktest *t, struct race_case *rc, int code);
 /* G, read back from disk, holds only 'G'. */
 void race_check_g_intact(struct ktest *t, char *buf);
+/* A task waits for @mapping's invalidate_lock (a race_wait condition). */
+bool race_waits_for_lock(void *mapping);
+/* fallocate(@mode, @off, @len) on F. Return: 0 or the errno. */
+int race_falloc(int mode, loff_t off, loff_t len);
 
 /* The invalidating operations (tests/race_falloc_test.c,
  * tests/race_truncate_test.c). */

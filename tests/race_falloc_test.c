@@ -22,7 +22,7 @@
 #include <fs/vfs.h>
 #include "race.h"
 
-static int falloc_f(int mode, loff_t off, loff_t len)
+int race_falloc(int mode, loff_t off, loff_t len)
 {
 	int fd = open(RACE_F_PATH, O_RDWR), err = 0;
 
@@ -36,25 +36,25 @@ static int falloc_f(int mode, loff_t off, loff_t len)
 
 static int punch_f(void)
 {
-	return falloc_f(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			RACE_VICTIM * PAGE_SIZE,
-			PAGE_SIZE);
+	return race_falloc(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			   RACE_VICTIM * PAGE_SIZE,
+			   PAGE_SIZE);
 }
 
 static int zero_f(void)
 {
-	return falloc_f(
+	return race_falloc(
 	    FALLOC_FL_ZERO_RANGE, RACE_VICTIM * PAGE_SIZE, PAGE_SIZE);
 }
 
 static int collapse_f(void)
 {
-	return falloc_f(FALLOC_FL_COLLAPSE_RANGE, PAGE_SIZE, PAGE_SIZE);
+	return race_falloc(FALLOC_FL_COLLAPSE_RANGE, PAGE_SIZE, PAGE_SIZE);
 }
 
 static int insert_f(void)
 {
-	return falloc_f(FALLOC_FL_INSERT_RANGE, PAGE_SIZE, PAGE_SIZE);
+	return race_falloc(FALLOC_FL_INSERT_RANGE, PAGE_SIZE, PAGE_SIZE);
 }
 
 static const char *observe_zeroes(struct ktest *t, struct race_case *rc)

@@ -23,6 +23,7 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
+#include "race.h"
 
 #define H_PATH	 "/race_hit"
 #define H_PAGES	 4
@@ -85,12 +86,6 @@ static int read_victim(void *arg)
 	return n == PAGE_SIZE ? 0 : 1;
 }
 
-static bool waits_for_lock(void *arg)
-{
-	return rwsem_nr_waiters(
-	    &((struct address_space *)arg)->invalidate_lock);
-}
-
 static bool read_done(void *arg)
 {
 	return READ_ONCE(((struct hit_case *)arg)->done);
@@ -145,7 +140,7 @@ static void race_hit_while_punch_holds_lock(struct ktest *t)
 		KTEST_EXPECT_EQ(t, race_wait_until(read_done, &hc), 0);
 	} else {
 		KTEST_EXPECT_EQ(
-		    t, race_wait_until(waits_for_lock, f->f_mapping), 0);
+		    t, race_wait_until(race_waits_for_lock, f->f_mapping), 0);
 		KTEST_EXPECT_FALSE(t, read_done(&hc));
 	}
 	race_release(RACE_INVAL_DROPPED);

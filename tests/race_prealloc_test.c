@@ -38,22 +38,11 @@
 #include <mm/kmalloc.h>
 #include "race.h"
 
-static int falloc_f(int mode)
-{
-	int fd = open(RACE_F_PATH, O_RDWR), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (fallocate(fd, mode, RACE_VICTIM * PAGE_SIZE, PAGE_SIZE))
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static int preallocator(void *arg)
 {
 	(void)arg;
-	return falloc_f(FALLOC_FL_KEEP_SIZE);
+	return race_falloc(
+	    FALLOC_FL_KEEP_SIZE, RACE_VICTIM * PAGE_SIZE, PAGE_SIZE);
 }
 
 struct prealloc_case {
@@ -68,13 +57,6 @@ static bool a_waits_for_page(void *arg)
 
 	return READ_ONCE(pc->rc.m->invalidate_lock.writer) == pc->a &&
 	       READ_ONCE(pc->a->state) == TASK_SLEEPING;
-}
-
-static bool b_waits_for_lock(void *arg)
-{
-	struct prealloc_case *pc = arg;
-
-	return rwsem_nr_waiters(&pc->rc.m->invalidate_lock) > 0;
 }
 
 /* Page RACE_VICTIM once more, after its clean page is dropped: the disk. */
@@ -139,7 +121,7 @@ static void prealloc_first(struct ktest *t, struct prealloc_case *pc)
 	b = task_create("filler", race_filler, &pc->rc);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	pc->rc.filler = b;
-	stopped = race_wait(RACE_FILL_MAPPED, b_waits_for_lock, pc);
+	stopped = race_wait(RACE_FILL_MAPPED, race_waits_for_lock, pc->rc.m);
 	KTEST_EXPECT_EQ(t, stopped, legacy ? 1 : 0);
 	if (stopped == 1) { /* B's read goes first, then the zeroes */
 		race_release(RACE_FILL_MAPPED);
@@ -171,8 +153,11 @@ race_prealloc_run(struct ktest *t, enum fill_kind kind, bool fill_goes_first)
 	pc.rc.buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	KTEST_ASSERT_NOT_NULL(t, pc.rc.buf);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, true);
-	KTEST_ASSERT_EQ(
-	    t, falloc_f(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE), 0);
+	KTEST_ASSERT_EQ(t,
+			race_falloc(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				    RACE_VICTIM * PAGE_SIZE,
+				    PAGE_SIZE),
+			0);
 	if (fill_goes_first)
 		fill_first(t, &pc);
 	else
