@@ -123,9 +123,20 @@ void bio_free(struct bio *bio)
 	kfree(bio);
 }
 
-/* Return: 0, or -ENOSPC when the bio has no free vector. */
+/* Return: 0, or -ENOSPC when the bio has no free vector. A buffer that
+ * starts where the last one ends extends it instead (one segment for the
+ * device to map), as long as the bio stays within max_vecs pages: what
+ * its caller sized it for. */
 int bio_add_buf(struct bio *bio, void *addr, uint32_t len)
 {
+	struct bio_vec *last = bio->vcnt ? &bio->vecs[bio->vcnt - 1] : NULL;
+
+	if (last && (char *)last->addr + last->len == (char *)addr &&
+	    (uint64_t)bio->size + len <= (uint64_t)bio->max_vecs * PAGE_SIZE) {
+		last->len += len;
+		bio->size += len;
+		return 0;
+	}
 	if (bio->vcnt == bio->max_vecs)
 		return -ENOSPC;
 	bio->vecs[bio->vcnt++] = (struct bio_vec){ .addr = addr, .len = len };

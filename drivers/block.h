@@ -182,6 +182,8 @@ struct bio *bio_alloc(struct block_device *dev,
 		      uint64_t sector,
 		      unsigned int max_vecs);
 void bio_free(struct bio *bio);
+/* Add @len bytes at @addr; a buffer adjacent to the last one extends it.
+ * Return: 0 or -ENOSPC (no vector left). */
 int bio_add_buf(struct bio *bio, void *addr, uint32_t len);
 void blk_submit(struct bio *bio);
 /* Driver side: @rq (head of a merged chain) finished with @status. */

@@ -12,7 +12,8 @@
  * flush, whose bios are freed by their late completion.
  *
  * Also: the driver's commit (its doorbell) is called once per dispatch that
- * gave it requests, never while the queue's lock is held.
+ * gave it requests, never while the queue's lock is held; bio_add_buf
+ * merges adjacent buffers into one vector.
  */
 #include <errno.h>
 #include <string.h>
@@ -196,6 +197,41 @@ static struct bio *fake_bio(struct fake_disk *d, uint64_t sector, void *buf)
  * submission, after a plug's batch, after a completion that let a waiting
  * request in - each with the queue's lock released; none when the driver was
  * busy and took nothing. */
+/* bio_add_buf: a buffer adjacent to the last one extends its vector, up
+ * to max_vecs pages in all; one elsewhere takes a new vector; -ENOSPC when
+ * none is left. */
+static void adjacent_buffers_merge(struct ktest *t)
+{
+	char *buf = kmalloc(8 * PAGE_SIZE, GFP_KERNEL);
+	struct bio *bio = bio_alloc(NULL, BLK_OP_READ, 0, 2);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_NOT_NULL(t, bio);
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf, 1024), 0);
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf + 1024, 3072), 0);
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf + PAGE_SIZE, PAGE_SIZE), 0);
+	KTEST_EXPECT_EQ(t, bio->vcnt, 1u);
+	KTEST_EXPECT_EQ(t, bio->vecs[0].len, 2 * PAGE_SIZE);
+	/* two pages for two vectors: the third adjacent page takes the
+	 * second vector, the fourth finds none */
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf + 2 * PAGE_SIZE, PAGE_SIZE), 0);
+	KTEST_EXPECT_EQ(t, bio->vcnt, 2u);
+	KTEST_EXPECT_EQ(
+	    t, bio_add_buf(bio, buf + 3 * PAGE_SIZE, PAGE_SIZE), -ENOSPC);
+	KTEST_EXPECT_EQ(t, bio->size, 3 * PAGE_SIZE);
+	bio_free(bio);
+	/* not adjacent: a vector each */
+	bio = bio_alloc(NULL, BLK_OP_READ, 0, 4);
+	KTEST_ASSERT_NOT_NULL(t, bio);
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf + 2 * PAGE_SIZE, PAGE_SIZE), 0);
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf, PAGE_SIZE), 0);
+	KTEST_EXPECT_EQ(t, bio_add_buf(bio, buf + 4 * PAGE_SIZE, 512), 0);
+	KTEST_EXPECT_EQ(t, bio->vcnt, 3u);
+	KTEST_EXPECT_EQ(t, bio->size, 2 * PAGE_SIZE + 512);
+	bio_free(bio);
+	kfree(buf);
+}
+
 static void commit_after_unlock(struct ktest *t)
 {
 	struct fake_disk d;
@@ -237,6 +273,7 @@ static void commit_after_unlock(struct ktest *t)
 
 static struct ktest_case sync_cases[] = {
 	KTEST_CASE(commit_after_unlock),
+	KTEST_CASE(adjacent_buffers_merge),
 	KTEST_CASE(late_dma_after_timeout),
 	KTEST_CASE(late_command_after_timeout),
 	KTEST_CASE(answer_in_time),

@@ -223,17 +223,56 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	return page;
 }
 
+/* The largest order whose block fits in @n pages (n > 0). */
+static unsigned int order_within(unsigned int n)
+{
+	unsigned int order = 0;
+
+	while (order + 1 < MAX_ORDER && (2U << order) <= n)
+		order++;
+	return order;
+}
+
+/* Cut the allocated block at @head into 2^@order single pages, each
+ * allocated on its own (freed one by one, they merge back). Caller holds
+ * zone_lock. */
+static void split_block_locked(struct page *head, unsigned int order)
+{
+	DEBUG_ASSERT(spin_lock_held(&zone_lock));
+	for (unsigned long i = 0; i < 1UL << order; i++) {
+		head[i].flags = PG_ALLOCATED;
+		head[i].order = 0;
+		head[i].refcount = 1;
+	}
+}
+
+/*
+ * Runs of pages adjacent in memory where the free lists have them: each
+ * step takes the largest block that fits what is still wanted and cuts it
+ * into single pages, so a batch of page cache is one contiguous piece and
+ * a bio over it one segment (bio_add_buf merges adjacent buffers).
+ */
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int n, struct page **pages)
 {
 	bool reserve = gfp_reserve(gfp);
+	unsigned int got = 0, order = n ? order_within(n) : 0;
 	unsigned long flags;
-	unsigned int got = 0;
 
 	if (WARN_ON_ONCE(gfp & GFP_ZERO))
 		return 0;
 	flags = spin_lock_irqsave(&zone_lock);
-	while (got < n && (pages[got] = take_block_checked(0, reserve)))
-		got++;
+	while (got < n) {
+		struct page *head;
+
+		order = MIN(order, order_within(n - got));
+		while (!(head = take_block_checked(order, reserve)) && order)
+			order--; /* nothing that large: try smaller */
+		if (!head)
+			break;
+		split_block_locked(head, order);
+		for (unsigned long i = 0; i < 1UL << order; i++)
+			pages[got++] = head + i;
+	}
 	spin_unlock_irqrestore(&zone_lock, flags);
 	if (!(gfp & GFP_ATOMIC))
 		check_low_watermark();

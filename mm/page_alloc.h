@@ -59,8 +59,9 @@ struct page {
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 /* Up to @n single pages into @pages under one hold of the allocator's
- * lock; never reclaims (fewer when memory is short: alloc_pages then
- * reclaims for one). No GFP_ZERO. Return: how many. */
+ * lock, in runs adjacent in memory (ascending) where free blocks allow;
+ * never reclaims (fewer when memory is short: alloc_pages then reclaims
+ * for one). No GFP_ZERO. Return: how many. */
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int n, struct page **pages);
 void free_pages(struct page *page, unsigned int order);
 void *page_address(const struct page *page);

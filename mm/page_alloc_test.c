@@ -1,8 +1,8 @@
 /*
  * mm/page_alloc_test.c: suite mm_page_alloc - blocks of every order are
  * aligned and come back, exhaustion returns NULL and everything returns,
- * GFP_ZERO zeroes, bad frees are ignored, and harts allocating at once
- * never share a page.
+ * GFP_ZERO zeroes, bad frees are ignored, harts allocating at once
+ * never share a page, and a bulk allocation is a run adjacent in memory.
  */
 #include <string.h>
 #include <kernel/ktest.h>
@@ -43,6 +43,41 @@ static void gfp_zero_zeroes(struct ktest *t)
 		nonzero += p[i] != 0;
 	KTEST_EXPECT_EQ(t, nonzero, 0);
 	free_pages_va(p, 2);
+}
+
+/* A bulk allocation comes in runs adjacent in memory while free blocks
+ * allow (a block of 32 is free on a fresh boot), its pages freed one by
+ * one go back whole, and a bad free of one of them is still refused. */
+static void bulk_is_contiguous(struct ktest *t)
+{
+	struct page *pages[32];
+	unsigned long start = pages_free();
+	unsigned int got = alloc_pages_bulk(GFP_KERNEL, 32, pages), apart = 0;
+
+	KTEST_ASSERT_EQ(t, got, 32u);
+	KTEST_EXPECT_EQ(t, pages_free(), start - 32);
+	for (unsigned int i = 1; i < got; i++)
+		apart += page_address(pages[i]) !=
+			 (char *)page_address(pages[i - 1]) + PAGE_SIZE;
+	KTEST_EXPECT_EQ(t, apart, 0u);
+	KTEST_EXPECT_TRUE(
+	    t, IS_ALIGNED((uintptr_t)page_address(pages[0]), 32 * PAGE_SIZE));
+	for (unsigned int i = 0; i < got; i++)
+		KTEST_EXPECT_EQ(t, pages[i]->refcount, 1);
+	for (unsigned int i = 0; i < got; i++)
+		free_pages(pages[(i * 7) % 32], 0); /* out of order */
+	KTEST_EXPECT_EQ(t, pages_free(), start);
+	/* 31 wanted: 16 + 8 + 4 + 2 + 1, still one run */
+	got = alloc_pages_bulk(GFP_KERNEL, 31, pages);
+	KTEST_ASSERT_EQ(t, got, 31u);
+	apart = 0;
+	for (unsigned int i = 1; i < got; i++)
+		apart += page_address(pages[i]) !=
+			 (char *)page_address(pages[i - 1]) + PAGE_SIZE;
+	KTEST_EXPECT_LE(t, apart, 4u);
+	for (unsigned int i = 0; i < got; i++)
+		free_pages(pages[i], 0);
+	KTEST_EXPECT_EQ(t, pages_free(), start);
 }
 
 /* Take every page (largest blocks first, each linked through its own first
@@ -216,6 +251,7 @@ static void harts_allocate_concurrently(struct ktest *t)
 static struct ktest_case page_alloc_cases[] = {
 	KTEST_CASE(every_order_is_aligned),
 	KTEST_CASE(gfp_zero_zeroes),
+	KTEST_CASE(bulk_is_contiguous),
 	KTEST_CASE(exhaustion_returns_null),
 	KTEST_CASE(bad_free_is_ignored),
 	KTEST_CASE(harts_allocate_concurrently),

@@ -224,6 +224,77 @@ static void read_window_rings_once(struct ktest *t)
 	close(fd);
 }
 
+static unsigned long requests_of(struct block_device *dev)
+{
+	unsigned long n = 0;
+
+	for (unsigned int q = 0; q < BLK_MAX_HW_QUEUES; q++)
+		n += READ_ONCE(dev->hwq[q].dispatched);
+	return n;
+}
+
+/* Runs of @inode's first @bytes on disk (blocks consecutive in both). */
+static unsigned long
+disk_runs(struct ktest *t, struct inode *inode, size_t bytes)
+{
+	uint64_t nblk = bytes >> inode->i_sb->s_blocksize_bits;
+	struct ext2_run_cursor c = { .last = nblk - 1 };
+	unsigned long runs = 0;
+	uint32_t prev = 0;
+
+	for (uint64_t b = 0; b < nblk; b++) {
+		uint32_t pblk = 0;
+
+		KTEST_EXPECT_EQ(t, ext2_run_map(inode, &c, b, &pblk), 0);
+		if (!b || pblk != prev + 1)
+			runs++;
+		prev = pblk;
+	}
+	return runs;
+}
+
+/* The same cold 1 MiB read: its batches' pages are runs adjacent in
+ * memory (alloc_pages_bulk) and each bio's blocks one segment
+ * (bio_add_buf), so each run of the file's blocks on disk goes in one
+ * request of up to 1 MiB, where a page per segment (64 segments a
+ * request) needed four for 1 MiB, and a block per segment (1 KiB blocks)
+ * sixteen. */
+static void read_window_few_requests(struct ktest *t)
+{
+	int fd = open("/f1m", O_RDONLY);
+	struct file *f = fd >= 0 ? fd_get(fd) : NULL;
+	char *buf = kmalloc(MiB, GFP_KERNEL);
+	struct block_device *dev;
+	unsigned long reqs, bytes, map_reads, runs;
+
+	KTEST_ASSERT_NOT_NULL(t, f);
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	dev = EXT2_SBI(f->f_inode->i_sb)->s_bdev;
+	runs = disk_runs(t, f->f_inode, MiB);
+	KTEST_ASSERT_TRUE(t, vfs_drop_caches() >= 0);
+	reqs = requests_of(dev);
+	bytes = READ_ONCE(dev->stats.read_bytes);
+	KTEST_EXPECT_EQ(t, pread(fd, buf, MiB, 0), (ssize_t)MiB);
+	reqs = requests_of(dev) - reqs;
+	bytes = READ_ONCE(dev->stats.read_bytes) - bytes;
+	KTEST_ASSERT_GE(t, bytes, (unsigned long)MiB);
+	/* map blocks read again, if the drop took them */
+	map_reads = (bytes - MiB) >> f->f_inode->i_sb->s_blocksize_bits;
+	ktest_log(t,
+		  "%lu requests for a cold read of 1 MiB in %lu runs on disk "
+		  "(%lu map blocks read)",
+		  reqs,
+		  runs,
+		  map_reads);
+	KTEST_EXPECT_GE(t, reqs, 1ul);
+	KTEST_EXPECT_LE(t, reqs, runs + map_reads + 1); /* +1: a plug's end */
+	for (size_t i = 0; i < MiB; i += 4096)
+		KTEST_EXPECT_EQ(t, buf[i], ext2_test_pattern(5, i));
+	kfree(buf);
+	fput(f);
+	close(fd);
+}
+
 static struct ktest_case ext2_read_cases[] = {
 	KTEST_CASE(read_sizes),
 	KTEST_CASE(read_sparse),
@@ -232,6 +303,7 @@ static struct ktest_case ext2_read_cases[] = {
 	KTEST_CASE(read_bigdir),
 	KTEST_CASE(read_walks_map_per_run),
 	KTEST_CASE(read_window_rings_once),
+	KTEST_CASE(read_window_few_requests),
 	{},
 };
 KTEST_SUITE(ext2_read, ext2_read_cases);
