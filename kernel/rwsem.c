@@ -1,28 +1,36 @@
 /*
- * kernel/rwsem.c: reader/writer semaphore, FIFO and writer-fair.
+ * kernel/rwsem.c: reader/writer semaphore, FIFO with a bounded reader
+ * pass.
  *
- * A new reader enters directly only when there is no writer and nobody is
- * queued; otherwise it queues behind the waiting writer. Waking grants the
- * lock before the wake-up: either the writer at the head, or the run of
- * readers at the head. Lock: s->wait_lock guards readers, writer, waiters.
+ * A new reader enters directly when there is no writer inside and either
+ * nobody is queued or the head of the queue is a writer that has waited
+ * less than s->handoff_ns (Linux's rwsem lets readers steal the same way
+ * until its handoff); otherwise it queues. down_read_trylock never passes
+ * a waiter. A writer enters directly only when the lock is free and nobody
+ * is queued. Waking grants the lock before the wake-up: either the writer
+ * at the head, or the run of readers at the head. Lock: s->wait_lock
+ * guards readers, writer, waiters and each waiter's fields.
  */
 #include <kernel/rwsem.h>
 #include <kernel/trace.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
+#include <kernel/time.h>
 
 struct rwsem_waiter {
 	struct list_head node;
 	struct task *task;
 	bool writer;
 	bool granted;
+	uint64_t since; /* time_ns() when it queued */
 };
 
 void init_rwsem(struct rw_semaphore *s,
 		const char *name,
 		struct lock_class *class)
 {
-	*s = (struct rw_semaphore){ .dep = { .class = class, .name = name } };
+	*s = (struct rw_semaphore){ .handoff_ns = RWSEM_HANDOFF_NS,
+				    .dep = { .class = class, .name = name } };
 	spin_lock_init(&s->wait_lock, "rwsem.wait_lock");
 	list_init(&s->waiters);
 }
@@ -53,6 +61,7 @@ static void grant_waiters(struct rw_semaphore *s)
 
 static void wait_granted(struct rw_semaphore *s, struct rwsem_waiter *w)
 {
+	w->since = time_ns();
 	list_add_tail(&w->node, &s->waiters);
 	while (!w->granted) {
 		set_current_state(TASK_SLEEPING);
@@ -94,6 +103,19 @@ static bool read_can_enter(struct rw_semaphore *s)
 	return !s->writer && list_empty(&s->waiters);
 }
 
+/* down_read: also past a writer at the head that is still within its
+ * handoff time (it waits for readers inside; one more delays it a little,
+ * and queueing behind it would make this reader wait for both). */
+static bool read_can_pass(struct rw_semaphore *s)
+{
+	const struct rwsem_waiter *head;
+
+	if (read_can_enter(s) || s->writer)
+		return !s->writer;
+	head = list_first_entry(&s->waiters, struct rwsem_waiter, node);
+	return head->writer && time_ns() - head->since < s->handoff_ns;
+}
+
 static bool write_can_enter(struct rw_semaphore *s)
 {
 	return !s->writer && !s->readers && list_empty(&s->waiters);
@@ -117,7 +139,7 @@ void down_read(struct rw_semaphore *s)
 
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
-	contended = !read_can_enter(s);
+	contended = !read_can_pass(s);
 	if (!contended) {
 		s->readers++;
 	} else {

@@ -1,10 +1,14 @@
 /*
  * kernel/rwsem.h: reader/writer semaphores.
  *
- * Many readers or one writer. Waiters are served in FIFO order, and a
- * waiting writer stops new readers from entering, so a stream of readers
- * cannot starve a writer. downgrade_write turns the writer into a reader
- * and lets the readers queued behind it in. Not for interrupt context.
+ * Many readers or one writer. Waiters are served in FIFO order. A reader
+ * that finds no writer inside enters even while a writer waits, until that
+ * writer has waited handoff_ns (RWSEM_HANDOFF_NS, 4 ms as Linux's rwsem):
+ * from then on new readers queue behind it, so a stream of readers delays
+ * a writer by at most that much, never starves it, and short read
+ * sections are not held up behind a writer that is itself waiting for
+ * readers. downgrade_write turns the writer into a reader and lets the
+ * readers queued behind it in. Not for interrupt context.
  *
  * s->writer names the owning task while the semaphore is held exclusive
  * (rwsem_is_write_owner), so assertions check the owner, not only the
@@ -27,14 +31,19 @@ struct rw_semaphore {
 	struct task *writer; /* active writer, or NULL */
 	uintptr_t writer_site;
 	struct list_head waiters;
+	uint64_t handoff_ns; /* see above; 0: new readers never pass a
+				waiting writer */
 	struct lockdep_map dep;
 	struct lock_stats stats; /* atomic counters */
 };
+
+#define RWSEM_HANDOFF_NS 4000000ULL
 
 #define RWSEM_INIT(lname)                                    \
 	{                                                    \
 		.wait_lock = SPINLOCK_INIT(lname.wait_lock), \
 		.waiters = LIST_HEAD_INIT(lname.waiters),    \
+		.handoff_ns = RWSEM_HANDOFF_NS,              \
 		.dep = {.name = #lname }                     \
 	}
 #define DECLARE_RWSEM(lname) struct rw_semaphore lname = RWSEM_INIT(lname)
