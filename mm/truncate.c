@@ -39,6 +39,36 @@
 #define TRUNCATE_BATCH 16
 
 /*
+ * The walk the range operations share: @visit each page cached at an index
+ * in [@first, @last], in index order, @TRUNCATE_BATCH found at a time
+ * without a lock (filemap_get_pages), each referenced during its call.
+ * Return: the sum of @visit's results (the pages it dropped).
+ */
+static unsigned long walk_cached(struct address_space *m,
+				 unsigned long first,
+				 unsigned long last,
+				 unsigned int (*visit)(struct address_space *m,
+						       struct page *page,
+						       void *arg),
+				 void *arg)
+{
+	unsigned long index = first, sum = 0;
+	struct page *pages[TRUNCATE_BATCH];
+	unsigned int n;
+
+	while (index <= last &&
+	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			if (pages[i]->index <= last)
+				sum += visit(m, pages[i], arg);
+			index = pages[i]->index + 1;
+			put_page(pages[i]);
+		}
+	}
+	return sum;
+}
+
+/*
  * Lock-free finders take references with no lock (filemap_get_page), so a
  * count read here could grow right after. Freezing swaps a count of at
  * most @max_refs for zero in one step, which page_ref_tryget refuses, so
@@ -94,17 +124,20 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	return true;
 }
 
-/* Remove bytes [@lstart, @lend] of the file from @page (referenced).
- * Return: true if the page left the index. */
-static bool truncate_page(struct address_space *m,
-			  struct page *page,
-			  loff_t lstart,
-			  loff_t lend)
+struct byte_range {
+	loff_t start, end; /* inclusive */
+};
+
+/* Remove bytes [r->start, r->end] of the file from @page (referenced).
+ * Return: 1 if the page left the index. */
+static unsigned int
+truncate_page(struct address_space *m, struct page *page, void *arg)
 {
+	const struct byte_range *r = arg;
 	loff_t pstart = (loff_t)page->index << PAGE_SHIFT;
-	unsigned int from = MAX(lstart, pstart) - pstart;
+	unsigned int from = MAX(r->start, pstart) - pstart;
 	unsigned int to =
-	    MIN(lend, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
+	    MIN(r->end, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
 	bool dropped = false;
 
 	lock_page(page);
@@ -131,53 +164,37 @@ void truncate_inode_pages_range(struct address_space *m,
 				loff_t lstart,
 				loff_t lend)
 {
-	unsigned long index = lstart >> PAGE_SHIFT, end = lend >> PAGE_SHIFT;
-	struct page *pages[TRUNCATE_BATCH];
-	bool dropped = false;
-	unsigned int n;
+	struct byte_range r = { lstart, lend };
 
 	if (lstart < 0 || lend < lstart)
 		return;
 	filemap_assert_invalidating(m, lstart, lend);
-	while (index <= end &&
-	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
-		for (unsigned int i = 0; i < n; i++) {
-			if (pages[i]->index <= end)
-				dropped |=
-				    truncate_page(m, pages[i], lstart, lend);
-			index = pages[i]->index + 1;
-			put_page(pages[i]);
-		}
-	}
-	if (dropped)
+	if (walk_cached(
+		m, lstart >> PAGE_SHIFT, lend >> PAGE_SHIFT, truncate_page, &r))
 		unmap_dropped_pages(m, lstart, lend);
 	writeback_unlist_clean(m); /* off the flusher's list if now clean */
+}
+
+/* Drop @page if nothing uses it: what reclaim could drop. */
+static unsigned int
+drop_unused_page(struct address_space *m, struct page *page, void *arg)
+{
+	unsigned int dropped = 0;
+
+	(void)arg;
+	if (trylock_page(page)) {
+		if (page->mapping == m && !page_test(page, PG_writeback))
+			dropped = filemap_delete_page(page, 2);
+		unlock_page(page);
+	}
+	return dropped;
 }
 
 unsigned long invalidate_mapping_range(struct address_space *m,
 				       unsigned long first,
 				       unsigned long last)
 {
-	unsigned long index = first, dropped = 0;
-	struct page *pages[TRUNCATE_BATCH];
-	unsigned int n;
-
-	while (index <= last &&
-	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
-		for (unsigned int i = 0; i < n; i++) {
-			struct page *page = pages[i];
-
-			index = page->index + 1;
-			if (page->index <= last && trylock_page(page)) {
-				if (page->mapping == m &&
-				    !page_test(page, PG_writeback))
-					dropped += filemap_delete_page(page, 2);
-				unlock_page(page);
-			}
-			put_page(page);
-		}
-	}
-	return dropped;
+	return walk_cached(m, first, last, drop_unused_page, NULL);
 }
 
 unsigned long invalidate_mapping_pages(struct address_space *m)
@@ -196,24 +213,20 @@ void truncate_inode_pages_final(struct address_space *m)
 	writeback_forget(m);
 }
 
+static unsigned int
+wait_fill(struct address_space *m, struct page *page, void *arg)
+{
+	(void)m, (void)arg;
+	wait_on_page_locked(page);
+	return 0;
+}
+
 void filemap_wait_fills(struct address_space *m, loff_t start, loff_t end)
 {
-	unsigned long index = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
-	struct page *pages[TRUNCATE_BATCH];
-	unsigned int n;
-
 	if (start < 0 || end < start)
 		return;
 	lockdep_assert_held_write(&m->invalidate_lock);
-	while (index <= last &&
-	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
-		for (unsigned int i = 0; i < n; i++) {
-			if (pages[i]->index <= last)
-				wait_on_page_locked(pages[i]);
-			index = pages[i]->index + 1;
-			put_page(pages[i]);
-		}
-	}
+	walk_cached(m, start >> PAGE_SHIFT, end >> PAGE_SHIFT, wait_fill, NULL);
 }
 
 /* Page @index of @m, locked, referenced and uptodate (read if it must be).
