@@ -114,6 +114,17 @@ static void cache_fadvise_rules(struct ktest *t)
 	errno = 0;
 	KTEST_EXPECT_EQ(t, nowait_read(fd, buf, 16, PAGE_SIZE), -1);
 	KTEST_EXPECT_EQ(t, errno, EAGAIN);
+	/* A four-page read brings its four pages as one batch (one fill,
+	 * as Linux reads a random file's request at once), and no more. */
+	before = fills(fd);
+	KTEST_EXPECT_EQ(
+	    t, pread(fd, buf, 4 * PAGE_SIZE, 4 * PAGE_SIZE), 4 * PAGE_SIZE);
+	KTEST_EXPECT_EQ(t, fills(fd) - before, 1ul);
+	KTEST_EXPECT_EQ(t, buf[3 * PAGE_SIZE], 'c');
+	KTEST_EXPECT_EQ(t, nowait_read(fd, buf, 16, 7 * PAGE_SIZE), 16);
+	errno = 0;
+	KTEST_EXPECT_EQ(t, nowait_read(fd, buf, 16, 8 * PAGE_SIZE), -1);
+	KTEST_EXPECT_EQ(t, errno, EAGAIN);
 	KTEST_EXPECT_EQ(t, posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL), 0);
 	close(fd);
 	kfree(buf);

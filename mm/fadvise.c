@@ -8,7 +8,9 @@
  *                           the disk holds what they hold, so no
  *                           invalidate_lock - as in Linux)
  *   NORMAL, SEQUENTIAL,     the file's readahead window: default, twice
- *   RANDOM                  the default, off (a miss reads one page)
+ *   RANDOM                  the default, off (a miss reads what the call
+ *                           asked for and no more, as Linux's random
+ *                           files: mm/filemap_read.c)
  *   NOREUSE                 nothing
  * Errors are Linux's: EBADF (readahead: not open for reading), ESPIPE (no
  * inode), EINVAL (bad advice, negative length; readahead: not a regular
