@@ -117,8 +117,9 @@ wait_page_uptodate(struct address_space *m, struct page *page, bool nowait)
 /*
  * Bring page @index in: readahead; with readahead off (POSIX_FADV_RANDOM)
  * the @req_pages pages the call asked for and no more, in readahead's
- * batches (Linux forces the same read for a random file), so a 1 MiB read
- * is a few requests, not 256; a one-page request reads its page alone.
+ * batches, at most the default window at a time (Linux forces the same
+ * read for a random file, capped alike), so a 1 MiB read is a few
+ * requests, not 256; a one-page request reads its page alone.
  */
 static struct page *
 filemap_fill_miss(struct file *f, unsigned long index, unsigned long req_pages)
@@ -129,7 +130,8 @@ filemap_fill_miss(struct file *f, unsigned long index, unsigned long req_pages)
 	if (f->f_ra.ra_pages)
 		page_cache_sync_readahead(m, &f->f_ra, index, req_pages);
 	else if (req_pages > 1)
-		page_cache_force_readahead(m, index, req_pages);
+		page_cache_force_readahead(
+		    m, index, MIN(req_pages, file_ra_default_pages()));
 	if (f->f_ra.ra_pages || req_pages > 1)
 		page = filemap_get_page(m, index);
 	return page ? page : read_one_page(m, index);
