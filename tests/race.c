@@ -133,6 +133,25 @@ static int store_in(struct race_case *rc, int fd)
 	return 0;
 }
 
+/*
+ * A fill that starts its read and returns (an async window, fadvise,
+ * readahead(2), madvise) must still end with it: when the operation goes
+ * on after the filler (filler_first), a bio of the filler still in flight
+ * could reach the device after the operation's writes (QEMU completes
+ * requests in any order) and read what they wrote - legacy mode's stale
+ * page would then hold the new bytes by luck. Wait until page
+ * RACE_VICTIM, if cached, is unlocked (its read done).
+ */
+static void wait_victim_read(struct address_space *m)
+{
+	struct page *page = filemap_get_page(m, RACE_VICTIM);
+
+	if (page) {
+		wait_on_page_locked(page);
+		put_page(page);
+	}
+}
+
 int race_filler(void *arg)
 {
 	struct race_case *rc = arg;
@@ -161,6 +180,9 @@ int race_filler(void *arg)
 	default: ret = pread(fd, rc->buf, PAGE_SIZE, at) < 0; break;
 	}
 	close(fd);
+	if (rc->kind == FILL_ASYNC_RA || rc->kind == FILL_FADVISE ||
+	    rc->kind == FILL_READAHEAD || rc->kind == FILL_MADVISE)
+		wait_victim_read(rc->m);
 	return ret;
 }
 
