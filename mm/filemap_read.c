@@ -127,13 +127,10 @@ filemap_fill_miss(struct file *f, unsigned long index, unsigned long req_pages)
 	struct address_space *m = f->f_mapping;
 	struct page *page = NULL;
 
-	if (f->f_ra.ra_pages)
+	if (f->f_ra.ra_pages || req_pages > 1) {
 		page_cache_sync_readahead(m, &f->f_ra, index, req_pages);
-	else if (req_pages > 1)
-		page_cache_force_readahead(
-		    m, index, MIN(req_pages, file_ra_default_pages()));
-	if (f->f_ra.ra_pages || req_pages > 1)
 		page = filemap_get_page(m, index);
+	}
 	return page ? page : read_one_page(m, index);
 }
 

@@ -255,7 +255,7 @@ static void split_block_locked(struct page *head, unsigned int order)
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int n, struct page **pages)
 {
 	bool reserve = gfp_reserve(gfp);
-	unsigned int got = 0, order = n ? order_within(n) : 0;
+	unsigned int got = 0, order = MAX_ORDER - 1; /* lowered to fit */
 	unsigned long flags;
 
 	if (WARN_ON_ONCE(gfp & GFP_ZERO))

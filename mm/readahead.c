@@ -12,6 +12,9 @@
  *  - Reaching the PG_readahead page (page_cache_async_readahead) reads the
  *    next window, twice as large, while the reader still has pages cached.
  *  - A miss that is not sequential resets the window to the request.
+ *  - With readahead off (ra_pages 0: POSIX_FADV_RANDOM) a miss of more
+ *    than one page reads just the request, at most RA_DEFAULT_PAGES, no
+ *    mark (mm/filemap_read.c reads a one-page request alone).
  *
  * A batch is a run of up to RA_BATCH pages found absent (a lock-free
  * look-up, a hint): allocated together (page_cache_alloc_bulk), inserted
@@ -85,7 +88,8 @@ static bool past_last(unsigned long index, unsigned long last)
  * Fill one batch: up to @want fresh pages from @index on, inserted under
  * one invalidate_lock shared section, in which *@last (the last page below
  * EOF) is read again: truncate changes i_size under the lock exclusive;
- * then handed, locked, to the filesystem. Legacy mode takes no lock and keeps the
+ * then handed, locked, to the filesystem. Legacy mode takes no lock and keeps
+ * the
  * *@last it was given, as before Linux 5.15. Return: pages inserted (0:
  * the first was cached meanwhile), or -1 to stop: no memory, or EOF.
  */
@@ -194,8 +198,11 @@ void page_cache_sync_readahead(struct address_space *m,
 	    ra->prev_index != ULONG_MAX &&
 	    (index == ra->prev_index + 1 || index == ra->prev_index);
 
-	if (!ra->ra_pages) { /* readahead off: just the request */
-		do_readahead(m, index, req_pages, ULONG_MAX);
+	if (!ra->ra_pages) { /* readahead off: just the request, capped */
+		do_readahead(m,
+			     index,
+			     MIN(req_pages, (unsigned long)RA_DEFAULT_PAGES),
+			     ULONG_MAX);
 		return;
 	}
 	ra->start = index;
