@@ -7,8 +7,8 @@
  * descriptor and the superblock exact; ext2_new_blocks() takes the free
  * blocks that follow the first one too, up to a count, in the same pass
  * over the bitmap (a write past EOF maps its blocks a run at a time).
- * ext2_free_blocks() undoes it and forgets any metadata buffer of the freed
- * blocks.
+ * ext2_free_blocks() undoes it, a group's bitmap at a time, and forgets
+ * any metadata buffer of the freed blocks.
  *
  * Caller holds the inode's i_map_lock (or owns the inode alone); both take
  * s_alloc_lock, which protects the bitmaps and the counts.
@@ -157,34 +157,46 @@ int ext2_new_block(struct inode *inode, uint32_t goal, uint32_t *out)
 	return ext2_new_blocks(inode, goal, 1, out, &count);
 }
 
-static void free_one_block(struct inode *inode, uint32_t blk)
+/* Free [@blk, @blk+@n), all in one group: one pass over its bitmap, the
+ * counts updated once. Caller holds s_alloc_lock. */
+static void free_in_group(struct inode *inode, uint32_t blk, uint32_t n)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	uint32_t g = (blk - sbi->s_first_data_block) / sbi->s_blocks_per_group;
 	uint32_t bit =
 	    (blk - sbi->s_first_data_block) % sbi->s_blocks_per_group;
 	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	uint32_t freed = 0;
 	struct ext2_buf *b;
-	uint8_t *byte;
 
 	b = ext2_bread(sbi, gd->bg_block_bitmap);
 	if (IS_ERR(b)) {
-		pr_err(
-		    "ext2: inode %lu: block %u not freed: bitmap unreadable\n",
-		    inode->i_ino,
-		    blk);
+		pr_err("ext2: inode %lu: blocks %u+%u not freed: bitmap "
+		       "unreadable\n",
+		       inode->i_ino,
+		       blk,
+		       n);
 		return;
 	}
-	byte = (uint8_t *)b->b_data + (bit >> 3);
-	if (!(*byte & (1u << (bit & 7)))) {
-		pr_err("ext2: inode %lu: freeing block %u, already free\n",
-		       inode->i_ino,
-		       blk);
-	} else {
-		*byte &= ~(1u << (bit & 7));
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *byte = (uint8_t *)b->b_data + ((bit + i) >> 3);
+		uint8_t mask = 1u << ((bit + i) & 7);
+
+		ext2_bforget(sbi, blk + i);
+		if (!(*byte & mask)) {
+			pr_err("ext2: inode %lu: freeing block %u, already "
+			       "free\n",
+			       inode->i_ino,
+			       blk + i);
+			continue;
+		}
+		*byte &= ~mask;
+		freed++;
+	}
+	if (freed) {
 		ext2_bmark_dirty(b);
-		gd->bg_free_blocks_count++;
-		sbi->s_es.s_free_blocks_count++;
+		gd->bg_free_blocks_count += freed;
+		sbi->s_es.s_free_blocks_count += freed;
 		ext2_sb_mark_dirty(sbi);
 	}
 	ext2_brelse(sbi, b);
@@ -227,13 +239,20 @@ void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count)
 	if (READ_ONCE(sbi->s_debug_reuse))
 		poison_blocks(sbi, blk, count);
 	mutex_lock(&sbi->s_alloc_lock);
-	for (uint32_t i = 0; i < count; i++) {
-		ext2_bforget(sbi, blk + i);
-		free_one_block(inode, blk + i);
-		if (sbi->s_debug_reuse && sbi->s_reuse_n < EXT2_REUSE_MAX) {
+	while (count) {
+		uint32_t bit =
+		    (blk - sbi->s_first_data_block) % sbi->s_blocks_per_group;
+		uint32_t n = MIN(count, sbi->s_blocks_per_group - bit);
+
+		free_in_group(inode, blk, n);
+		for (uint32_t i = 0; sbi->s_debug_reuse && i < n &&
+				     sbi->s_reuse_n < EXT2_REUSE_MAX;
+		     i++) {
 			sbi->s_reuse[(sbi->s_reuse_head + sbi->s_reuse_n++) %
 				     EXT2_REUSE_MAX] = blk + i;
 		}
+		blk += n;
+		count -= n;
 	}
 	mutex_unlock(&sbi->s_alloc_lock);
 }

@@ -161,6 +161,49 @@ free_slot(struct inode *inode, uint32_t *slot, struct ext2_buf *holder)
 		mark_inode_dirty(inode);
 }
 
+/*
+ * Free the data blocks that @slots[@from, @to) name (@slots[0] maps
+ * logical block @base; @holder holds them, or NULL for i_data), a run of
+ * blocks that follow each other on disk per ext2_free_blocks call. A
+ * pointer outside the data area is left as it is: -EUCLEAN.
+ */
+static int free_data_slots(struct inode *inode,
+			   uint32_t *slots,
+			   struct ext2_buf *holder,
+			   uint64_t base,
+			   uint32_t from,
+			   uint32_t to)
+{
+	uint64_t sectors = inode->i_sb->s_blocksize >> 9;
+	uint32_t i = from, n;
+	bool freed = false;
+	int err = 0;
+
+	for (; i < to; i += n ? n : 1) {
+		uint32_t first = slots[i];
+
+		n = 0;
+		if (!first)
+			continue;
+		while (i + n < to && slots[i + n] == first + n &&
+		       ext2_check_ptr(inode, first + n, base + i + n))
+			n++;
+		if (!n) {
+			err = -EUCLEAN;
+			continue;
+		}
+		ext2_free_blocks(inode, first, n);
+		inode->i_blocks -= n * sectors;
+		memset(&slots[i], 0, n * sizeof(*slots));
+		freed = true;
+	}
+	if (freed && holder)
+		ext2_bmark_dirty(holder);
+	else if (freed)
+		mark_inode_dirty(inode);
+	return err;
+}
+
 static bool all_zero(const uint32_t *v, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -203,20 +246,30 @@ static int free_branch(struct inode *inode,
 	b = ext2_bread(sbi, *slot);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
-	for (uint64_t i = from / span;
-	     i < sbi->s_addr_per_block && i * span < to;
-	     i++) {
-		uint64_t lo = MAX(from, i * span), hi = MIN(to, (i + 1) * span);
+	if (depth == 1 && (what & FREE_DATA)) { /* its slots name data */
+		err = free_data_slots(inode,
+				      (uint32_t *)b->b_data,
+				      b,
+				      base,
+				      from,
+				      MIN(to, (uint64_t)sbi->s_addr_per_block));
+	} else {
+		for (uint64_t i = from / span;
+		     i < sbi->s_addr_per_block && i * span < to;
+		     i++) {
+			uint64_t lo = MAX(from, i * span),
+				 hi = MIN(to, (i + 1) * span);
 
-		err = free_branch(inode,
-				  (uint32_t *)b->b_data + i,
-				  b,
-				  depth - 1,
-				  base + i * span,
-				  lo - i * span,
-				  hi - i * span,
-				  what)
-			  ?: err;
+			err = free_branch(inode,
+					  (uint32_t *)b->b_data + i,
+					  b,
+					  depth - 1,
+					  base + i * span,
+					  lo - i * span,
+					  hi - i * span,
+					  what)
+				  ?: err;
+		}
 	}
 	empty = all_zero(b->b_data, sbi->s_addr_per_block);
 	ext2_brelse(sbi, b);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <linux/falloc.h>
 #include <kernel/err.h>
+#include <kernel/trace.h>
 #include <fs/internal.h>
 #include "ext2.h"
 #include "ext2_test.h"
@@ -226,9 +227,70 @@ static void falloc_collapse_insert(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink(f), 0);
 }
 
+/* TRACE_BLOCK_FREE events of inode *@arg (the first word of @arg), counted
+ * in the second. */
+static void count_frees(const struct trace_event *e, void *arg)
+{
+	unsigned long *c = arg;
+
+	if (e->type == TRACE_BLOCK_FREE && e->b >> 32 == c[0])
+		c[1]++;
+}
+
+/* A punch frees each run of blocks that follow each other on disk with
+ * one bitmap update (one ext2_free_blocks, one TRACE_BLOCK_FREE), not a
+ * block at a time: the exclusive hold of invalidate_lock is that short. */
+static void falloc_punch_frees_runs(struct ktest *t)
+{
+	const char *f = "/falloc_runs";
+	uint64_t bs = ext2_test_bsize(t), first = 20, end = 20 + 40;
+	uint32_t free_before = 0;
+	unsigned long runs = 0, c[2] = { 0, 0 };
+	struct inode *inode;
+
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 4, 0, (end + 8) * bs), 0);
+	inode = vfs_lookup(f);
+	KTEST_ASSERT_NOT_NULL(t, inode);
+	/* The rule: the runs the map has in [first, end). */
+	for (uint64_t lblk = first; lblk < end;) {
+		uint32_t pblk;
+		uint64_t len;
+
+		KTEST_ASSERT_EQ(
+		    t,
+		    ext2_map_run(
+			inode, lblk, (uint32_t)(end - lblk), &pblk, &len),
+		    0);
+		KTEST_ASSERT_TRUE(t, pblk != 0 && len > 0);
+		lblk += len;
+		runs++;
+	}
+	c[0] = inode->i_ino;
+	free_before = ext2_test_free_blocks(t);
+	KTEST_ASSERT_EQ(t, trace_start(4), 0);
+	EXPECT_FALLOC(
+	    t, f, O_RDWR, FA_PUNCH, first * bs, (end - first) * bs, 0);
+	trace_stop();
+	trace_for_each(count_frees, c);
+	KTEST_EXPECT_EQ(t, c[1], runs);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), free_before + end - first);
+	KTEST_EXPECT_EQ(t,
+			ext2_test_iblocks(f),
+			RULE_BLOCKS(t, { 0, first }, { end, end + 8 }));
+	ext2_test_check(t, f, 4, 0, first * bs);
+	ext2_test_check(t, f, -1, first * bs, (end - first) * bs);
+	ext2_test_check(t, f, 4, end * bs, 8 * bs);
+	iput(inode);
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+}
+
 static struct ktest_case falloc_cases[] = {
-	KTEST_CASE(falloc_errno),	    KTEST_CASE(falloc_prealloc),
-	KTEST_CASE(falloc_punch),	    KTEST_CASE(falloc_zero),
-	KTEST_CASE(falloc_collapse_insert), {},
+	KTEST_CASE(falloc_punch_frees_runs),
+	KTEST_CASE(falloc_errno),
+	KTEST_CASE(falloc_prealloc),
+	KTEST_CASE(falloc_punch),
+	KTEST_CASE(falloc_zero),
+	KTEST_CASE(falloc_collapse_insert),
+	{},
 };
 KTEST_SUITE(ext2_falloc, falloc_cases);
