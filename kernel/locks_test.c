@@ -5,7 +5,8 @@
  * lock; a second mutex locker queues while the first holds it; readers
  * provably overlap; writers exclude everyone (checked over
  * a held critical section); readers arriving after a queued writer wait
- * behind it instead of starving it.
+ * behind it instead of starving it; a locker that finds either lock busy
+ * and nobody queued spins for a while before it queues.
  */
 #include <kernel/ktest.h>
 #include <kernel/mutex.h>
@@ -175,10 +176,135 @@ static struct ktest_case spin_cases[] = {
 };
 KTEST_SUITE(locks_spinlock, spin_cases);
 
+/* Lockers that may spin: when the latest called, the order they got in. */
+struct spin_test {
+	struct mutex m;
+	struct rw_semaphore s;
+	bool write;		  /* the rwsem locker takes it exclusive */
+	volatile uint64_t called; /* time_ns() just before a lock call */
+	int started;		  /* atomic: lockers started, names slots */
+	int order;		  /* atomic: lockers that got in */
+	int got[2];		  /* each locker's turn in, from 1 */
+};
+
+static int mutex_spinner(void *arg)
+{
+	struct spin_test *st = arg;
+	int me = __atomic_fetch_add(&st->started, 1, __ATOMIC_SEQ_CST);
+
+	st->called = time_ns();
+	mutex_lock(&st->m);
+	st->got[me] = __atomic_add_fetch(&st->order, 1, __ATOMIC_SEQ_CST);
+	mutex_unlock(&st->m);
+	return 0;
+}
+
+/* Wait up to 2 s for @n tasks queued on @m. Return: whether they are. */
+static bool wait_mutex_waiters(struct mutex *m, unsigned int n)
+{
+	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+
+	while (mutex_waiting(m) != n && time_ns() < give_up)
+		task_sleep_ms(1);
+	return mutex_waiting(m) == n;
+}
+
+/* Wait up to 2 s for a task of @st to call its lock. */
+static bool wait_called(struct spin_test *st)
+{
+	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+
+	while (!st->called && time_ns() < give_up)
+		task_sleep_ms(1);
+	return st->called != 0;
+}
+
+/* A locker that finds the mutex held and nobody queued spins rather than
+ * sleeps, so a short hold costs it no sleep and no wake-up. With a spin
+ * longer than the test, it is still not queued when this task lets go,
+ * and has the mutex right after: no timing decides it. */
+static void mutex_spinner_takes_release(struct ktest *t)
+{
+	static struct spin_test st;
+	struct task *b;
+
+	KTEST_ASSERT_GT(t, ncpus, 1); /* one hart: never spins */
+	st = (struct spin_test){ 0 };
+	mutex_init(&st.m, "test.mutex", NULL);
+	KTEST_EXPECT_EQ(t, st.m.spin_ns, LOCK_SPIN_NS);
+	st.m.spin_ns = UINT32_MAX; /* 4.3 s */
+	mutex_lock(&st.m);
+	b = task_create_on("spinner", mutex_spinner, &st, 1);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	KTEST_EXPECT_TRUE(t, wait_called(&st));
+	task_sleep_ms(10); /* it spins meanwhile */
+	KTEST_EXPECT_EQ(t, mutex_waiting(&st.m), 0u);
+	KTEST_EXPECT_EQ(t, READ_ONCE(st.order), 0);
+	mutex_unlock(&st.m);
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_EQ(t, st.got[0], 1);
+}
+
+/* The spin ends: a locker that is never let in queues, and not before
+ * spin_ns after its call (this task watches from another hart). */
+static void mutex_spin_is_bounded(struct ktest *t)
+{
+	static struct spin_test st;
+	uint64_t give_up, queued;
+	struct task *b;
+
+	KTEST_ASSERT_GT(t, ncpus, 1);
+	st = (struct spin_test){ 0 };
+	mutex_init(&st.m, "test.mutex", NULL);
+	mutex_lock(&st.m);
+	b = task_create_on(
+	    "spinner", mutex_spinner, &st, (int)(cpu_id() + 1) % (int)ncpus);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	KTEST_EXPECT_TRUE(t, wait_called(&st));
+	give_up = time_ns() + 2 * NSEC_PER_SEC;
+	while (!mutex_waiting(&st.m) && time_ns() < give_up)
+		arch_cpu_relax();
+	queued = time_ns();
+	KTEST_EXPECT_EQ(t, mutex_waiting(&st.m), 1u);
+	KTEST_EXPECT_GE(t, queued - st.called, (uint64_t)LOCK_SPIN_NS);
+	mutex_unlock(&st.m);
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_EQ(t, st.got[0], 1);
+}
+
+/* A queued waiter keeps its turn: with one queued, a new locker queues at
+ * once behind it, however long it may spin, and gets in second. */
+static void mutex_spinner_keeps_queue_order(struct ktest *t)
+{
+	static struct spin_test st;
+	struct task *a, *b;
+
+	KTEST_ASSERT_GT(t, ncpus, 1);
+	st = (struct spin_test){ 0 };
+	mutex_init(&st.m, "test.mutex", NULL);
+	st.m.spin_ns = 0; /* the first queues at once */
+	mutex_lock(&st.m);
+	a = task_create_on("first", mutex_spinner, &st, 1);
+	KTEST_ASSERT_FALSE(t, IS_ERR(a));
+	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st.m, 1));
+	st.m.spin_ns = UINT32_MAX;
+	b = task_create_on("second", mutex_spinner, &st, 1);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st.m, 2));
+	mutex_unlock(&st.m);
+	KTEST_EXPECT_EQ(t, task_join(a), 0);
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_EQ(t, st.got[0], 1);
+	KTEST_EXPECT_EQ(t, st.got[1], 2);
+}
+
 static struct ktest_case mutex_cases[] = {
 	KTEST_CASE(mutex_counter_exact),
 	KTEST_CASE(mutex_trylock_and_owner),
 	KTEST_CASE(mutex_second_locker_waits),
+	KTEST_CASE(mutex_spinner_takes_release),
+	KTEST_CASE(mutex_spin_is_bounded),
+	KTEST_CASE(mutex_spinner_keeps_queue_order),
 	{},
 };
 KTEST_SUITE(locks_mutex, mutex_cases);
@@ -416,6 +542,57 @@ static void rwsem_reader_passes_waiting_writer(struct ktest *t)
 	KTEST_EXPECT_EQ(t, r.violations, 0);
 }
 
+static int rwsem_spinner(void *arg)
+{
+	struct spin_test *st = arg;
+
+	st->called = time_ns();
+	if (st->write)
+		down_write(&st->s);
+	else
+		down_read(&st->s);
+	st->got[0] = __atomic_add_fetch(&st->order, 1, __ATOMIC_SEQ_CST);
+	if (st->write)
+		up_write(&st->s);
+	else
+		up_read(&st->s);
+	return 0;
+}
+
+/* As a mutex's: a reader finding a writer inside, and a writer finding a
+ * reader inside, spin (here longer than the test) rather than queue, and
+ * get in when this task lets go. */
+static void rwsem_spinner_takes_release(struct ktest *t)
+{
+	static struct spin_test st;
+
+	KTEST_ASSERT_GT(t, ncpus, 1);
+	for (int write = 0; write <= 1; write++) {
+		struct task *b;
+
+		st = (struct spin_test){ .write = write };
+		init_rwsem(&st.s, "test.rwsem", NULL);
+		KTEST_EXPECT_EQ(t, st.s.spin_ns, LOCK_SPIN_NS);
+		st.s.spin_ns = UINT32_MAX;
+		if (write)
+			down_read(&st.s);
+		else
+			down_write(&st.s);
+		b = task_create_on("spinner", rwsem_spinner, &st, 1);
+		KTEST_ASSERT_FALSE(t, IS_ERR(b));
+		KTEST_EXPECT_TRUE(t, wait_called(&st));
+		task_sleep_ms(10); /* it spins meanwhile */
+		KTEST_EXPECT_EQ(t, rwsem_waiting(&st.s), 0u);
+		KTEST_EXPECT_EQ(t, READ_ONCE(st.order), 0);
+		if (write)
+			up_read(&st.s);
+		else
+			up_write(&st.s);
+		KTEST_EXPECT_EQ(t, task_join(b), 0);
+		KTEST_EXPECT_EQ(t, st.got[0], 1);
+	}
+}
+
 static int try_read(void *arg)
 {
 	struct rw_semaphore *s = arg;
@@ -466,6 +643,7 @@ static struct ktest_case rwsem_cases[] = {
 	KTEST_CASE(rwsem_writers_exclude_everyone),
 	KTEST_CASE(rwsem_writer_not_starved),
 	KTEST_CASE(rwsem_reader_passes_waiting_writer),
+	KTEST_CASE(rwsem_spinner_takes_release),
 	KTEST_CASE(rwsem_trylock_and_downgrade),
 	{},
 };

@@ -2,12 +2,17 @@
  * kernel/mutex.c: FIFO mutex with direct hand-off.
  *
  * mutex_unlock passes ownership to the oldest waiter before waking it, so a
- * task that arrives later cannot overtake the queue. Lock: m->wait_lock
- * guards owner and waiters.
+ * task that arrives later cannot overtake the queue. A locker that finds
+ * the mutex held and nobody queued first spins for the holder, up to
+ * m->spin_ns (kernel/mutex.h). Lock: m->wait_lock guards owner and
+ * waiters.
  */
+#include <kernel/arch.h>
+#include <kernel/cpu.h>
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
+#include <kernel/time.h>
 
 struct mutex_waiter {
 	struct list_head node;
@@ -17,9 +22,27 @@ struct mutex_waiter {
 
 void mutex_init(struct mutex *m, const char *name, struct lock_class *class)
 {
-	*m = (struct mutex){ .dep = { .class = class, .name = name } };
+	*m = (struct mutex){ .spin_ns = LOCK_SPIN_NS,
+			     .dep = { .class = class, .name = name } };
 	spin_lock_init(&m->wait_lock, "mutex.wait_lock");
 	list_init(&m->waiters);
+}
+
+/* Wait, spinning, for the holder to let go while nobody is queued (a
+ * queued waiter keeps its turn); give up at the deadline. Racy reads: the
+ * caller looks again under wait_lock. */
+uint64_t lock_spin_deadline(uint32_t spin_ns)
+{
+	return ncpus > 1 && spin_ns ? time_ns() + spin_ns : 0;
+}
+
+static void spin_on_owner(struct mutex *m)
+{
+	uint64_t until = lock_spin_deadline(m->spin_ns);
+
+	while (READ_ONCE(m->owner) &&
+	       READ_ONCE(m->waiters.next) == &m->waiters && time_ns() < until)
+		arch_cpu_relax();
 }
 
 static void __mutex_lock(struct mutex *m, uintptr_t site)
@@ -28,6 +51,8 @@ static void __mutex_lock(struct mutex *m, uintptr_t site)
 
 	DEBUG_ASSERT(m->owner != current_task()); /* not recursive */
 	lockdep_acquire(&m->dep, LOCK_MODE_EXCLUSIVE, 0, site);
+	if (READ_ONCE(m->owner))
+		spin_on_owner(m);
 	spin_lock(&m->wait_lock);
 	if (!m->owner) {
 		m->owner = w.task;

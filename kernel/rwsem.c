@@ -8,9 +8,12 @@
  * until its handoff); otherwise it queues. down_read_trylock never passes
  * a waiter. A writer enters directly only when the lock is free and nobody
  * is queued. Waking grants the lock before the wake-up: either the writer
- * at the head, or the run of readers at the head. Lock: s->wait_lock
- * guards readers, writer, waiters and each waiter's fields.
+ * at the head, or the run of readers at the head. Before it queues, a
+ * task that finds the lock busy and nobody queued spins for the holders
+ * to leave, up to s->spin_ns (kernel/mutex.h). Lock: s->wait_lock guards
+ * readers, writer, waiters and each waiter's fields.
  */
+#include <kernel/arch.h>
 #include <kernel/rwsem.h>
 #include <kernel/trace.h>
 #include <kernel/panic.h>
@@ -30,6 +33,7 @@ void init_rwsem(struct rw_semaphore *s,
 		struct lock_class *class)
 {
 	*s = (struct rw_semaphore){ .handoff_ns = RWSEM_HANDOFF_NS,
+				    .spin_ns = LOCK_SPIN_NS,
 				    .dep = { .class = class, .name = name } };
 	spin_lock_init(&s->wait_lock, "rwsem.wait_lock");
 	list_init(&s->waiters);
@@ -57,6 +61,23 @@ static void grant_waiters(struct rw_semaphore *s)
 		if (w->writer)
 			return;
 	}
+}
+
+/*
+ * Called with wait_lock held and the lock busy for the caller: spin, the
+ * lock dropped, while a writer (for @writer: anyone) is inside and nobody
+ * is queued, up to s->spin_ns. Return with wait_lock held again; the
+ * caller looks again.
+ */
+static void spin_on_holders(struct rw_semaphore *s, bool writer)
+{
+	uint64_t until = lock_spin_deadline(s->spin_ns);
+
+	spin_unlock(&s->wait_lock);
+	while ((READ_ONCE(s->writer) || (writer && READ_ONCE(s->readers))) &&
+	       READ_ONCE(s->waiters.next) == &s->waiters && time_ns() < until)
+		arch_cpu_relax();
+	spin_lock(&s->wait_lock);
 }
 
 static void wait_granted(struct rw_semaphore *s, struct rwsem_waiter *w)
@@ -140,12 +161,14 @@ void down_read(struct rw_semaphore *s)
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
 	contended = !read_can_pass(s);
-	if (!contended) {
-		s->readers++;
-	} else {
+	if (contended) {
 		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_SHARED);
-		wait_granted(s, &w);
+		spin_on_holders(s, false);
 	}
+	if (read_can_pass(s))
+		s->readers++;
+	else
+		wait_granted(s, &w);
 	spin_unlock(&s->wait_lock);
 	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_SHARED);
 	count_acquire(s, LOCK_MODE_SHARED, contended);
@@ -161,12 +184,14 @@ __down_write(struct rw_semaphore *s, unsigned int subclass, uintptr_t site)
 	lockdep_acquire(&s->dep, LOCK_MODE_EXCLUSIVE, subclass, site);
 	spin_lock(&s->wait_lock);
 	contended = !write_can_enter(s);
-	if (!contended) {
-		s->writer = w.task;
-	} else {
+	if (contended) {
 		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_EXCLUSIVE);
-		wait_granted(s, &w);
+		spin_on_holders(s, true);
 	}
+	if (write_can_enter(s))
+		s->writer = w.task;
+	else
+		wait_granted(s, &w);
 	s->writer_site = site;
 	spin_unlock(&s->wait_lock);
 	trace_rwsem(s, TRACE_LOCK_TAKE, LOCK_MODE_EXCLUSIVE);

@@ -8,7 +8,9 @@
  * a writer by at most that much, never starves it, and short read
  * sections are not held up behind a writer that is itself waiting for
  * readers. downgrade_write turns the writer into a reader and lets the
- * readers queued behind it in. Not for interrupt context.
+ * readers queued behind it in. A task that finds it busy and nobody
+ * queued spins up to spin_ns first, as a mutex does (kernel/mutex.h).
+ * Not for interrupt context.
  *
  * s->writer names the owning task while the semaphore is held exclusive
  * (rwsem_is_write_owner), so assertions check the owner, not only the
@@ -21,6 +23,7 @@
 #include <kernel/spinlock.h>
 #include <kernel/list.h>
 #include <kernel/lockdep.h>
+#include <kernel/mutex.h> /* LOCK_SPIN_NS */
 
 struct task;
 
@@ -33,18 +36,19 @@ struct rw_semaphore {
 	struct list_head waiters;
 	uint64_t handoff_ns; /* see above; 0: new readers never pass a
 				waiting writer */
+	uint32_t spin_ns;    /* kernel/mutex.h; 0: never spin */
 	struct lockdep_map dep;
 	struct lock_stats stats; /* atomic counters */
 };
 
 #define RWSEM_HANDOFF_NS 4000000ULL
 
-#define RWSEM_INIT(lname)                                    \
-	{                                                    \
-		.wait_lock = SPINLOCK_INIT(lname.wait_lock), \
-		.waiters = LIST_HEAD_INIT(lname.waiters),    \
-		.handoff_ns = RWSEM_HANDOFF_NS,              \
-		.dep = {.name = #lname }                     \
+#define RWSEM_INIT(lname)                                                \
+	{                                                                \
+		.wait_lock = SPINLOCK_INIT(lname.wait_lock),             \
+		.waiters = LIST_HEAD_INIT(lname.waiters),                \
+		.handoff_ns = RWSEM_HANDOFF_NS, .spin_ns = LOCK_SPIN_NS, \
+		.dep = {.name = #lname }                                 \
 	}
 #define DECLARE_RWSEM(lname) struct rw_semaphore lname = RWSEM_INIT(lname)
 

@@ -55,7 +55,7 @@ class PowerCutTest(unittest.TestCase):
         self.assertGreater(s["kept"], 0)
         print(f"\n    powercut: {s['cuts']} cuts, {s['sealed']} fsynced files, "
               f"{s['kept']} kept and intact, "
-              f"{s['repaired']} repaired by e2fsck -fy", end="")
+              f"{s['repaired']} repaired by e2fsck -fy")
 
 
 if __name__ == "__main__":
