@@ -145,6 +145,11 @@ static unsigned int mutex_waiting(struct mutex *m)
 	return count_waiters(&m->wait_lock, &m->waiters);
 }
 
+static unsigned int rwsem_waiting(struct rw_semaphore *s)
+{
+	return count_waiters(&s->wait_lock, &s->waiters);
+}
+
 /* While this task holds the mutex, a second locker queues and sleeps: it
  * gets the mutex only at the unlock. No timing decides it: the check waits
  * until the locker is queued or (the bug) has the mutex. */
@@ -176,26 +181,46 @@ static struct ktest_case spin_cases[] = {
 };
 KTEST_SUITE(locks_spinlock, spin_cases);
 
+/* What a spinner takes: the mutex, or the rwsem shared or exclusive. */
+enum spin_kind { SPIN_MUTEX, SPIN_READ, SPIN_WRITE };
+
 /* Lockers that may spin: when the latest called, the order they got in. */
 struct spin_test {
 	struct mutex m;
 	struct rw_semaphore s;
-	bool write;		  /* the rwsem locker takes it exclusive */
+	enum spin_kind kind;	  /* what the spinners take */
 	volatile uint64_t called; /* time_ns() just before a lock call */
 	int started;		  /* atomic: lockers started, names slots */
 	int order;		  /* atomic: lockers that got in */
 	int got[2];		  /* each locker's turn in, from 1 */
 };
 
-static int mutex_spinner(void *arg)
+/* Take (@on) or leave @st's lock the @kind way. */
+static void spin_op(struct spin_test *st, enum spin_kind kind, bool on)
+{
+	if (kind == SPIN_MUTEX)
+		on ? mutex_lock(&st->m) : mutex_unlock(&st->m);
+	else if (kind == SPIN_READ)
+		on ? down_read(&st->s) : up_read(&st->s);
+	else
+		on ? down_write(&st->s) : up_write(&st->s);
+}
+
+static unsigned int spin_waiting(struct spin_test *st)
+{
+	return st->kind == SPIN_MUTEX ? mutex_waiting(&st->m)
+				      : rwsem_waiting(&st->s);
+}
+
+static int spinner(void *arg)
 {
 	struct spin_test *st = arg;
 	int me = __atomic_fetch_add(&st->started, 1, __ATOMIC_SEQ_CST);
 
 	st->called = time_ns();
-	mutex_lock(&st->m);
+	spin_op(st, st->kind, true);
 	st->got[me] = __atomic_add_fetch(&st->order, 1, __ATOMIC_SEQ_CST);
-	mutex_unlock(&st->m);
+	spin_op(st, st->kind, false);
 	return 0;
 }
 
@@ -219,30 +244,41 @@ static bool wait_called(struct spin_test *st)
 	return st->called != 0;
 }
 
-/* A locker that finds the mutex held and nobody queued spins rather than
- * sleeps, so a short hold costs it no sleep and no wake-up. With a spin
- * longer than the test, it is still not queued when this task lets go,
- * and has the mutex right after: no timing decides it. */
-static void mutex_spinner_takes_release(struct ktest *t)
+/* A locker (@kind) that finds the lock held against it and nobody queued
+ * spins rather than sleeps, so a short hold costs it no sleep and no
+ * wake-up. With a spin longer than the test, it is still not queued when
+ * this task lets go, and gets in right after: no timing decides it. */
+static void check_spinner_takes_release(struct ktest *t, enum spin_kind kind)
 {
+	/* the holder takes what excludes the spinner */
+	enum spin_kind hold = kind == SPIN_READ	   ? SPIN_WRITE
+			      : kind == SPIN_WRITE ? SPIN_READ
+						   : SPIN_MUTEX;
 	static struct spin_test st;
 	struct task *b;
 
 	KTEST_ASSERT_GT(t, ncpus, 1); /* one hart: never spins */
-	st = (struct spin_test){ 0 };
+	st = (struct spin_test){ .kind = kind };
 	mutex_init(&st.m, "test.mutex", NULL);
+	init_rwsem(&st.s, "test.rwsem", NULL);
 	KTEST_EXPECT_EQ(t, st.m.spin_ns, LOCK_SPIN_NS);
-	st.m.spin_ns = UINT32_MAX; /* 4.3 s */
-	mutex_lock(&st.m);
-	b = task_create_on("spinner", mutex_spinner, &st, 1);
+	KTEST_EXPECT_EQ(t, st.s.spin_ns, LOCK_SPIN_NS);
+	st.m.spin_ns = st.s.spin_ns = UINT32_MAX; /* 4.3 s */
+	spin_op(&st, hold, true);
+	b = task_create_on("spinner", spinner, &st, 1);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_EXPECT_TRUE(t, wait_called(&st));
 	task_sleep_ms(10); /* it spins meanwhile */
-	KTEST_EXPECT_EQ(t, mutex_waiting(&st.m), 0u);
+	KTEST_EXPECT_EQ(t, spin_waiting(&st), 0u);
 	KTEST_EXPECT_EQ(t, READ_ONCE(st.order), 0);
-	mutex_unlock(&st.m);
+	spin_op(&st, hold, false);
 	KTEST_EXPECT_EQ(t, task_join(b), 0);
 	KTEST_EXPECT_EQ(t, st.got[0], 1);
+}
+
+static void mutex_spinner_takes_release(struct ktest *t)
+{
+	check_spinner_takes_release(t, SPIN_MUTEX);
 }
 
 /* The spin ends: a locker that is never let in queues, and not before
@@ -258,7 +294,7 @@ static void mutex_spin_is_bounded(struct ktest *t)
 	mutex_init(&st.m, "test.mutex", NULL);
 	mutex_lock(&st.m);
 	b = task_create_on(
-	    "spinner", mutex_spinner, &st, (int)(cpu_id() + 1) % (int)ncpus);
+	    "spinner", spinner, &st, (int)(cpu_id() + 1) % (int)ncpus);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_EXPECT_TRUE(t, wait_called(&st));
 	give_up = time_ns() + 2 * NSEC_PER_SEC;
@@ -284,11 +320,11 @@ static void mutex_spinner_keeps_queue_order(struct ktest *t)
 	mutex_init(&st.m, "test.mutex", NULL);
 	st.m.spin_ns = 0; /* the first queues at once */
 	mutex_lock(&st.m);
-	a = task_create_on("first", mutex_spinner, &st, 1);
+	a = task_create_on("first", spinner, &st, 1);
 	KTEST_ASSERT_FALSE(t, IS_ERR(a));
 	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st.m, 1));
 	st.m.spin_ns = UINT32_MAX;
-	b = task_create_on("second", mutex_spinner, &st, 1);
+	b = task_create_on("second", spinner, &st, 1);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st.m, 2));
 	mutex_unlock(&st.m);
@@ -423,11 +459,6 @@ static void rwsem_writers_exclude_everyone(struct ktest *t)
 }
 
 /* Tasks queued on @s (readers or writers). */
-static unsigned int rwsem_waiting(struct rw_semaphore *s)
-{
-	return count_waiters(&s->wait_lock, &s->waiters);
-}
-
 /* Wait up to 2 s for @n tasks queued on @s. Return: whether they are. */
 static bool wait_for_waiters(struct rw_semaphore *s, unsigned int n)
 {
@@ -542,55 +573,12 @@ static void rwsem_reader_passes_waiting_writer(struct ktest *t)
 	KTEST_EXPECT_EQ(t, r.violations, 0);
 }
 
-static int rwsem_spinner(void *arg)
-{
-	struct spin_test *st = arg;
-
-	st->called = time_ns();
-	if (st->write)
-		down_write(&st->s);
-	else
-		down_read(&st->s);
-	st->got[0] = __atomic_add_fetch(&st->order, 1, __ATOMIC_SEQ_CST);
-	if (st->write)
-		up_write(&st->s);
-	else
-		up_read(&st->s);
-	return 0;
-}
-
 /* As a mutex's: a reader finding a writer inside, and a writer finding a
- * reader inside, spin (here longer than the test) rather than queue, and
- * get in when this task lets go. */
+ * reader inside, spin rather than queue, and get in at the release. */
 static void rwsem_spinner_takes_release(struct ktest *t)
 {
-	static struct spin_test st;
-
-	KTEST_ASSERT_GT(t, ncpus, 1);
-	for (int write = 0; write <= 1; write++) {
-		struct task *b;
-
-		st = (struct spin_test){ .write = write };
-		init_rwsem(&st.s, "test.rwsem", NULL);
-		KTEST_EXPECT_EQ(t, st.s.spin_ns, LOCK_SPIN_NS);
-		st.s.spin_ns = UINT32_MAX;
-		if (write)
-			down_read(&st.s);
-		else
-			down_write(&st.s);
-		b = task_create_on("spinner", rwsem_spinner, &st, 1);
-		KTEST_ASSERT_FALSE(t, IS_ERR(b));
-		KTEST_EXPECT_TRUE(t, wait_called(&st));
-		task_sleep_ms(10); /* it spins meanwhile */
-		KTEST_EXPECT_EQ(t, rwsem_waiting(&st.s), 0u);
-		KTEST_EXPECT_EQ(t, READ_ONCE(st.order), 0);
-		if (write)
-			up_read(&st.s);
-		else
-			up_write(&st.s);
-		KTEST_EXPECT_EQ(t, task_join(b), 0);
-		KTEST_EXPECT_EQ(t, st.got[0], 1);
-	}
+	check_spinner_takes_release(t, SPIN_READ);
+	check_spinner_takes_release(t, SPIN_WRITE);
 }
 
 static int try_read(void *arg)
