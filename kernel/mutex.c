@@ -28,14 +28,14 @@ void mutex_init(struct mutex *m, const char *name, struct lock_class *class)
 	list_init(&m->waiters);
 }
 
-/* Wait, spinning, for the holder to let go while nobody is queued (a
- * queued waiter keeps its turn); give up at the deadline. Racy reads: the
- * caller looks again under wait_lock. */
 uint64_t lock_spin_deadline(uint32_t spin_ns)
 {
 	return ncpus > 1 && spin_ns ? time_ns() + spin_ns : 0;
 }
 
+/* Wait, spinning, for the holder to let go while nobody is queued (a
+ * queued waiter keeps its turn); give up at the deadline. Racy reads: the
+ * caller looks again under wait_lock. */
 static void spin_on_owner(struct mutex *m)
 {
 	uint64_t until = lock_spin_deadline(m->spin_ns);
