@@ -165,7 +165,7 @@ void down_read(struct rw_semaphore *s)
 		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_SHARED);
 		spin_on_holders(s, false);
 	}
-	if (read_can_pass(s))
+	if (!contended || read_can_pass(s)) /* looks again after a spin */
 		s->readers++;
 	else
 		wait_granted(s, &w);
@@ -188,7 +188,7 @@ __down_write(struct rw_semaphore *s, unsigned int subclass, uintptr_t site)
 		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_EXCLUSIVE);
 		spin_on_holders(s, true);
 	}
-	if (write_can_enter(s))
+	if (!contended || write_can_enter(s))
 		s->writer = w.task;
 	else
 		wait_granted(s, &w);

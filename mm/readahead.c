@@ -88,10 +88,10 @@ static bool past_last(unsigned long index, unsigned long last)
  * Fill one batch: up to @want fresh pages from @index on, inserted under
  * one invalidate_lock shared section, in which *@last (the last page below
  * EOF) is read again: truncate changes i_size under the lock exclusive;
- * then handed, locked, to the filesystem. Legacy mode takes no lock and keeps
- * the
- * *@last it was given, as before Linux 5.15. Return: pages inserted (0:
- * the first was cached meanwhile), or -1 to stop: no memory, or EOF.
+ * then handed, locked, to the filesystem. Legacy mode takes no lock and
+ * keeps the *@last it was given, as before Linux 5.15. Return: pages
+ * inserted (0: the first was cached meanwhile), or -1 to stop: no memory,
+ * or EOF.
  */
 static int read_batch(struct address_space *m,
 		      unsigned long index,
