@@ -106,6 +106,7 @@ static struct inode *inode_alloc(struct super_block *sb, unsigned long ino)
 	inode->i_state = I_NEW;
 	mapping_init(&inode->i_data, inode, NULL);
 	inode->i_data.sb_wb_err = &sb->s_wb_err;
+	inode->i_data.ra_worker = true; /* iput is safe from any task */
 	inode->i_mapping = &inode->i_data;
 	init_rwsem(&inode->i_rwsem, "i_rwsem", &i_rwsem_class);
 	spin_lock_init(&inode->i_lock, "i_lock");

@@ -132,6 +132,7 @@ long vfs_drop_caches(void)
 		return -ENODEV;
 	/* A write error stays for fsync and syncfs (errseq): the failed page
 	 * is clean, and dropped like the others. */
+	readahead_cancel(NULL); /* a queued window would fill it again */
 	sync_filesystem(sb, true);
 	n = collect_inodes(sb, true, true, &arr);
 	if (n < 0)

@@ -136,6 +136,7 @@ int vfs_unmount_root(void)
 	err = -EINVAL;
 	if (!sb)
 		goto out_unlock;
+	readahead_cancel(NULL); /* its windows pin inodes */
 	err = sync_filesystem(sb, true);
 	prune_icache(sb, ~0UL);
 	spin_lock(&sb->s_inode_lock);

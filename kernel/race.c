@@ -49,6 +49,7 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_READ_COPY] = "read: page found, i_size read, before the copy",
 	[RACE_FILL_INSERTED] = "fill: pages inserted, blocks not mapped",
 	[RACE_ALLOC_LINKED] = "alloc_range: blocks mapped, not yet zeroed",
+	[RACE_RA_WORKER] = "readahead worker: window taken, not read",
 };
 
 static void gate_reached(enum race_id rp)
@@ -120,6 +121,12 @@ static void gate_alloc_linked(void *obj)
 	gate_reached(RACE_ALLOC_LINKED);
 }
 
+static void gate_ra_worker(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_RA_WORKER);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
@@ -129,6 +136,7 @@ static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_READ_COPY] = gate_read_copy,
 	[RACE_FILL_INSERTED] = gate_fill_inserted,
 	[RACE_ALLOC_LINKED] = gate_alloc_linked,
+	[RACE_RA_WORKER] = gate_ra_worker,
 };
 
 void race_arm(enum race_id rp)

@@ -3,10 +3,12 @@
  *
  *   WILLNEED, readahead(2)  read the range into the cache now: readahead
  *                           batches, each under invalidate_lock shared
- *   DONTNEED                start writeback of the range, then drop its
- *                           clean, unused pages (reclaim's kind of drop:
- *                           the disk holds what they hold, so no
- *                           invalidate_lock - as in Linux)
+ *   DONTNEED                start writeback of the range, drop the
+ *                           file's windows queued for the readahead
+ *                           worker, then drop the range's clean, unused
+ *                           pages (reclaim's kind of drop: the disk holds
+ *                           what they hold, so no invalidate_lock - as in
+ *                           Linux)
  *   NORMAL, SEQUENTIAL,     the file's readahead window: default, twice
  *   RANDOM                  the default, off (a miss reads what the call
  *                           asked for and no more, as Linux's random
@@ -53,6 +55,7 @@ static void dontneed(struct file *f, loff_t off, loff_t len)
 	if (!len || __builtin_add_overflow(off, len - 1, &end))
 		end = LLONG_MAX;
 	filemap_fdatawrite_range(m, off, end);
+	readahead_cancel(m); /* nothing queued before comes back after */
 	/* Only pages wholly inside the range leave. */
 	first = DIV_ROUND_UP((unsigned long long)off, PAGE_SIZE);
 	last = end >> PAGE_SHIFT;

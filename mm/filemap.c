@@ -80,6 +80,7 @@ void mapping_init(struct address_space *m,
 	m->sync_writers = 0;
 	m->wb_err = 0;
 	m->sb_wb_err = NULL;
+	m->ra_worker = false;
 	list_init(&m->wb_node);
 	mutex_init(&m->i_mmap_lock, "i_mmap_lock", &i_mmap_lock_class);
 	list_init(&m->i_mmap);

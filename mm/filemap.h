@@ -192,6 +192,10 @@ struct address_space {
 	unsigned int sync_writers;
 	/* protected by writeback's wb_lock (mm/writeback.c): */
 	struct list_head wb_node; /* on the flusher's list while dirty */
+	/* set once, before any read: the host is a cached inode that ihold
+	 * pins, so readahead may hand a stream's window to its worker
+	 * (mm/readahead.c); false for a bare inode (tests) */
+	bool ra_worker;
 	struct mutex i_mmap_lock; /* mm/mmap.c */
 	/* protected by i_mmap_lock: */
 	struct list_head i_mmap; /* the vm_areas mapping this file */
@@ -420,6 +424,24 @@ void page_cache_force_readahead(struct address_space *m,
 				unsigned long index,
 				unsigned long nr);
 void file_ra_state_init(struct file_ra_state *ra);
+/* Drop @m's windows queued for the readahead worker (@m NULL: every
+ * mapping's) and wait for the one it is reading: no readahead queued
+ * before the call fills the cache after it returns. Context: task, may
+ * sleep; no page lock, invalidate_lock or i_rwsem held (the worker may
+ * need them). */
+void readahead_cancel(struct address_space *m);
+/* The readahead worker's counts (tests, benchmarks). */
+struct ra_worker_stats {
+	unsigned long handed; /* windows queued for it since boot */
+	unsigned long read;   /* of those, read (the others were cancelled) */
+	unsigned int queued;  /* waiting now */
+};
+void readahead_worker_stats(struct ra_worker_stats *st);
+/* The worker task, or NULL if windows stay with the reader (tests). */
+struct task *readahead_worker_task(void);
+/* Tests: hand windows of @pages or more to the worker (default
+ * RA_WORKER_MIN). Return: the previous value. */
+unsigned int readahead_set_worker_min(unsigned int pages);
 /* The window a file starts with (pages). */
 unsigned int file_ra_default_pages(void);
 

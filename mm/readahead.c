@@ -26,17 +26,45 @@
  * until their reads end, and an invalidation locks every page it drops
  * before it frees a block (docs/locking.md). The window is per file and
  * racy by design (a lost update only misjudges the next window).
+ *
+ * The worker. A stream's asynchronous window of RA_WORKER_MIN pages or
+ * more is read by the "readahead" task on another hart, while the reader
+ * copies the window it is in: under TCG a cold read is bound by the
+ * reader's own CPU (allocation, insertion, block mapping, bio building and
+ * the doorbell's exit cost about as much as the copy), not by the device.
+ * The worker runs the same do_readahead the reader would, so it takes
+ * invalidate_lock shared per batch and reads i_size again under it: the
+ * discipline does not depend on which task fills. The queued window pins
+ * its inode (ihold) until it is read. The window stays with the reader
+ * when the worker would not help or could not be used: one hart;
+ * fill_lock=i_rwsem (the read's i_rwsem must cover its readahead);
+ * boot argument ra_worker=off; a host that cannot be pinned
+ * (!mapping->ra_worker: a bare test inode); RA_WORKER_QUEUE windows
+ * already waiting (the worker is behind, so the reader does its own); no
+ * memory for the work. A window whose pages are all cached queues nothing
+ * and takes no lock (a cached hit stays lock-free). readahead_cancel
+ * drops queued windows (fadvise DONTNEED, drop_caches, unmount).
+ * ra_lock, a leaf spinlock, guards the queue, ra_queued and ra_busy.
  */
 #include <errno.h>
 #include <limits.h>
 #include <drivers/block.h>
+#include <string.h>
+#include <kernel/bootargs.h>
+#include <kernel/err.h>
+#include <kernel/init.h>
+#include <kernel/printk.h>
 #include <kernel/race.h>
+#include <kernel/sched.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
+#include <mm/kmalloc.h>
 
 #define RA_DEFAULT_PAGES 1024 /* 4 MiB */
 #define RA_PLUG_BATCHES	 8    /* batches merged on one plug: 1 MiB */
 #define RA_BATCH	 32   /* pages handed to the filesystem at once */
+#define RA_WORKER_MIN	 64   /* smallest window for the worker: 256 KiB */
+#define RA_WORKER_QUEUE	 4    /* windows waiting at most */
 
 unsigned int file_ra_default_pages(void)
 {
@@ -171,12 +199,176 @@ static void do_readahead(struct address_space *m,
 	blk_finish_plug(&plug);
 }
 
-static void ra_submit(struct address_space *m, struct file_ra_state *ra)
+/* A window queued for the worker; it holds a reference on the host. */
+struct ra_work {
+	struct list_head node;
+	struct address_space *m;
+	unsigned long start, nr, mark;
+};
+
+static DEFINE_SPINLOCK(ra_lock);
+/* protected by ra_lock: */
+static struct list_head ra_queue = LIST_HEAD_INIT(ra_queue);
+static unsigned int ra_queued;		 /* read unlocked as a hint */
+static struct address_space *ra_busy;	 /* the window being read, if any */
+static unsigned long ra_handed, ra_read; /* struct ra_worker_stats */
+
+static DEFINE_WAIT_QUEUE_HEAD(ra_wq);	   /* the worker waits for work */
+static DEFINE_WAIT_QUEUE_HEAD(ra_idle_wq); /* cancellers wait for ra_busy */
+static struct task *ra_worker;		   /* set once at boot */
+static unsigned int ra_worker_min = RA_WORKER_MIN; /* tests lower it */
+
+/* The first page of [@index, @end) that is not cached, or @end. Lock-free
+ * (a hint): a window already cached costs no lock. */
+static unsigned long
+first_absent(struct address_space *m, unsigned long index, unsigned long end)
 {
+	while (index < end && !filemap_absent_run(m, index, 1))
+		index++;
+	return index;
+}
+
+/* Queue [@start, @start+@nr) for the worker. Return: false if the reader
+ * must read it itself (see the head of this file). */
+static bool ra_hand_off(struct address_space *m,
+			unsigned long start,
+			unsigned long nr,
+			unsigned long mark)
+{
+	struct ra_work *w;
+
+	if (nr < READ_ONCE(ra_worker_min) || !m->ra_worker ||
+	    !READ_ONCE(ra_worker) || filemap_fill_lock() == FILL_I_RWSEM ||
+	    READ_ONCE(ra_queued) >= RA_WORKER_QUEUE)
+		return false;
+	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return false;
+	ihold(m->host); /* the reader's open file holds one: not the last */
+	*w = (struct ra_work){ .m = m, .start = start, .nr = nr, .mark = mark };
+	spin_lock(&ra_lock);
+	list_add_tail(&w->node, &ra_queue);
+	ra_queued++;
+	ra_handed++;
+	spin_unlock(&ra_lock);
+	wake_up(&ra_wq);
+	return true;
+}
+
+static void ra_work_free(struct ra_work *w)
+{
+	iput(w->m->host); /* may evict an unlinked inode: task context */
+	kfree(w);
+}
+
+static int readahead_worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct ra_work *w = NULL;
+
+		wait_event(&ra_wq, READ_ONCE(ra_queued) > 0);
+		spin_lock(&ra_lock);
+		if (!list_empty(&ra_queue)) {
+			w = list_first_entry(&ra_queue, struct ra_work, node);
+			list_del(&w->node);
+			ra_queued--;
+			ra_busy = w->m;
+		}
+		spin_unlock(&ra_lock);
+		if (!w)
+			continue;
+		race_point(RACE_RA_WORKER, w->m);
+		do_readahead(w->m, w->start, w->nr, w->mark);
+		/* Before ra_busy clears: unmount counts the references. */
+		ra_work_free(w);
+		spin_lock(&ra_lock);
+		ra_busy = NULL;
+		ra_read++;
+		spin_unlock(&ra_lock);
+		wake_up_all(&ra_idle_wq);
+	}
+	return 0;
+}
+
+static bool ra_busy_with(struct address_space *m)
+{
+	struct address_space *busy = READ_ONCE(ra_busy);
+
+	return busy && (!m || busy == m);
+}
+
+void readahead_cancel(struct address_space *m)
+{
+	struct list_head gone = LIST_HEAD_INIT(gone);
+	struct ra_work *w, *n;
+
+	spin_lock(&ra_lock);
+	list_for_each_entry_safe (w, n, &ra_queue, node) {
+		if (m && w->m != m)
+			continue;
+		list_del(&w->node);
+		list_add_tail(&w->node, &gone);
+		ra_queued--;
+	}
+	spin_unlock(&ra_lock);
+	list_for_each_entry_safe (w, n, &gone, node)
+		ra_work_free(w);
+	wait_event(&ra_idle_wq, !ra_busy_with(m));
+}
+
+void readahead_worker_stats(struct ra_worker_stats *st)
+{
+	spin_lock(&ra_lock);
+	*st = (struct ra_worker_stats){ ra_handed, ra_read, ra_queued };
+	spin_unlock(&ra_lock);
+}
+
+struct task *readahead_worker_task(void)
+{
+	return READ_ONCE(ra_worker);
+}
+
+unsigned int readahead_set_worker_min(unsigned int pages)
+{
+	return __atomic_exchange_n(&ra_worker_min, pages, __ATOMIC_RELAXED);
+}
+
+static int readahead_worker_init(void)
+{
+	struct task *t;
+	char v[8];
+
+	if (ncpus < 2 ||
+	    (bootarg_get("ra_worker", v, sizeof(v)) && !strcmp(v, "off"))) {
+		pr_info("readahead: windows read by the reader\n");
+		return 0;
+	}
+	t = task_create("readahead", readahead_worker, NULL);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	WRITE_ONCE(ra_worker, t);
+	return 0;
+}
+INIT_HOOK(readahead_worker, readahead_worker_init, INIT_LEVEL_LATE);
+
+/* Read the window @ra describes; an asynchronous one (@async: the reader
+ * does not wait for it) may go to the worker. */
+static void
+ra_submit(struct address_space *m, struct file_ra_state *ra, bool async)
+{
+	unsigned long end = ra->start + ra->size, start = ra->start;
 	unsigned long mark =
 	    ra->async_size ? ra->start + ra->size - ra->async_size : ULONG_MAX;
 
-	do_readahead(m, ra->start, ra->size, mark);
+	if (async) {
+		if (past_last(start, last_index(m)))
+			return;
+		start = first_absent(m, start, end);
+		if (start == end || ra_hand_off(m, start, end - start, mark))
+			return;
+	}
+	do_readahead(m, start, end - start, mark);
 }
 
 static unsigned int roundup_pow2(unsigned long n)
@@ -210,7 +402,7 @@ void page_cache_sync_readahead(struct address_space *m,
 		       ? MIN(MAX(2 * ra->size, init), ra->ra_pages)
 		       : init;
 	ra->async_size = ra->size > req_pages ? ra->size - req_pages : 0;
-	ra_submit(m, ra);
+	ra_submit(m, ra, false);
 }
 
 void page_cache_async_readahead(struct address_space *m,
@@ -229,7 +421,7 @@ void page_cache_async_readahead(struct address_space *m,
 		ra->size = MIN(roundup_pow2(req_pages), ra->ra_pages);
 	}
 	ra->async_size = ra->size;
-	ra_submit(m, ra);
+	ra_submit(m, ra, true);
 }
 
 /**

@@ -1,0 +1,199 @@
+/*
+ * fs/ra_worker_test.c: suite vfs_ra_worker - the readahead worker
+ * (mm/readahead.c) on the root ext2 (vfs boots: two harts, so it runs):
+ *   - a stream of 1 MiB reads hands its asynchronous windows to the
+ *     worker and reads back what was written;
+ *   - readahead_cancel drops a mapping's queued window, which never fills
+ *     the cache, without waiting for the worker busy with another file;
+ *     for the file the worker is reading, it sleeps until that window is
+ *     in. The worker is held at RACE_RA_WORKER meanwhile.
+ * Both files are RW_PAGES pages long; page i is all 'a' + i % 26. A
+ * stream of 1 MiB reads from offset 0 reads [0, 256) itself, then [256,
+ * 768) with the mark at 512; the third read reaches the mark and hands
+ * [768, 1792) (cut at EOF) to the worker, while it reads up to 767 only.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <kernel/err.h>
+#include <kernel/ktest.h>
+#include <kernel/race.h>
+#include <kernel/sched.h>
+#include <fs/internal.h>
+#include <mm/filemap.h>
+#include <mm/kmalloc.h>
+
+#define RW_PAGES  1024 /* 4 MiB */
+#define RW_IO	  (1 << 20)
+#define RW_HANDED 768 /* the first page of the first window handed off */
+#define RW_A	  "/ra_worker_a"
+#define RW_B	  "/ra_worker_b"
+
+static char page_byte(unsigned long index)
+{
+	return (char)('a' + index % 26);
+}
+
+/* @path written, written back and dropped from the cache; open O_RDONLY. */
+static int make_file(struct ktest *t, const char *path, char *buf)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+
+	KTEST_ASSERT_GE(t, fd, 0);
+	for (unsigned long i = 0; i < RW_PAGES; i++) {
+		memset(buf + (i * PAGE_SIZE) % RW_IO, page_byte(i), PAGE_SIZE);
+		if ((i + 1) * PAGE_SIZE % RW_IO == 0)
+			KTEST_ASSERT_EQ(t, write(fd, buf, RW_IO), RW_IO);
+	}
+	KTEST_ASSERT_EQ(t, fsync(fd), 0);
+	KTEST_ASSERT_EQ(t, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	KTEST_ASSERT_GE(t, fd, 0);
+	return fd;
+}
+
+/* Read @mib MiB on from @fd's position; count bytes not as written. */
+static unsigned long read_mib(struct ktest *t, int fd, char *buf, int mib)
+{
+	unsigned long bad = 0;
+
+	for (int r = 0; r < mib; r++) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+
+		KTEST_EXPECT_EQ(t, read(fd, buf, RW_IO), RW_IO);
+		for (size_t j = 0; j < RW_IO; j++)
+			bad += buf[j] != page_byte((at + j) / PAGE_SIZE);
+	}
+	return bad;
+}
+
+static bool cached(int fd, unsigned long index)
+{
+	struct file *f = fd_get(fd);
+	bool in = filemap_cached(f->f_mapping, index);
+
+	fput(f);
+	return in;
+}
+
+static struct address_space *mapping_of(int fd)
+{
+	struct file *f = fd_get(fd);
+	struct address_space *m = f->f_mapping;
+
+	fput(f); /* the descriptor keeps it */
+	return m;
+}
+
+static void ra_worker_takes_stream(struct ktest *t)
+{
+	char *buf = kmalloc(RW_IO, GFP_KERNEL);
+	struct ra_worker_stats before, after;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	fd = make_file(t, RW_A, buf);
+	readahead_worker_stats(&before);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256), 0ul);
+	readahead_cancel(mapping_of(fd)); /* nothing is left in flight */
+	readahead_worker_stats(&after);
+	KTEST_EXPECT_GE(t, after.handed - before.handed, 1ul);
+	KTEST_EXPECT_EQ(t, after.queued, 0u);
+	close(fd);
+	kfree(buf);
+	KTEST_EXPECT_EQ(t, unlink(RW_A), 0);
+}
+
+struct canceller {
+	struct address_space *m;
+	bool done;
+};
+
+static int cancel_task(void *arg)
+{
+	struct canceller *c = arg;
+
+	readahead_cancel(c->m);
+	WRITE_ONCE(c->done, true);
+	return 0;
+}
+
+static bool done_or_asleep(void *arg)
+{
+	struct task *task = arg;
+
+	return READ_ONCE(task->state) == TASK_SLEEPING ||
+	       READ_ONCE(task->state) == TASK_DEAD;
+}
+
+static bool done(void *arg)
+{
+	return READ_ONCE(((struct canceller *)arg)->done);
+}
+
+/* Run readahead_cancel(@m) in a task, and wait until it has ended or
+ * sleeps. Return: the task, to join. */
+static struct task *
+start_cancel(struct ktest *t, struct canceller *c, struct address_space *m)
+{
+	struct task *task;
+
+	*c = (struct canceller){ .m = m };
+	task = task_create("ra-cancel", cancel_task, c);
+	KTEST_ASSERT_FALSE(t, IS_ERR(task));
+	KTEST_ASSERT_EQ(t, race_wait_until(done_or_asleep, task), 0);
+	return task;
+}
+
+static void ra_worker_cancel(struct ktest *t)
+{
+	char *buf = kmalloc(RW_IO, GFP_KERNEL);
+	struct ra_worker_stats st;
+	struct canceller ca, cb;
+	struct task *task;
+	int a, b;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	a = make_file(t, RW_A, buf);
+	b = make_file(t, RW_B, buf);
+	race_arm(RACE_RA_WORKER);
+	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 3), 0ul);
+	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
+	KTEST_EXPECT_FALSE(t, cached(a, RW_HANDED)); /* taken, held */
+	KTEST_EXPECT_EQ(t, read_mib(t, b, buf, 3), 0ul);
+	readahead_worker_stats(&st);
+	KTEST_EXPECT_EQ(t, st.queued, 1u);
+	KTEST_EXPECT_FALSE(t, cached(b, RW_HANDED));
+
+	/* B's window is only queued: dropped, and nothing to wait for. */
+	task = start_cancel(t, &cb, mapping_of(b));
+	KTEST_EXPECT_EQ(t, race_wait_until(done, &cb), 0);
+	KTEST_EXPECT_EQ(t, task_join(task), 0);
+	readahead_worker_stats(&st);
+	KTEST_EXPECT_EQ(t, st.queued, 0u);
+
+	/* A's is being read: its canceller sleeps until the worker is done. */
+	task = start_cancel(t, &ca, mapping_of(a));
+	KTEST_EXPECT_FALSE(t, READ_ONCE(ca.done));
+	race_release(RACE_RA_WORKER);
+	KTEST_EXPECT_EQ(t, task_join(task), 0);
+	KTEST_EXPECT_TRUE(t, ca.done);
+	KTEST_EXPECT_TRUE(t, cached(a, RW_HANDED));
+	KTEST_EXPECT_FALSE(t, cached(b, RW_HANDED)); /* and never will be */
+	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 1), 0ul);
+	KTEST_EXPECT_EQ(t, read_mib(t, b, buf, 1), 0ul);
+	close(a);
+	close(b);
+	kfree(buf);
+	KTEST_EXPECT_EQ(t, unlink(RW_A), 0);
+	KTEST_EXPECT_EQ(t, unlink(RW_B), 0);
+}
+
+static struct ktest_case ra_worker_cases[] = {
+	KTEST_CASE(ra_worker_takes_stream),
+	KTEST_CASE(ra_worker_cancel),
+	{ 0 },
+};
+
+KTEST_SUITE(vfs_ra_worker, ra_worker_cases);
