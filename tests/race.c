@@ -168,6 +168,7 @@ int race_filler(void *arg)
 		ret = pread(fd, rc->buf, PAGE_SIZE, at) < 0;
 		break;
 	case FILL_ASYNC_RA:
+	case FILL_RA_WORKER:
 		ret = pread(fd, rc->buf, PAGE_SIZE, at - PAGE_SIZE) < 0;
 		break;
 	case FILL_FADVISE:
@@ -252,7 +253,19 @@ static bool filler_blocked_or_gone(void *arg)
 	struct race_case *rc = arg;
 
 	return race_waits_for_lock(rc->m) ||
-	       READ_ONCE(rc->filler->state) == TASK_DEAD;
+	       READ_ONCE(rc->fill_task->state) == TASK_DEAD;
+}
+
+/* B has ended (@code); with FILL_RA_WORKER, the worker's window has also
+ * been read (readahead_cancel waits for the window being read), and so
+ * has the page, as wait_victim_read says. */
+static void fill_done(struct ktest *t, struct race_case *rc, int code)
+{
+	if (rc->kind == FILL_RA_WORKER) {
+		readahead_cancel(rc->m);
+		wait_victim_read(rc->m);
+	}
+	race_check_filler(t, rc, code);
 }
 
 static bool nowait_done(void *arg)
@@ -302,7 +315,7 @@ void race_setup_kind(struct race_case *rc)
 		insert_not_uptodate(rc->m, RACE_VICTIM);
 	if (rc->kind == FILL_NOWAIT)
 		insert_not_uptodate(rc->m, 0);
-	if (rc->kind == FILL_ASYNC_RA)
+	if (rc->kind == FILL_ASYNC_RA || rc->kind == FILL_RA_WORKER)
 		cache_marked_page(rc->m);
 	if (rc->kind == FILL_MKWRITE) { /* the load hits: the store fills */
 		int fd = open(RACE_F_PATH, O_RDONLY);
@@ -336,6 +349,7 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	unsigned long leftovers = filemap_invalidate_leftovers();
 	bool legacy = filemap_legacy_mode();
 	bool immune = kind == FILL_MKWRITE && op->mkwrite_past_eof;
+	unsigned int worker_min = 0;
 	struct task *a, *b;
 	const char *bug;
 	struct file *f;
@@ -351,10 +365,15 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	race_setup_kind(&rc);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, true);
 
+	if (kind == FILL_RA_WORKER) { /* B's one-page window goes to it */
+		KTEST_ASSERT_NOT_NULL(t, readahead_worker_task());
+		worker_min = readahead_set_worker_min(1);
+	}
 	race_arm(RACE_FILL_START);
 	b = task_create("filler", race_filler, &rc);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	rc.filler = b;
+	rc.fill_task = kind == FILL_RA_WORKER ? readahead_worker_task() : b;
 	KTEST_ASSERT_EQ(t, race_wait(RACE_FILL_START, NULL, NULL), 1);
 	race_arm(RACE_INVAL_DROPPED);
 	a = task_create(op->name, invalidator, (void *)op);
@@ -362,18 +381,18 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	KTEST_ASSERT_EQ(t, race_wait(RACE_INVAL_DROPPED, NULL, NULL), 1);
 	if (kind == FILL_NOWAIT)
 		check_nowait(t, &rc);
-	race_arm_for(RACE_FILL_MAPPED, b); /* A may read pages too */
+	race_arm_for(RACE_FILL_MAPPED, rc.fill_task); /* A may read too */
 	race_release(RACE_FILL_START);
 	stopped = race_wait(RACE_FILL_MAPPED, filler_blocked_or_gone, &rc);
 	KTEST_EXPECT_EQ(t, stopped, legacy && !immune ? 1 : 0);
-	if (stopped == 0 && READ_ONCE(b->state) == TASK_DEAD)
+	if (stopped == 0 && READ_ONCE(rc.fill_task->state) == TASK_DEAD)
 		ktest_log(t, "filler ended by a bus error before page_mkwrite");
 	else if (stopped == 0)
 		ktest_log(
 		    t, "filler waits for invalidate_lock held by %s", op->name);
 	if (stopped == 1 && op->filler_first) { /* B reads, then A goes on */
 		race_release(RACE_FILL_MAPPED);
-		race_check_filler(t, &rc, task_join(b));
+		fill_done(t, &rc, task_join(b));
 	}
 	race_release(RACE_INVAL_DROPPED);
 	KTEST_EXPECT_EQ(t, task_join(a), 0);
@@ -381,8 +400,10 @@ void race_run(struct ktest *t, const struct race_op *op, enum fill_kind kind)
 	    t, race_write_file(RACE_G_PATH, 'G', 0, RACE_NPAGES), 0);
 	if (stopped != 1 || !op->filler_first) {
 		race_release(RACE_FILL_MAPPED);
-		race_check_filler(t, &rc, task_join(b));
+		fill_done(t, &rc, task_join(b));
 	}
+	if (kind == FILL_RA_WORKER)
+		readahead_set_worker_min(worker_min);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, false);
 
 	bug = op->observe(t, &rc);

@@ -39,11 +39,14 @@ enum fill_kind {
 	FILL_ASYNC_RA,		/* read of a page with the readahead mark */
 	FILL_FADVISE,		/* posix_fadvise(WILLNEED) */
 	FILL_READAHEAD,		/* readahead(2) */
-	FILL_NOWAIT,  /* a sync readahead; RWF_NOWAIT meanwhile and after */
-	FILL_FAULT,   /* a load from a shared mapping: the page fault */
-	FILL_MADVISE, /* madvise(MADV_WILLNEED) on a shared mapping */
-	FILL_MKWRITE, /* a store to a clean, cached page of a shared mapping:
-		       * the write fault and page_mkwrite */
+	FILL_NOWAIT,	/* a sync readahead; RWF_NOWAIT meanwhile and after */
+	FILL_FAULT,	/* a load from a shared mapping: the page fault */
+	FILL_MADVISE,	/* madvise(MADV_WILLNEED) on a shared mapping */
+	FILL_MKWRITE,	/* a store to a clean, cached page of a shared mapping:
+			 * the write fault and page_mkwrite */
+	FILL_RA_WORKER, /* FILL_ASYNC_RA's window handed to the readahead
+			 * worker (its threshold lowered to one page): the
+			 * worker fills, B only reads the marked page */
 };
 
 struct race_case {
@@ -53,6 +56,7 @@ struct race_case {
 	void *map;		 /* FILL_FAULT's mapping of F */
 	char store;		 /* FILL_MKWRITE: the byte B stores */
 	struct task *filler;	 /* B */
+	struct task *fill_task;	 /* the task that fills: B, or the worker */
 	ssize_t c_ret;		 /* the NOWAIT task's result */
 	int c_errno;
 	bool c_done;
@@ -122,6 +126,7 @@ const char *race_observe_page(struct ktest *t, struct race_case *rc, char want);
 	RACE_CASE(op, FILL_FAULT, fault)                              \
 	RACE_CASE(op, FILL_MADVISE, madvise_willneed)                 \
 	RACE_CASE(op, FILL_MKWRITE, page_mkwrite)                     \
+	RACE_CASE(op, FILL_RA_WORKER, ra_worker)                      \
 	static struct ktest_case race_##op##_cases[] = {              \
 		KTEST_CASE(race_##op##_read_miss),                    \
 		KTEST_CASE(race_##op##_read_not_uptodate),            \
@@ -133,6 +138,7 @@ const char *race_observe_page(struct ktest *t, struct race_case *rc, char want);
 		KTEST_CASE(race_##op##_fault),                        \
 		KTEST_CASE(race_##op##_madvise_willneed),             \
 		KTEST_CASE(race_##op##_page_mkwrite),                 \
+		KTEST_CASE(race_##op##_ra_worker),                    \
 		{},                                                   \
 	};                                                            \
 	KTEST_SUITE(race_##op, race_##op##_cases)

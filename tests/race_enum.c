@@ -5,8 +5,9 @@
  * For each invalidating operation (punch, zero, collapse, insert,
  * truncate: one case each) and each fill path of tests/race.h but the
  * NOWAIT read (its fill is a plain read; its own check needs the forced
- * schedule), the two tasks A (the operation) and B (the fill) run under a
- * controller. Each stops at every race point it passes - its start,
+ * schedule) and the readahead worker's (the same readahead, run by a task
+ * that is neither A nor B), the two tasks A (the operation) and B (the fill)
+ * run under a controller. Each stops at every race point it passes - its start,
  * RACE_FILL_START, RACE_FILL_MAPPED, RACE_INVAL_DROPPED - and only goes on
  * when the controller lets it; a task that sleeps on a lock instead (30 ms
  * asleep without reaching a point) is blocked until the other lets go.
@@ -348,6 +349,7 @@ static const char *const kind_names[] = {
 	[FILL_FAULT] = "fault",
 	[FILL_MADVISE] = "madvise",
 	[FILL_MKWRITE] = "page_mkwrite",
+	[FILL_RA_WORKER] = "ra_worker",
 };
 
 /* Every schedule of @op against @kind. Return: how many failed. */
@@ -402,7 +404,9 @@ static void enumerate_op(struct ktest *t, const struct race_op *op)
 		bool immune = k == FILL_MKWRITE && op->mkwrite_past_eof;
 		int failed;
 
-		if (k == FILL_NOWAIT)
+		/* NOWAIT: see the head; the worker's fill: the controller
+		 * knows two tasks, A and B, and the worker is neither. */
+		if (k == FILL_NOWAIT || k == FILL_RA_WORKER)
 			continue;
 		failed = enumerate(t, op, k);
 		if (!legacy || immune)
