@@ -2,11 +2,13 @@
  * fs/ra_worker_test.c: suite vfs_ra_worker - the readahead worker
  * (mm/readahead.c) on the root ext2 (vfs boots: two harts, so it runs):
  *   - a stream of 1 MiB reads hands its asynchronous windows to the
- *     worker and reads back what was written;
+ *     worker and reads back what was written; readahead_wait sleeps
+ *     while the worker, held at RACE_RA_WORKER, has the window, and
+ *     returns once it is in;
  *   - readahead_cancel drops a mapping's queued window, which never fills
  *     the cache, without waiting for the worker busy with another file;
  *     for the file the worker is reading, it sleeps until that window is
- *     in. The worker is held at RACE_RA_WORKER meanwhile.
+ *     in, the worker held likewise.
  * Both files are RW_PAGES pages long; page i is all 'a' + i % 26. A
  * stream of 1 MiB reads from offset 0 reads [0, 256) itself, then [256,
  * 768) with the mark at 512; the third read reaches the mark and hands
@@ -86,35 +88,18 @@ static struct address_space *mapping_of(int fd)
 	return m;
 }
 
-static void ra_worker_takes_stream(struct ktest *t)
-{
-	char *buf = kmalloc(RW_IO, GFP_KERNEL);
-	struct ra_worker_stats before, after;
-	int fd;
-
-	KTEST_ASSERT_NOT_NULL(t, buf);
-	fd = make_file(t, RW_A, buf);
-	readahead_worker_stats(&before);
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256), 0ul);
-	readahead_cancel(mapping_of(fd)); /* nothing is left in flight */
-	readahead_worker_stats(&after);
-	KTEST_EXPECT_GE(t, after.handed - before.handed, 1ul);
-	KTEST_EXPECT_EQ(t, after.queued, 0u);
-	close(fd);
-	kfree(buf);
-	KTEST_EXPECT_EQ(t, unlink(RW_A), 0);
-}
-
-struct canceller {
+/* A task calling readahead_cancel or readahead_wait. */
+struct call {
+	void (*fn)(struct address_space *m);
 	struct address_space *m;
 	bool done;
 };
 
-static int cancel_task(void *arg)
+static int call_task(void *arg)
 {
-	struct canceller *c = arg;
+	struct call *c = arg;
 
-	readahead_cancel(c->m);
+	c->fn(c->m);
 	WRITE_ONCE(c->done, true);
 	return 0;
 }
@@ -129,28 +114,60 @@ static bool done_or_asleep(void *arg)
 
 static bool done(void *arg)
 {
-	return READ_ONCE(((struct canceller *)arg)->done);
+	return READ_ONCE(((struct call *)arg)->done);
 }
 
-/* Run readahead_cancel(@m) in a task, and wait until it has ended or
- * sleeps. Return: the task, to join. */
-static struct task *
-start_cancel(struct ktest *t, struct canceller *c, struct address_space *m)
+/* Run @fn(@m) in a task, and wait until it has ended or sleeps. Return:
+ * the task, to join. */
+static struct task *start_call(struct ktest *t,
+			       struct call *c,
+			       struct address_space *m,
+			       void (*fn)(struct address_space *))
 {
 	struct task *task;
 
-	*c = (struct canceller){ .m = m };
-	task = task_create("ra-cancel", cancel_task, c);
+	*c = (struct call){ .fn = fn, .m = m };
+	task = task_create("ra-call", call_task, c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(task));
 	KTEST_ASSERT_EQ(t, race_wait_until(done_or_asleep, task), 0);
 	return task;
+}
+
+static void ra_worker_takes_stream(struct ktest *t)
+{
+	char *buf = kmalloc(RW_IO, GFP_KERNEL);
+	struct ra_worker_stats before, after;
+	struct task *task;
+	struct call w;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	fd = make_file(t, RW_A, buf);
+	readahead_worker_stats(&before);
+	race_arm(RACE_RA_WORKER);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 3), 0ul);
+	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
+	/* readahead_wait sleeps while the worker holds the window. */
+	task = start_call(t, &w, mapping_of(fd), readahead_wait);
+	KTEST_EXPECT_FALSE(t, READ_ONCE(w.done));
+	race_release(RACE_RA_WORKER);
+	KTEST_EXPECT_EQ(t, task_join(task), 0);
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED)); /* the worker's window */
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_PAGES - 1));
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 3), 0ul);
+	readahead_worker_stats(&after);
+	KTEST_EXPECT_GE(t, after.handed - before.handed, 1ul);
+	KTEST_EXPECT_EQ(t, after.queued, 0u);
+	close(fd);
+	kfree(buf);
+	KTEST_EXPECT_EQ(t, unlink(RW_A), 0);
 }
 
 static void ra_worker_cancel(struct ktest *t)
 {
 	char *buf = kmalloc(RW_IO, GFP_KERNEL);
 	struct ra_worker_stats st;
-	struct canceller ca, cb;
+	struct call ca, cb;
 	struct task *task;
 	int a, b;
 
@@ -167,14 +184,14 @@ static void ra_worker_cancel(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, cached(b, RW_HANDED));
 
 	/* B's window is only queued: dropped, and nothing to wait for. */
-	task = start_cancel(t, &cb, mapping_of(b));
+	task = start_call(t, &cb, mapping_of(b), readahead_cancel);
 	KTEST_EXPECT_EQ(t, race_wait_until(done, &cb), 0);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
 	readahead_worker_stats(&st);
 	KTEST_EXPECT_EQ(t, st.queued, 0u);
 
 	/* A's is being read: its canceller sleeps until the worker is done. */
-	task = start_cancel(t, &ca, mapping_of(a));
+	task = start_call(t, &ca, mapping_of(a), readahead_cancel);
 	KTEST_EXPECT_FALSE(t, READ_ONCE(ca.done));
 	race_release(RACE_RA_WORKER);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);

@@ -430,6 +430,9 @@ void file_ra_state_init(struct file_ra_state *ra);
  * sleep; no page lock, invalidate_lock or i_rwsem held (the worker may
  * need them). */
 void readahead_cancel(struct address_space *m);
+/* Wait until no window of @m is queued for the worker or being read by
+ * it. Context: task, may sleep; nothing held, as for readahead_cancel. */
+void readahead_wait(struct address_space *m);
 /* The readahead worker's counts (tests, benchmarks). */
 struct ra_worker_stats {
 	unsigned long handed; /* windows queued for it since boot */

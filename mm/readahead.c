@@ -43,7 +43,8 @@
  * already waiting (the worker is behind, so the reader does its own); no
  * memory for the work. A window whose pages are all cached queues nothing
  * and takes no lock (a cached hit stays lock-free). readahead_cancel
- * drops queued windows (fadvise DONTNEED, drop_caches, unmount).
+ * drops queued windows (fadvise DONTNEED, drop_caches, unmount);
+ * readahead_wait waits for a file's (a benchmark that sets up a cache).
  * ra_lock, a leaf spinlock, guards the queue, ra_queued and ra_busy.
  */
 #include <errno.h>
@@ -214,7 +215,7 @@ static struct address_space *ra_busy;	 /* the window being read, if any */
 static unsigned long ra_handed, ra_read; /* struct ra_worker_stats */
 
 static DEFINE_WAIT_QUEUE_HEAD(ra_wq);	   /* the worker waits for work */
-static DEFINE_WAIT_QUEUE_HEAD(ra_idle_wq); /* cancellers wait for ra_busy */
+static DEFINE_WAIT_QUEUE_HEAD(ra_idle_wq); /* woken after each window */
 static struct task *ra_worker;		   /* set once at boot */
 static unsigned int ra_worker_min = RA_WORKER_MIN; /* tests lower it */
 
@@ -315,6 +316,25 @@ void readahead_cancel(struct address_space *m)
 	list_for_each_entry_safe (w, n, &gone, node)
 		ra_work_free(w);
 	wait_event(&ra_idle_wq, !ra_busy_with(m));
+}
+
+/* Is a window of @m queued or being read? */
+static bool ra_pending(struct address_space *m)
+{
+	struct ra_work *w;
+	bool pending;
+
+	spin_lock(&ra_lock);
+	pending = ra_busy == m;
+	list_for_each_entry (w, &ra_queue, node)
+		pending |= w->m == m;
+	spin_unlock(&ra_lock);
+	return pending;
+}
+
+void readahead_wait(struct address_space *m)
+{
+	wait_event(&ra_idle_wq, !ra_pending(m));
 }
 
 void readahead_worker_stats(struct ra_worker_stats *st)
