@@ -5,14 +5,16 @@
  *     worker and reads back what was written; readahead_wait sleeps
  *     while the worker, held at RACE_RA_WORKER, has the window, and
  *     returns once it is in;
- *   - readahead_cancel drops a mapping's queued window, which never fills
+ *   - fadvise DONTNEED drops a file's queued window, which never fills
  *     the cache, without waiting for the worker busy with another file;
- *     for the file the worker is reading, it sleeps until that window is
- *     in, the worker held likewise.
- * Both files are RW_PAGES pages long; page i is all 'a' + i % 26. A
- * stream of 1 MiB reads from offset 0 reads [0, 256) itself, then [256,
- * 768) with the mark at 512; the third read reaches the mark and hands
- * [768, 1792) (cut at EOF) to the worker, while it reads up to 767 only.
+ *     readahead_cancel of the file the worker is reading sleeps until
+ *     that window is in (the worker held likewise).
+ * With ra_worker=off (boot vfs_1k) both check instead that the reader
+ * reads the window itself. Both files are RW_PAGES pages long; page i is
+ * all 'a' + i % 26. A stream of 1 MiB reads from offset 0 reads [0, 256)
+ * itself, then [256, 768) with the mark at 512; the third read reaches
+ * the mark and hands [768, 1792) (cut at EOF) to the worker, while it
+ * reads up to 767 only.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -88,10 +90,10 @@ static struct address_space *mapping_of(int fd)
 	return m;
 }
 
-/* A task calling readahead_cancel or readahead_wait. */
+/* A task calling readahead_wait, readahead_cancel or fadvise. */
 struct call {
-	void (*fn)(struct address_space *m);
-	struct address_space *m;
+	void (*fn)(void *arg);
+	void *arg;
 	bool done;
 };
 
@@ -99,9 +101,25 @@ static int call_task(void *arg)
 {
 	struct call *c = arg;
 
-	c->fn(c->m);
+	c->fn(c->arg);
 	WRITE_ONCE(c->done, true);
 	return 0;
+}
+
+static void call_wait(void *m)
+{
+	readahead_wait(m);
+}
+
+static void call_cancel(void *m)
+{
+	readahead_cancel(m);
+}
+
+/* posix_fadvise(DONTNEED) on open file @f (descriptors are per task). */
+static void call_dontneed(void *f)
+{
+	vfs_fadvise(f, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 static bool done_or_asleep(void *arg)
@@ -117,20 +135,36 @@ static bool done(void *arg)
 	return READ_ONCE(((struct call *)arg)->done);
 }
 
-/* Run @fn(@m) in a task, and wait until it has ended or sleeps. Return:
- * the task, to join. */
-static struct task *start_call(struct ktest *t,
-			       struct call *c,
-			       struct address_space *m,
-			       void (*fn)(struct address_space *))
+/* Run @fn(@arg) in a task, and wait until it has ended or sleeps.
+ * Return: the task, to join. */
+static struct task *
+start_call(struct ktest *t, struct call *c, void (*fn)(void *), void *arg)
 {
 	struct task *task;
 
-	*c = (struct call){ .fn = fn, .m = m };
+	*c = (struct call){ .fn = fn, .arg = arg };
 	task = task_create("ra-call", call_task, c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(task));
 	KTEST_ASSERT_EQ(t, race_wait_until(done_or_asleep, task), 0);
 	return task;
+}
+
+/* ra_worker=off (boot vfs_1k): the reader reads every window itself, at
+ * once, and readahead_cancel and readahead_wait have nothing to do. */
+static void ra_worker_off(struct ktest *t, int fd, char *buf)
+{
+	struct ra_worker_stats before, after;
+
+	readahead_worker_stats(&before);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 3), 0ul);
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED));
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_PAGES - 1));
+	readahead_cancel(mapping_of(fd));
+	readahead_wait(mapping_of(fd));
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED));
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 3), 0ul);
+	readahead_worker_stats(&after);
+	KTEST_EXPECT_EQ(t, after.handed, before.handed);
 }
 
 static void ra_worker_takes_stream(struct ktest *t)
@@ -143,12 +177,16 @@ static void ra_worker_takes_stream(struct ktest *t)
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	fd = make_file(t, RW_A, buf);
+	if (!readahead_worker_task()) {
+		ra_worker_off(t, fd, buf);
+		goto out;
+	}
 	readahead_worker_stats(&before);
 	race_arm(RACE_RA_WORKER);
 	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 3), 0ul);
 	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
 	/* readahead_wait sleeps while the worker holds the window. */
-	task = start_call(t, &w, mapping_of(fd), readahead_wait);
+	task = start_call(t, &w, call_wait, mapping_of(fd));
 	KTEST_EXPECT_FALSE(t, READ_ONCE(w.done));
 	race_release(RACE_RA_WORKER);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
@@ -158,6 +196,7 @@ static void ra_worker_takes_stream(struct ktest *t)
 	readahead_worker_stats(&after);
 	KTEST_EXPECT_GE(t, after.handed - before.handed, 1ul);
 	KTEST_EXPECT_EQ(t, after.queued, 0u);
+out:
 	close(fd);
 	kfree(buf);
 	KTEST_EXPECT_EQ(t, unlink(RW_A), 0);
@@ -168,12 +207,18 @@ static void ra_worker_cancel(struct ktest *t)
 	char *buf = kmalloc(RW_IO, GFP_KERNEL);
 	struct ra_worker_stats st;
 	struct call ca, cb;
+	struct file *fb;
 	struct task *task;
 	int a, b;
 
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	a = make_file(t, RW_A, buf);
 	b = make_file(t, RW_B, buf);
+	if (!readahead_worker_task()) {
+		ra_worker_off(t, a, buf);
+		ra_worker_off(t, b, buf);
+		goto out;
+	}
 	race_arm(RACE_RA_WORKER);
 	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 3), 0ul);
 	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
@@ -183,15 +228,18 @@ static void ra_worker_cancel(struct ktest *t)
 	KTEST_EXPECT_EQ(t, st.queued, 1u);
 	KTEST_EXPECT_FALSE(t, cached(b, RW_HANDED));
 
-	/* B's window is only queued: dropped, and nothing to wait for. */
-	task = start_call(t, &cb, mapping_of(b), readahead_cancel);
+	/* B's window is only queued: DONTNEED drops it, and has nothing to
+	 * wait for. */
+	fb = fd_get(b);
+	task = start_call(t, &cb, call_dontneed, fb);
 	KTEST_EXPECT_EQ(t, race_wait_until(done, &cb), 0);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
+	fput(fb);
 	readahead_worker_stats(&st);
 	KTEST_EXPECT_EQ(t, st.queued, 0u);
 
 	/* A's is being read: its canceller sleeps until the worker is done. */
-	task = start_call(t, &ca, mapping_of(a), readahead_cancel);
+	task = start_call(t, &ca, call_cancel, mapping_of(a));
 	KTEST_EXPECT_FALSE(t, READ_ONCE(ca.done));
 	race_release(RACE_RA_WORKER);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
@@ -200,6 +248,7 @@ static void ra_worker_cancel(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, cached(b, RW_HANDED)); /* and never will be */
 	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 1), 0ul);
 	KTEST_EXPECT_EQ(t, read_mib(t, b, buf, 1), 0ul);
+out:
 	close(a);
 	close(b);
 	kfree(buf);

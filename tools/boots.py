@@ -374,7 +374,9 @@ BOOTS = [
     )],
     *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M",
            suites=VFS_SUITES + ("ext2_falloc", "ext2_falloc_nospc"),
-           qemu_args=vfs_args(block), bootargs="root=vda",
+           qemu_args=vfs_args(block),
+           # 1 KiB blocks: every readahead window in the reader
+           bootargs="root=vda" + (" ra_worker=off" if block == 1024 else ""),
            prepare=vfs_prepare(block), post_check=vfs_check(block))
       for block in (4096, 2048, 1024)],
     # Writeback errors from a failing device: each open file hears of
