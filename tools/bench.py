@@ -33,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -80,6 +81,10 @@ def boot_once(args, tmp, only=None, bootargs=""):
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
     figures, host_ms, log = [], None, []
+    # A guest that hangs prints nothing: the watchdog, not the next line,
+    # ends it.
+    watchdog = threading.Timer(TIMEOUT, proc.kill)
+    watchdog.start()
     try:
         for line in proc.stdout:
             log.append(line)
@@ -87,13 +92,15 @@ def boot_once(args, tmp, only=None, bootargs=""):
                 host_ms = (time.monotonic() - t0) * 1000
             if line.startswith('{"bench"'):
                 figures.append(json.loads(line))
-            if time.monotonic() - t0 > TIMEOUT:
-                raise TimeoutError(f"boot took over {TIMEOUT} s")
         rc = proc.wait(timeout=60)
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    if time.monotonic() - t0 > TIMEOUT:
+        sys.stderr.write("".join(log[-40:]))
+        raise SystemExit(f"bench: the boot took over {TIMEOUT} s; killed")
     if rc != 0:
         sys.stderr.write("".join(log[-40:]))
         raise SystemExit(f"bench: the guest ended with status {rc}")

@@ -3,9 +3,13 @@ command and its output format (one JSON object per figure), and
 tools/bench.py's merging of boots and its ratios. Correctness only: no
 figure is asserted (benchmarks are not timed tests)."""
 
+import argparse
 import json
 import subprocess
+import tempfile
+import time
 import unittest
+from unittest import mock
 from pathlib import Path
 
 import bench
@@ -105,6 +109,20 @@ class FillLockModeTest(unittest.TestCase):
         self.assertEqual(rwsem["invalidate_lock"][0], 0)
         self.assertEqual(legacy["i_rwsem"], fixed["i_rwsem"])
         self.assertGreater(rwsem["i_rwsem"][0], fixed["i_rwsem"][0])  # each read()
+
+
+class WatchdogTest(unittest.TestCase):
+    def test_a_silent_guest_is_killed_at_the_timeout(self):
+        """A hung guest prints nothing: the boot must still end, at
+        TIMEOUT, with an error, not wait for a line forever."""
+        args = argparse.Namespace(smp=1, mem="64M", reps=1, only=["boot"])
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.multiple(
+                bench, qemu_cmd=lambda *a, **k: ["sleep", "600"], TIMEOUT=1):
+            t0 = time.monotonic()
+            with self.assertRaises(SystemExit) as cm:
+                bench.boot_once(args, tmp)
+        self.assertIn("took over 1 s", str(cm.exception))
+        self.assertLess(time.monotonic() - t0, 60)
 
 
 class MergeTest(unittest.TestCase):

@@ -8,7 +8,9 @@ initramfs writer produces well-formed newc archives, and /init parses."""
 
 import subprocess
 import tempfile
+import time
 import unittest
+from unittest import mock
 from pathlib import Path
 
 import linuxguest
@@ -74,6 +76,28 @@ class Initramfs(unittest.TestCase):
             res = subprocess.run(["sh", "-n", f.name], capture_output=True, text=True)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("/linuxbench $(cat /reps) /mnt $data $scratch", linuxguest.INIT)
+
+
+class SilentBoot(unittest.TestCase):
+    def test_a_boot_that_never_reaches_init_is_killed_and_made_again(self):
+        """Linux under TCG now and then stops before its first line: the
+        watchdog kills QEMU (it would wait for a line forever), boots
+        again, and gives up after BOOT_TRIES boots."""
+        boots = []
+
+        def silent_guest(*args):
+            boots.append(args)
+            return ["sleep", "600"]
+
+        with tempfile.NamedTemporaryFile() as initrd, mock.patch.multiple(
+                linuxguest, qemu_cmd=silent_guest, fetch=lambda: None,
+                INITRD=Path(initrd.name), BOOT_TIMEOUT=1):
+            t0 = time.monotonic()
+            with self.assertRaises(SystemExit) as cm:
+                linuxguest.run(reps=1)
+        self.assertIn("never reached /init", str(cm.exception))
+        self.assertEqual(len(boots), linuxguest.BOOT_TRIES)
+        self.assertLess(time.monotonic() - t0, 60)
 
 
 if __name__ == "__main__":
