@@ -190,9 +190,11 @@ def beside_linux(results):
 # is a boot argument, mm/invalidate.c; "" is the kernel's own), so every
 # mode starts from the same fresh set-up, MIXED_ROUNDS times per boot of
 # the rest: its rounds scatter more from boot to boot than the modes
-# differ (kernel/legacy 0.78 to 1.05 in 3- and 6-boot runs of one code).
+# differ. With 6 boots per mode kernel/legacy came out anywhere from 0.65
+# to 1.05 for one code (2026-12-05); a default run now gives 12 per mode
+# (3 boots x 4), and a 12-boot run of that code gave 1.02.
 MIXED_MODES = ("", "fill_lock=i_rwsem", "invalidate_lock=off")
-MIXED_ROUNDS = 2
+MIXED_ROUNDS = 4
 
 
 def ratios(results):
