@@ -211,7 +211,7 @@ static DEFINE_SPINLOCK(ra_lock);
 /* protected by ra_lock: */
 static struct list_head ra_queue = LIST_HEAD_INIT(ra_queue);
 static unsigned int ra_queued;		 /* read unlocked as a hint */
-static struct address_space *ra_busy;	 /* the window being read, if any */
+static struct address_space *ra_busy;	 /* whose window is being read */
 static unsigned long ra_handed, ra_read; /* struct ra_worker_stats */
 
 static DEFINE_WAIT_QUEUE_HEAD(ra_wq);	   /* the worker waits for work */
@@ -249,7 +249,7 @@ static bool ra_hand_off(struct address_space *m,
 	*w = (struct ra_work){ .m = m, .start = start, .nr = nr, .mark = mark };
 	spin_lock(&ra_lock);
 	list_add_tail(&w->node, &ra_queue);
-	ra_queued++;
+	WRITE_ONCE(ra_queued, ra_queued + 1);
 	ra_handed++;
 	spin_unlock(&ra_lock);
 	wake_up(&ra_wq);
@@ -273,8 +273,8 @@ static int readahead_worker(void *arg)
 		if (!list_empty(&ra_queue)) {
 			w = list_first_entry(&ra_queue, struct ra_work, node);
 			list_del(&w->node);
-			ra_queued--;
-			ra_busy = w->m;
+			WRITE_ONCE(ra_queued, ra_queued - 1);
+			WRITE_ONCE(ra_busy, w->m); /* ra_busy_with reads it */
 		}
 		spin_unlock(&ra_lock);
 		if (!w)
@@ -284,7 +284,7 @@ static int readahead_worker(void *arg)
 		/* Before ra_busy clears: unmount counts the references. */
 		ra_work_free(w);
 		spin_lock(&ra_lock);
-		ra_busy = NULL;
+		WRITE_ONCE(ra_busy, NULL);
 		ra_read++;
 		spin_unlock(&ra_lock);
 		wake_up_all(&ra_idle_wq);
@@ -310,7 +310,7 @@ void readahead_cancel(struct address_space *m)
 			continue;
 		list_del(&w->node);
 		list_add_tail(&w->node, &gone);
-		ra_queued--;
+		WRITE_ONCE(ra_queued, ra_queued - 1);
 	}
 	spin_unlock(&ra_lock);
 	list_for_each_entry_safe (w, n, &gone, node)
