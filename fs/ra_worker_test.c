@@ -72,15 +72,6 @@ static unsigned long read_mib(struct ktest *t, int fd, char *buf, int mib)
 	return bad;
 }
 
-static bool cached(int fd, unsigned long index)
-{
-	struct file *f = fd_get(fd);
-	bool in = filemap_cached(f->f_mapping, index);
-
-	fput(f);
-	return in;
-}
-
 static struct address_space *mapping_of(int fd)
 {
 	struct file *f = fd_get(fd);
@@ -88,6 +79,11 @@ static struct address_space *mapping_of(int fd)
 
 	fput(f); /* the descriptor keeps it */
 	return m;
+}
+
+static bool cached(int fd, unsigned long index)
+{
+	return filemap_cached(mapping_of(fd), index);
 }
 
 /* A task calling readahead_wait, readahead_cancel or fadvise. */
