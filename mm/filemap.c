@@ -81,6 +81,7 @@ void mapping_init(struct address_space *m,
 	m->wb_err = 0;
 	m->sb_wb_err = NULL;
 	m->ra_worker = false;
+	m->fill_lock = filemap_fill_lock();
 	list_init(&m->wb_node);
 	mutex_init(&m->i_mmap_lock, "i_mmap_lock", &i_mmap_lock_class);
 	list_init(&m->i_mmap);

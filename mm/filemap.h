@@ -173,6 +173,15 @@ struct address_space_operations {
 	int (*page_mkwrite)(struct address_space *m, struct page *page);
 };
 
+/* Who serialises a mapping's fill paths against invalidation (boot
+ * arguments invalidate_lock=off, fill_lock=none|i_rwsem|invalidate_lock;
+ * mm/invalidate.c). */
+enum fill_lock {
+	FILL_INVALIDATE_LOCK, /* the fill paths take invalidate_lock shared */
+	FILL_NONE,	      /* nothing (legacy) */
+	FILL_I_RWSEM, /* read() takes i_rwsem shared; the rest nothing */
+};
+
 struct address_space {
 	struct inode *host;
 	const struct address_space_operations *a_ops;
@@ -196,6 +205,9 @@ struct address_space {
 	 * pins, so readahead may hand a stream's window to its worker
 	 * (mm/readahead.c); false for a bare inode (tests) */
 	bool ra_worker;
+	/* the boot's mode, set by mapping_init; changed only while no task
+	 * fills the mapping (filemap_set_fill_lock) */
+	enum fill_lock fill_lock;
 	struct mutex i_mmap_lock; /* mm/mmap.c */
 	/* protected by i_mmap_lock: */
 	struct list_head i_mmap; /* the vm_areas mapping this file */
@@ -210,7 +222,8 @@ void mapping_init(struct address_space *m,
  * changing the block map, one critical section (truncate, fallocate). The
  * unlock checks that no page came back into the range the holder
  * invalidated. Shared: the fill paths, through filemap_fill_begin/_end,
- * which take nothing in legacy mode (boot argument invalidate_lock=off).
+ * which take nothing in legacy mode (the mapping's fill_lock: the boot
+ * argument invalidate_lock=off).
  * Context: task, may sleep; after i_rwsem, before any page lock.
  */
 void filemap_invalidate_lock(struct address_space *m);
@@ -229,16 +242,15 @@ bool filemap_fill_begin(struct address_space *m);
 /* Return: false if the lock is taken exclusive (RWF_NOWAIT: -EAGAIN). */
 bool filemap_fill_trybegin(struct address_space *m);
 void filemap_fill_end(struct address_space *m);
-/* Who serialises the fill paths against invalidation (boot arguments
- * invalidate_lock=off, fill_lock=none|i_rwsem|invalidate_lock). */
-enum fill_lock {
-	FILL_INVALIDATE_LOCK, /* the fill paths take invalidate_lock shared */
-	FILL_NONE,	      /* nothing (legacy) */
-	FILL_I_RWSEM, /* read() takes i_rwsem shared; the rest nothing */
-};
+/* The boot's mode (enum fill_lock, above struct address_space), which
+ * every mapping starts with. */
 enum fill_lock filemap_fill_lock(void);
-/* The fill paths take no invalidate_lock (FILL_NONE or FILL_I_RWSEM). */
+/* The boot's fill paths take no invalidate_lock (FILL_NONE, FILL_I_RWSEM). */
 bool filemap_legacy_mode(void);
+/* @m's own mode; only the benchmark `mixed` sets one, on its own file,
+ * which no other task uses meanwhile (mm/invalidate.c). */
+enum fill_lock mapping_fill_lock(const struct address_space *m);
+void filemap_set_fill_lock(struct address_space *m, enum fill_lock mode);
 /* The door checks: truncation of [@start, @end] (caller holds it
  * exclusive; the range is recorded for the unlock's check) and insertion
  * (it in any mode, or i_rwsem exclusive). */

@@ -244,7 +244,7 @@ ssize_t filemap_read_flags(
 	struct rw_semaphore *i_rwsem = &f->f_inode->i_rwsem;
 	ssize_t ret;
 
-	if (filemap_fill_lock() != FILL_I_RWSEM)
+	if (mapping_fill_lock(f->f_mapping) != FILL_I_RWSEM)
 		return read_range(f, buf, len, pos, flags);
 	if (!(flags & RWF_NOWAIT))
 		down_read(i_rwsem);

@@ -34,8 +34,11 @@
  * around the whole read (mm/filemap_read.c), as XFS serialised reads
  * against truncate and hole punching before 5.15: the benchmark `mixed`
  * compares the three (faults and readahead stay unprotected in it, as they
- * were). The mode is fixed at boot, so a fill_begin and its fill_end
- * always agree.
+ * were). The boot argument sets the mode every mapping starts with
+ * (mapping->fill_lock). Only the benchmark `mixed` changes a mapping's
+ * mode, on its own file between rounds, so as to measure the three modes
+ * round by round in one boot: no other task uses that file meanwhile, so
+ * a fill_begin and its fill_end always agree (filemap_set_fill_lock).
  */
 #include <limits.h>
 #include <string.h>
@@ -59,7 +62,7 @@ DEFINE_TRACED_LOCK_CLASS(invalidate_lock_class,
 			 LOCK_RANK_INVALIDATE,
 			 TRACE_LOCK_INVALIDATE,
 			 invalidate_lock_ino);
-static enum fill_lock fill_lock; /* read-only after boot */
+static enum fill_lock fill_lock; /* the boot's; read-only after boot */
 static unsigned long leftover_reports;
 
 enum fill_lock filemap_fill_lock(void)
@@ -70,6 +73,43 @@ enum fill_lock filemap_fill_lock(void)
 bool filemap_legacy_mode(void)
 {
 	return filemap_fill_lock() != FILL_INVALIDATE_LOCK;
+}
+
+enum fill_lock mapping_fill_lock(const struct address_space *m)
+{
+	return READ_ONCE(m->fill_lock);
+}
+
+/* @m's fill paths take no invalidate_lock. */
+static bool mapping_legacy(const struct address_space *m)
+{
+	return mapping_fill_lock(m) != FILL_INVALIDATE_LOCK;
+}
+
+/**
+ * filemap_set_fill_lock - give @m the mode @mode. For the benchmark
+ * `mixed`, which runs its rounds in the three modes in turn on one file.
+ * The caller keeps every other task off @m meanwhile: no read, fault,
+ * readahead or mapping, since a fill that began in one mode would end in
+ * the other. What can be made sure of is: a window queued for the
+ * readahead worker is dropped and the one being read waited for, and
+ * i_rwsem and invalidate_lock are held exclusive around the store (a
+ * fill of the fixed mode or a read() of fill_lock=i_rwsem still running
+ * is waited for).
+ * Context: task, may sleep; takes i_rwsem, then invalidate_lock.
+ */
+void filemap_set_fill_lock(struct address_space *m, enum fill_lock mode)
+{
+	struct inode *host = m->host;
+
+	readahead_cancel(m);
+	if (host)
+		down_write(&host->i_rwsem);
+	filemap_invalidate_lock(m);
+	WRITE_ONCE(m->fill_lock, mode);
+	filemap_invalidate_unlock(m);
+	if (host)
+		up_write(&host->i_rwsem);
 }
 
 static int invalidate_mode_init(void)
@@ -214,7 +254,7 @@ static bool fill_under_exclusive(struct address_space *m)
 /* The fill paths' side: shared, or nothing in legacy mode. */
 bool filemap_fill_begin(struct address_space *m)
 {
-	if (filemap_legacy_mode())
+	if (mapping_legacy(m))
 		return false;
 	if (!fill_under_exclusive(m))
 		filemap_invalidate_lock_shared(m);
@@ -223,13 +263,13 @@ bool filemap_fill_begin(struct address_space *m)
 
 bool filemap_fill_trybegin(struct address_space *m)
 {
-	return filemap_legacy_mode() || fill_under_exclusive(m) ||
+	return mapping_legacy(m) || fill_under_exclusive(m) ||
 	       filemap_invalidate_trylock_shared(m);
 }
 
 void filemap_fill_end(struct address_space *m)
 {
-	if (!filemap_legacy_mode() && !fill_under_exclusive(m))
+	if (!mapping_legacy(m) && !fill_under_exclusive(m))
 		filemap_invalidate_unlock_shared(m);
 }
 
@@ -248,7 +288,7 @@ void filemap_assert_may_insert(struct address_space *m)
 {
 	struct inode *host = m->host;
 
-	if (filemap_legacy_mode() ||
+	if (mapping_legacy(m) ||
 	    lockdep_is_held(&m->invalidate_lock.dep, LOCK_MODE_ANY))
 		return;
 	WARN_ON_ONCE(!host ||

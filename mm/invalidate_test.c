@@ -1,8 +1,8 @@
 /*
  * mm/invalidate_test.c: suite pcache_invalidate - the invalidate_lock API
  * (mm/invalidate.c): lock_two's order on several harts at once, the same
- * mapping and NULL, the acquisition counters, the trylock, and the
- * unlock's check for pages back in an invalidated range.
+ * mapping and NULL, the acquisition counters, the trylock, the unlock's
+ * check for pages back in an invalidated range, and a file's own mode.
  */
 #include <limits.h>
 #include <kernel/err.h>
@@ -314,6 +314,55 @@ static void invalidate_lock_inside_page_lock_reported(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+/* A cold read of a fresh 16-page file with mode @mode: invalidate_lock's
+ * shared acquisitions, i_rwsem's shared acquisitions (ktest_log). */
+static void cold_read_in_mode(struct ktest *t,
+			      enum fill_lock mode,
+			      unsigned long *inval,
+			      unsigned long *rwsem)
+{
+	loff_t size = 16 * PAGE_SIZE;
+	struct tdisk *d = tdisk_create(t, size, TDISK_RAM | TDISK_READAHEAD);
+	struct address_space *m = d->inode.i_mapping;
+	char *buf = kmalloc(size, GFP_KERNEL);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_EXPECT_EQ(t, mapping_fill_lock(m), filemap_fill_lock());
+	filemap_set_fill_lock(m, mode);
+	KTEST_EXPECT_EQ(t, mapping_fill_lock(m), mode);
+	*inval = m->invalidate_lock.stats.shared;
+	*rwsem = d->inode.i_rwsem.stats.shared;
+	KTEST_EXPECT_EQ(t, tdisk_read(d, buf, size, 0), size);
+	*inval = m->invalidate_lock.stats.shared - *inval;
+	*rwsem = d->inode.i_rwsem.stats.shared - *rwsem;
+	ktest_log(t,
+		  "mode %d: invalidate_lock shared %lu, i_rwsem shared %lu",
+		  mode,
+		  *inval,
+		  *rwsem);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+/* A file starts with the boot's mode; filemap_set_fill_lock gives one
+ * file its own (the benchmark `mixed` compares the three so in one boot),
+ * whatever the boot's: the fixed mode's read takes invalidate_lock
+ * shared, legacy's nothing, i_rwsem's i_rwsem shared once per read(). */
+static void invalidate_mode_per_file(struct ktest *t)
+{
+	unsigned long inval, rwsem;
+
+	cold_read_in_mode(t, FILL_INVALIDATE_LOCK, &inval, &rwsem);
+	KTEST_EXPECT_GT(t, inval, 0);
+	KTEST_EXPECT_EQ(t, rwsem, 0);
+	cold_read_in_mode(t, FILL_NONE, &inval, &rwsem);
+	KTEST_EXPECT_EQ(t, inval, 0);
+	KTEST_EXPECT_EQ(t, rwsem, 0);
+	cold_read_in_mode(t, FILL_I_RWSEM, &inval, &rwsem);
+	KTEST_EXPECT_EQ(t, inval, 0);
+	KTEST_EXPECT_EQ(t, rwsem, 1);
+}
+
 static struct ktest_case invalidate_cases[] = {
 	KTEST_CASE(invalidate_lock_inside_page_lock_reported),
 	KTEST_CASE(invalidate_cached_read_takes_no_lock),
@@ -323,6 +372,7 @@ static struct ktest_case invalidate_cases[] = {
 	KTEST_CASE(invalidate_lock_two_same_and_null),
 	KTEST_CASE(invalidate_lock_counts),
 	KTEST_CASE(invalidate_unlock_finds_leftover),
+	KTEST_CASE(invalidate_mode_per_file),
 	{},
 };
 KTEST_SUITE(pcache_invalidate, invalidate_cases);

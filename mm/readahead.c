@@ -239,7 +239,7 @@ static bool ra_hand_off(struct address_space *m,
 	struct ra_work *w;
 
 	if (nr < READ_ONCE(ra_worker_min) || !m->ra_worker ||
-	    !READ_ONCE(ra_worker) || filemap_fill_lock() == FILL_I_RWSEM ||
+	    !READ_ONCE(ra_worker) || mapping_fill_lock(m) == FILL_I_RWSEM ||
 	    READ_ONCE(ra_queued) >= RA_WORKER_QUEUE)
 		return false;
 	w = kmalloc(sizeof(*w), GFP_KERNEL);

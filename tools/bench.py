@@ -10,8 +10,8 @@ with QEMU's modern virtio-mmio transport and cache=unsafe, the set-up of
 and prints one JSON object per figure (kernel/bench.h); the host adds the
 boot's wall time to the shell (`boot`/`host_ms`) and the kernel's text
 size (`image`/`text_bytes`). The benchmark `mixed` runs in boots of its
-own, one per mode (the kernel's, fill_lock=i_rwsem, invalidate_lock=off),
-twice after each boot of the rest. Across boots, a figure's median is the
+own, twice after each boot of the rest; each runs its three modes (the
+kernel's, as fill_lock=i_rwsem, as invalidate_lock=off) round by round. Across boots, a figure's median is the
 median of the boots' medians, its min and max the extremes. Written to
 build/bench.json; a table and the ratios the issues set goals for follow.
 
@@ -186,15 +186,13 @@ def beside_linux(results):
     return rows
 
 
-# The benchmark `mixed` runs in boots of its own, one per mode (the mode
-# is a boot argument, mm/invalidate.c; "" is the kernel's own), so every
-# mode starts from the same fresh set-up, MIXED_ROUNDS times per boot of
-# the rest: its rounds scatter more from boot to boot than the modes
-# differ. With 6 boots per mode kernel/legacy came out anywhere from 0.65
-# to 1.05 for one code (2026-12-05); a default run now gives 12 per mode
-# (3 boots x 4), and a 12-boot run of that code gave 1.02.
-MIXED_MODES = ("", "fill_lock=i_rwsem", "invalidate_lock=off")
-MIXED_ROUNDS = 4
+# The benchmark `mixed` runs in boots of its own, MIXED_BOOTS after each
+# boot of the rest, so it starts from the same fresh set-up every time.
+# Each of its boots runs the three modes round by round on one file
+# (fs/bench_mixed.c): a mode per boot (boot arguments) left the ratios to
+# the host's speed from one boot to the next, and kernel/legacy came out
+# anywhere from 0.65 to 1.05 for one code (2026-12-05).
+MIXED_BOOTS = 2
 
 
 def ratios(results):
@@ -283,10 +281,9 @@ def main(argv):
             boots.append(figures)
             if ms is not None:
                 host_ms.append(round(ms, 1))
-        for _ in range(MIXED_ROUNDS if mixed else 0):
-            for mode in MIXED_MODES:  # interleaved with the other boots
-                with tempfile.TemporaryDirectory() as tmp:
-                    boots.append(boot_once(args, tmp, ["mixed"], mode)[0])
+        for _ in range(MIXED_BOOTS if mixed else 0):
+            with tempfile.TemporaryDirectory() as tmp:
+                boots.append(boot_once(args, tmp, ["mixed"])[0])
         if args.linux:
             boots.append(linuxguest.run(args.smp, args.mem, args.reps))
         print(f"bench: boot {k + 1} of {args.boots}: {len(figures)} figures",
