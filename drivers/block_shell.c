@@ -15,6 +15,7 @@
 #include <string.h>
 #include <drivers/block.h>
 #include <drivers/block_bench.h>
+#include <kernel/race.h>
 #include <kernel/shell.h>
 #include <kernel/time.h>
 #include <kernel/wait.h>
@@ -59,15 +60,25 @@ struct bench {
 	int errors;
 };
 
+/*
+ * @b lives on the waiter's stack (blk_bench). The count and the wake-up
+ * are under the queue's lock, whose unlock is the last touch of @b: a
+ * waiter that sees the count takes that lock in finish_wait before it
+ * returns, so its frame cannot go while this still holds the lock.
+ */
 static void bench_end_io(struct bio *bio)
 {
 	struct bench *b = bio->private;
+	unsigned long flags;
 
 	if (bio->status)
 		__atomic_add_fetch(&b->errors, 1, __ATOMIC_RELAXED);
 	bio_free(bio);
+	flags = spin_lock_irqsave(&b->wq.lock);
 	__atomic_sub_fetch(&b->inflight, 1, __ATOMIC_ACQ_REL);
-	wake_up(&b->wq);
+	race_point(RACE_BLK_BENCH_WAKE, b);
+	wake_up_all_locked(&b->wq);
+	spin_unlock_irqrestore(&b->wq.lock, flags);
 }
 
 static bool bench_wait_below(struct bench *b, int depth)
