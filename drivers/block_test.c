@@ -314,6 +314,7 @@ static void all_harts_random_io(struct ktest *t)
 
 #define HOLD_NS	    (50 * NSEC_PER_MSEC)
 #define BENCH_TRIES 20
+#define WAITER_HART 1
 
 struct bench_race {
 	struct block_device *dev;
@@ -337,7 +338,7 @@ static void hold_in_bench_end_io(void *obj)
 	uint64_t end = time_ns() + HOLD_NS;
 
 	(void)obj;
-	if (!r || cpu_id() == 1 ||
+	if (!r || cpu_id() == WAITER_HART ||
 	    !__atomic_exchange_n(&r->armed, 0, __ATOMIC_ACQ_REL))
 		return;
 	r->forced = true;
@@ -357,9 +358,9 @@ static int bench_waiter(void *arg)
 	return ns ? 0 : -EIO;
 }
 
-/* One read through blk_bench from a task on hart 1, its completion held
- * on another hart (tried again while it lands on hart 1): when blk_bench
- * returns, the completion is done with the bench on its stack. */
+/* One read through blk_bench from a task on WAITER_HART, its completion
+ * held on another hart (tried again while it lands on WAITER_HART): when
+ * blk_bench returns, the completion is done with the bench on its stack. */
 static void bench_outlives_end_io(struct ktest *t)
 {
 	struct block_device *dev = blk_test_disk(t, NULL);
@@ -375,7 +376,8 @@ static void bench_outlives_end_io(struct ktest *t)
 	race_hook_set(RACE_BLK_BENCH_WAKE, hold_in_bench_end_io);
 	while (!r.forced && tries++ < BENCH_TRIES) {
 		r.returned = false;
-		r.waiter = task_create_on("bwaiter", bench_waiter, &r, 1);
+		r.waiter =
+		    task_create_on("bwaiter", bench_waiter, &r, WAITER_HART);
 		KTEST_ASSERT_FALSE(t, IS_ERR(r.waiter));
 		__atomic_store_n(&r.armed, 1, __ATOMIC_RELEASE);
 		KTEST_EXPECT_EQ(t, task_join(r.waiter), 0);

@@ -170,7 +170,6 @@ static int mixed_round(uint64_t rate[3], uint8_t *buf, enum fill_lock mode)
 	struct mixed mx = { .readers_left = 2 };
 	uint64_t t0;
 	int err = mixed_prepare(buf, mode);
-
 	unsigned int n = 0;
 
 	t0 = time_ns();
@@ -185,7 +184,7 @@ static int mixed_round(uint64_t rate[3], uint8_t *buf, enum fill_lock mode)
 	       !__atomic_load_n(&mx.failed, __ATOMIC_ACQUIRE) &&
 	       time_ns() - t0 < MIXED_MAX_MS * 1000000ull)
 		task_sleep_ms(5);
-	mixed_stop(&mx); /* no task failed: the readers ran out of time */
+	mixed_stop(&mx); /* ended already, or out of time, or a task failed */
 	for (unsigned int i = 0; i < n; i++)
 		err |= task_join(t[i]);
 	for (unsigned int k = 0; k < 3; k++)
