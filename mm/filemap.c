@@ -40,7 +40,8 @@
  *
  * References: alloc gives one; the index holds one from filemap_add_page to
  * filemap_delete_page; a look-up takes one with page_ref_tryget, with no
- * lock (filemap_get_page) or under i_pages_lock (the gang look-up). A page
+ * lock (filemap_get_page, filemap_get_read_batch) or under i_pages_lock
+ * (the gang look-up). A page
  * that was ever in an index is freed a grace period after its last
  * reference went (PG_rcu), so a lock-free finder never touches a page
  * that went back to the allocator.
@@ -49,6 +50,7 @@
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/trace.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
@@ -326,6 +328,38 @@ struct page *filemap_get_page(struct address_space *m, unsigned long index)
 	}
 	rcu_read_unlock();
 	return page;
+}
+
+/*
+ * One walk of the index for the run, a reference on each page, then a
+ * second walk: a page the second walk still finds at its index is the
+ * page there (filemap_get_page's recheck, once for the run). Flags are
+ * read only with the reference held and the page rechecked.
+ */
+unsigned int filemap_get_read_batch(struct address_space *m,
+				    unsigned long index,
+				    unsigned int max,
+				    struct page **pages)
+{
+	void *again[FILEMAP_BATCH];
+	unsigned int n, i, same;
+
+	max = MIN(max, (unsigned int)FILEMAP_BATCH);
+	rcu_read_lock();
+	n = radix_tree_lookup_run(&m->i_pages, index, (void **)pages, max);
+	for (i = 0; i < n && page_ref_tryget(pages[i]); i++)
+		;
+	n = i;
+	race_point(RACE_READ_BATCH, m);
+	same = radix_tree_lookup_run(&m->i_pages, index, again, n);
+	for (i = 0; i < same && again[i] == pages[i]; i++)
+		if (!page_test(pages[i], PG_uptodate) ||
+		    page_test(pages[i], PG_readahead))
+			break;
+	for (unsigned int k = i; k < n; k++)
+		put_page(pages[k]);
+	rcu_read_unlock();
+	return i;
 }
 
 struct page *filemap_lock_page(struct address_space *m, unsigned long index)

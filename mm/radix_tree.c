@@ -146,6 +146,34 @@ void *radix_tree_lookup(const struct radix_tree *t, unsigned long index)
 	return rcu_dereference(n->slots[slot_of(index, 0)]);
 }
 
+/* A node stays where it is while it is in the tree (a grow puts the old
+ * root under slot 0 of the new one: the same indices), so the leaf found
+ * for @index holds @index's neighbours too. */
+unsigned int radix_tree_lookup_run(const struct radix_tree *t,
+				   unsigned long index,
+				   void **items,
+				   unsigned int max)
+{
+	struct radix_node *n = rcu_dereference(t->root);
+	unsigned int slot, i;
+
+	if (!n || index > max_index(n->shift / RADIX_SHIFT + 1))
+		return 0;
+	while (n->shift) {
+		n = rcu_dereference(n->slots[slot_of(index, n->shift)]);
+		if (!n)
+			return 0;
+	}
+	slot = slot_of(index, 0);
+	max = MIN(max, RADIX_SLOTS - slot);
+	for (i = 0; i < max; i++) {
+		items[i] = rcu_dereference(n->slots[slot + i]);
+		if (!items[i])
+			break;
+	}
+	return i;
+}
+
 /* Drop top levels whose root uses only slot 0; free an empty root. */
 static void shrink(struct radix_tree *t)
 {

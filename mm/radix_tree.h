@@ -29,6 +29,14 @@ void radix_tree_init(struct radix_tree *t);
 /* Return: 0, -EEXIST if @index is present, -ENOMEM. @item must not be NULL. */
 int radix_tree_insert(struct radix_tree *t, unsigned long index, void *item);
 void *radix_tree_lookup(const struct radix_tree *t, unsigned long index);
+/* The items at @index, @index + 1, ... into @items: at most @max, up to the
+ * first empty slot or the end of the leaf that holds @index (64-aligned).
+ * Each slot is read once, as radix_tree_lookup reads it, so it may run
+ * lock-free in an RCU read-side section. Return: how many. */
+unsigned int radix_tree_lookup_run(const struct radix_tree *t,
+				   unsigned long index,
+				   void **items,
+				   unsigned int max);
 /* Return: the item removed, or NULL. Empty nodes are freed. */
 void *radix_tree_delete(struct radix_tree *t, unsigned long index);
 /* Fill @items (and @indices, if not NULL) with up to @max entries whose

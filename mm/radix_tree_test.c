@@ -2,8 +2,9 @@
  * mm/radix_tree_test.c: suite pcache_radix.
  *
  * Dense and sparse key sets, indices near ULONG_MAX, the tree shrinking
- * back to empty as entries leave, gang lookups in index order, and
- * inserts that run out of memory leaving nothing behind.
+ * back to empty as entries leave, gang lookups in index order, runs of
+ * consecutive items, and inserts that run out of memory leaving nothing
+ * behind.
  */
 #include <errno.h>
 #include <kernel/ktest.h>
@@ -115,6 +116,40 @@ static void radix_gang_lookup_order(struct ktest *t)
 	KTEST_EXPECT_NULL(t, tree.root);
 }
 
+/* A run ends at the first hole, at @max, and at the end of its leaf (the
+ * next leaf is not walked to); from a hole it is empty. Items are the
+ * run's own, in order. */
+static void radix_lookup_run_stops(struct ktest *t)
+{
+	struct radix_tree tree = RADIX_TREE_INIT;
+	void *items[80];
+
+	for (unsigned long i = 10; i < 200; i++)
+		if (i != 20)
+			KTEST_ASSERT_EQ(
+			    t, radix_tree_insert(&tree, i, item_of(i)), 0);
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 10, items, 80), 10);
+	for (unsigned int i = 0; i < 10; i++)
+		KTEST_EXPECT_TRUE(t, items[i] == item_of(10 + i));
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 20, items, 80), 0);
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 5, items, 80), 0);
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 21, items, 5), 5);
+	/* 21..63 is the rest of the first leaf; 64 starts another. */
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 21, items, 80), 43);
+	KTEST_EXPECT_TRUE(t, items[42] == item_of(63));
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 64, items, 80), 64);
+	KTEST_EXPECT_TRUE(t, items[63] == item_of(127));
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 190, items, 80), 2);
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 200, items, 80), 0);
+	KTEST_EXPECT_EQ(
+	    t, radix_tree_lookup_run(&tree, 1UL << 40, items, 8), 0);
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 30, items, 0), 0);
+	for (unsigned long i = 10; i < 200; i++)
+		radix_tree_delete(&tree, i);
+	KTEST_EXPECT_NULL(t, tree.root);
+	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 0, items, 8), 0);
+}
+
 /*
  * Rule: an insert that fails with -ENOMEM leaves the tree as it was, so
  * deleting every entry still empties it (no empty node stays counted).
@@ -153,6 +188,7 @@ static struct ktest_case radix_cases[] = {
 	KTEST_CASE(radix_sparse_and_huge),
 	KTEST_CASE(radix_delete_frees_nodes),
 	KTEST_CASE(radix_gang_lookup_order),
+	KTEST_CASE(radix_lookup_run_stops),
 	KTEST_CASE(radix_enomem_leaves_no_nodes),
 	{},
 };
