@@ -41,10 +41,9 @@
  * References: alloc gives one; the index holds one from filemap_add_page to
  * filemap_delete_page; a look-up takes one with page_ref_tryget, with no
  * lock (filemap_get_page, filemap_get_read_batch) or under i_pages_lock
- * (the gang look-up). A page
- * that was ever in an index is freed a grace period after its last
- * reference went (PG_rcu), so a lock-free finder never touches a page
- * that went back to the allocator.
+ * (the gang look-up). A page that was ever in an index is freed a grace
+ * period after its last reference went (PG_rcu), so a lock-free finder
+ * never touches a page that went back to the allocator.
  */
 #include <string.h>
 #include <kernel/err.h>
