@@ -330,29 +330,33 @@ struct page *filemap_get_page(struct address_space *m, unsigned long index)
 }
 
 /*
- * One walk of the index for the run, a reference on each page, then a
- * second walk: a page the second walk still finds at its index is the
- * page there (filemap_get_page's recheck, once for the run). Flags are
- * read only with the reference held and the page rechecked.
+ * One walk of the index to the leaf, a reference on each page of the run,
+ * then each slot read again: a page still in its slot is the page at its
+ * index (filemap_get_page's recheck; the leaf stays at its indices while
+ * it is in the tree and leaves it only empty, radix_tree_leaf_slots).
+ * Flags are read only with the reference held and the page rechecked.
  */
 unsigned int filemap_get_read_batch(struct address_space *m,
 				    unsigned long index,
 				    unsigned int max,
 				    struct page **pages)
 {
-	void *again[FILEMAP_BATCH];
-	unsigned int n, i, same;
+	void *const *slots;
+	unsigned int n = 0, i;
 
-	max = MIN(max, (unsigned int)FILEMAP_BATCH);
 	rcu_read_lock();
-	n = radix_tree_lookup_run(&m->i_pages, index, (void **)pages, max);
-	for (i = 0; i < n && page_ref_tryget(pages[i]); i++)
-		;
+	slots = radix_tree_leaf_slots(&m->i_pages, index, &n);
+	n = slots ? MIN(MIN(n, max), (unsigned int)FILEMAP_BATCH) : 0;
+	for (i = 0; i < n; i++) {
+		pages[i] = rcu_dereference(slots[i]);
+		if (!pages[i] || !page_ref_tryget(pages[i]))
+			break;
+	}
 	n = i;
 	race_point(RACE_READ_BATCH, m);
-	same = radix_tree_lookup_run(&m->i_pages, index, again, n);
-	for (i = 0; i < same && again[i] == pages[i]; i++)
-		if (!page_test(pages[i], PG_uptodate) ||
+	for (i = 0; i < n; i++)
+		if (rcu_dereference(slots[i]) != pages[i] ||
+		    !page_test(pages[i], PG_uptodate) ||
 		    page_test(pages[i], PG_readahead))
 			break;
 	for (unsigned int k = i; k < n; k++)

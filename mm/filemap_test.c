@@ -480,35 +480,69 @@ static void filemap_read_batch_stops(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
-/* RACE_READ_BATCH's hook: page 2 of the mapping leaves the index and a
- * stranger takes its slot, between the batch's two walks. */
-static struct page *batch_old, *batch_stranger;
+/* RACE_READ_BATCH's hook, once: page 2 of the mapping leaves the index
+ * and a stranger takes its slot, between the batch's look-up and its
+ * recheck; with batch_empty_leaf, pages 0-3 all leave first (the leaf,
+ * emptied, leaves the tree) and the stranger comes into a new leaf. */
+static struct page *batch_old[4], *batch_stranger;
+static bool batch_empty_leaf;
 
 static void swap_page_2(void *obj)
 {
 	struct address_space *m = obj;
 
 	spin_lock(&m->i_pages_lock);
-	batch_old = radix_tree_delete(&m->i_pages, 2);
+	for (unsigned long i = 0; i < 4; i++)
+		if (i == 2 || batch_empty_leaf)
+			batch_old[i] = radix_tree_delete(&m->i_pages, i);
 	WARN_ON(radix_tree_insert(&m->i_pages, 2, batch_stranger));
 	spin_unlock(&m->i_pages_lock);
-	race_hook_set(RACE_READ_BATCH, NULL); /* once */
+	race_hook_set(RACE_READ_BATCH, NULL);
+}
+
+/* One batch of pages 0-3 with the hook set. Return: how many it gave;
+ * their references are dropped, the index is put back as it was. */
+static unsigned int
+batch_with_swap(struct ktest *t, struct address_space *m, bool empty_leaf)
+{
+	struct page *pages[FILEMAP_BATCH];
+	unsigned int n;
+
+	memset(batch_old, 0, sizeof(batch_old));
+	batch_empty_leaf = empty_leaf;
+	race_hook_set(RACE_READ_BATCH, swap_page_2);
+	n = filemap_get_read_batch(m, 0, 4, pages);
+	race_hook_set(RACE_READ_BATCH, NULL);
+	KTEST_EXPECT_NOT_NULL(t, batch_old[2]); /* the hook ran */
+	for (unsigned int i = 0; i < n; i++) {
+		KTEST_EXPECT_EQ(t, pages[i]->index, i);
+		put_page(pages[i]);
+	}
+	spin_lock(&m->i_pages_lock);
+	radix_tree_delete(&m->i_pages, 2);
+	for (unsigned long i = 0; i < 4; i++)
+		if (batch_old[i])
+			WARN_ON(
+			    radix_tree_insert(&m->i_pages, i, batch_old[i]));
+	spin_unlock(&m->i_pages_lock);
+	return n;
 }
 
 /*
- * The batch's second walk: a page found by the first walk and referenced,
- * then replaced in the index before the second, is not returned (it may be
- * on its way out, or reused), and its reference is dropped; the batch ends
- * there. Without the second walk the batch would return all four pages,
- * the old page 2 among them.
+ * The batch's recheck: a page found and referenced, then replaced in the
+ * index before the recheck, is not returned (it may be on its way out, or
+ * reused), and its reference is dropped; the batch ends there. That holds
+ * when the page's slot is taken by another page (the batch ends at 2) and
+ * when the whole leaf left the tree and a new one holds the stranger (the
+ * old leaf's slots read NULL: the batch is empty). Without the recheck the
+ * batch would return all four pages, the old page 2 among them.
  */
 static void filemap_read_batch_rechecks(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
 	struct address_space *m = d->inode.i_mapping;
-	struct page *pages[FILEMAP_BATCH], *p2;
+	struct page *p2;
 	char buf[64];
-	unsigned int n;
 	int ref2;
 
 	for (unsigned int i = 0; i < 4; i++)
@@ -519,22 +553,12 @@ static void filemap_read_batch_rechecks(struct ktest *t)
 	batch_stranger = page_cache_alloc();
 	KTEST_ASSERT_NOT_NULL(t, batch_stranger);
 	page_set(batch_stranger, PG_uptodate);
-	batch_old = NULL;
-	race_hook_set(RACE_READ_BATCH, swap_page_2);
-	n = filemap_get_read_batch(m, 0, 4, pages);
-	race_hook_set(RACE_READ_BATCH, NULL);
-	KTEST_EXPECT_TRUE(t, batch_old == p2); /* the hook ran */
-	KTEST_EXPECT_EQ(t, n, 2);
-	for (unsigned int i = 0; i < n; i++) {
-		KTEST_EXPECT_EQ(t, pages[i]->index, i);
-		put_page(pages[i]);
-	}
+	KTEST_EXPECT_EQ(t, batch_with_swap(t, m, false), 2);
 	KTEST_EXPECT_EQ(t, READ_ONCE(p2->refcount), ref2);
-	spin_lock(&m->i_pages_lock); /* page 2 back, as it was */
-	radix_tree_delete(&m->i_pages, 2);
-	if (batch_old)
-		WARN_ON(radix_tree_insert(&m->i_pages, 2, batch_old));
-	spin_unlock(&m->i_pages_lock);
+	KTEST_EXPECT_EQ(t, batch_with_swap(t, m, true), 0);
+	KTEST_EXPECT_EQ(t, READ_ONCE(p2->refcount), ref2);
+	KTEST_EXPECT_TRUE(t, filemap_get_page(m, 2) == p2); /* put back */
+	put_page(p2);
 	put_page(batch_stranger);
 	put_page(p2);
 	tdisk_destroy(t, d);

@@ -146,32 +146,26 @@ void *radix_tree_lookup(const struct radix_tree *t, unsigned long index)
 	return rcu_dereference(n->slots[slot_of(index, 0)]);
 }
 
-/* A node stays where it is while it is in the tree (a grow puts the old
- * root under slot 0 of the new one: the same indices), so the leaf found
- * for @index holds @index's neighbours too. */
-unsigned int radix_tree_lookup_run(const struct radix_tree *t,
+/* A node stays at its indices while it is in the tree (a grow puts the old
+ * root under slot 0 of the new one: the same indices), and a leaf is
+ * taken out only when a delete has emptied it (prune_path; a shrink drops
+ * only roots above a leaf, or an empty one). */
+void *const *radix_tree_leaf_slots(const struct radix_tree *t,
 				   unsigned long index,
-				   void **items,
-				   unsigned int max)
+				   unsigned int *n)
 {
-	struct radix_node *n = rcu_dereference(t->root);
-	unsigned int slot, i;
+	struct radix_node *node = rcu_dereference(t->root);
 
-	if (!n || index > max_index(n->shift / RADIX_SHIFT + 1))
-		return 0;
-	while (n->shift) {
-		n = rcu_dereference(n->slots[slot_of(index, n->shift)]);
-		if (!n)
-			return 0;
+	if (!node || index > max_index(node->shift / RADIX_SHIFT + 1))
+		return NULL;
+	while (node->shift) {
+		node =
+		    rcu_dereference(node->slots[slot_of(index, node->shift)]);
+		if (!node)
+			return NULL;
 	}
-	slot = slot_of(index, 0);
-	max = MIN(max, RADIX_SLOTS - slot);
-	for (i = 0; i < max; i++) {
-		items[i] = rcu_dereference(n->slots[slot + i]);
-		if (!items[i])
-			break;
-	}
-	return i;
+	*n = RADIX_SLOTS - slot_of(index, 0);
+	return &node->slots[slot_of(index, 0)];
 }
 
 /* Drop top levels whose root uses only slot 0; free an empty root. */

@@ -2,8 +2,8 @@
  * mm/radix_tree_test.c: suite pcache_radix.
  *
  * Dense and sparse key sets, indices near ULONG_MAX, the tree shrinking
- * back to empty as entries leave, gang lookups in index order, runs of
- * consecutive items, and inserts that run out of memory leaving nothing
+ * back to empty as entries leave, gang lookups in index order, the leaf
+ * slots of an index, and inserts that run out of memory leaving nothing
  * behind.
  */
 #include <errno.h>
@@ -116,38 +116,49 @@ static void radix_gang_lookup_order(struct ktest *t)
 	KTEST_EXPECT_NULL(t, tree.root);
 }
 
-/* A run ends at the first hole, at @max, and at the end of its leaf (the
- * next leaf is not walked to); from a hole it is empty. Items are the
- * run's own, in order. */
-static void radix_lookup_run_stops(struct ktest *t)
+/* The leaf slots of an index: from its own to the leaf's end, the items in
+ * index order, NULL where absent; no leaf for an index whose whole leaf
+ * is empty. A leaf emptied by deletes leaves the tree: its index has no
+ * leaf again. */
+static void radix_leaf_slots(struct ktest *t)
 {
 	struct radix_tree tree = RADIX_TREE_INIT;
-	void *items[80];
+	void *const *slots;
+	unsigned int n = 0;
 
 	for (unsigned long i = 10; i < 200; i++)
 		if (i != 20)
 			KTEST_ASSERT_EQ(
 			    t, radix_tree_insert(&tree, i, item_of(i)), 0);
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 10, items, 80), 10);
-	for (unsigned int i = 0; i < 10; i++)
-		KTEST_EXPECT_TRUE(t, items[i] == item_of(10 + i));
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 20, items, 80), 0);
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 5, items, 80), 0);
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 21, items, 5), 5);
-	/* 21..63 is the rest of the first leaf; 64 starts another. */
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 21, items, 80), 43);
-	KTEST_EXPECT_TRUE(t, items[42] == item_of(63));
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 64, items, 80), 64);
-	KTEST_EXPECT_TRUE(t, items[63] == item_of(127));
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 190, items, 80), 2);
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 200, items, 80), 0);
-	KTEST_EXPECT_EQ(
-	    t, radix_tree_lookup_run(&tree, 1UL << 40, items, 8), 0);
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 30, items, 0), 0);
+	slots = radix_tree_leaf_slots(&tree, 10, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 54); /* 10..63 */
+	for (unsigned int i = 0; i < n; i++)
+		KTEST_EXPECT_TRUE(
+		    t, slots[i] == (i == 10 ? NULL : item_of(10 + i)));
+	slots = radix_tree_leaf_slots(&tree, 5, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 59);
+	KTEST_EXPECT_NULL(t, slots[0]);
+	KTEST_EXPECT_TRUE(t, slots[5] == item_of(10));
+	slots = radix_tree_leaf_slots(&tree, 64, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 64);
+	KTEST_EXPECT_TRUE(t, slots[63] == item_of(127));
+	slots = radix_tree_leaf_slots(&tree, 199, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 57); /* 199..255 */
+	KTEST_EXPECT_TRUE(t, slots[0] == item_of(199));
+	KTEST_EXPECT_NULL(t, slots[1]);
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 256, &n));
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 1UL << 40, &n));
+	for (unsigned long i = 64; i < 128; i++)
+		radix_tree_delete(&tree, i);
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 64, &n));
 	for (unsigned long i = 10; i < 200; i++)
 		radix_tree_delete(&tree, i);
 	KTEST_EXPECT_NULL(t, tree.root);
-	KTEST_EXPECT_EQ(t, radix_tree_lookup_run(&tree, 0, items, 8), 0);
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 0, &n));
 }
 
 /*
@@ -188,7 +199,7 @@ static struct ktest_case radix_cases[] = {
 	KTEST_CASE(radix_sparse_and_huge),
 	KTEST_CASE(radix_delete_frees_nodes),
 	KTEST_CASE(radix_gang_lookup_order),
-	KTEST_CASE(radix_lookup_run_stops),
+	KTEST_CASE(radix_leaf_slots),
 	KTEST_CASE(radix_enomem_leaves_no_nodes),
 	{},
 };
