@@ -2,8 +2,7 @@
  * mm/filemap_read.c: buffered read through the page cache.
  *
  * A cached, uptodate page is copied with nothing held but a reference,
- * taken with no lock at all (filemap_get_read_batch: an RCU look-up of up
- * to FILEMAP_BATCH consecutive pages at once). A miss
+ * taken with no lock at all (filemap_get_page: an RCU look-up). A miss
  * reads ahead (mm/readahead.c), or with readahead off reads the one page;
  * a page that is not uptodate is read again. A path that inserts a page
  * holds mapping->invalidate_lock shared around the insertion and reads
@@ -178,81 +177,53 @@ static void copy_to_task(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
-/* Copy what the read wants of @page, the page at *@pos. Return: bytes
- * copied (0: EOF, a truncate's doing, or the read is done). */
-static size_t copy_page_out(
-    struct file *f, struct page *page, void *dst, size_t len, loff_t *pos)
-{
-	struct inode *inode = f->f_inode;
-	loff_t isize = READ_ONCE(inode->i_size); /* truncate may have run */
-	size_t offset = *pos & ~PAGE_MASK;
-	size_t n = MIN(MIN(PAGE_SIZE - offset, len),
-		       (size_t)MAX(isize - *pos, (loff_t)0));
-
-	/* Test first: an atomic per hit on a page every hart reads
-	 * would pass its cache line from hart to hart. */
-	if (!page_test(page, PG_referenced))
-		page_set(page, PG_referenced);
-	race_point(RACE_READ_COPY, page);
-	copy_to_task(dst, (char *)page_address(page) + offset, n);
-	/* A truncate stores i_size, then zeroes its page's tail
-	 * (filemap_truncate_tail): what the copy saw of the zeroes,
-	 * the size now read covers, and they are not returned. */
-	smp_rmb();
-	isize = READ_ONCE(inode->i_size);
-	n = MIN(n, (size_t)MAX(isize - *pos, (loff_t)0));
-	f->f_ra.prev_index = page->index;
-	*pos += n;
-	return n;
-}
-
-/* filemap_read_flags without the i_rwsem of fill_lock=i_rwsem. A run of
- * cached, uptodate pages comes in batches (filemap_get_read_batch: one
- * walk of the index for up to FILEMAP_BATCH pages); anything else, one
- * page at a time through filemap_read_page. */
+/* filemap_read_flags without the i_rwsem of fill_lock=i_rwsem. */
 static ssize_t
 read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 {
 	struct inode *inode = f->f_inode;
-	struct page *pages[FILEMAP_BATCH];
 	ssize_t copied = 0;
 	int err = 0;
 
 	while (len) {
 		loff_t isize = READ_ONCE(inode->i_size);
 		unsigned long index = *pos >> PAGE_SHIFT, last;
-		unsigned int n, i;
-		size_t done = 0;
+		size_t offset = *pos & ~PAGE_MASK, n;
+		struct page *page;
 
 		if (*pos >= isize)
 			break;
 		last = (MIN(*pos + (loff_t)len, isize) - 1) >> PAGE_SHIFT;
-		n = filemap_get_read_batch(
-		    f->f_mapping, index, last - index + 1, pages);
-		if (!n) {
-			pages[0] = filemap_read_page(
-			    f, index, last - index + 1, flags & RWF_NOWAIT);
-			if (IS_ERR(pages[0])) {
-				err = PTR_ERR(pages[0]) == -ENXIO
-					  ? 0
-					  : PTR_ERR(pages[0]);
-				break;
-			}
-			n = 1;
-		}
-		for (i = 0; i < n; i++) {
-			done = copy_page_out(
-			    f, pages[i], (char *)buf + copied, len, pos);
-			put_page(pages[i]);
-			copied += done;
-			len -= done;
-			if (!done || (*pos & ~PAGE_MASK)) /* EOF, or all read */
-				break;
-		}
-		while (++i < n)
-			put_page(pages[i]);
-		if (!done)
+		page = filemap_read_page(
+		    f, index, last - index + 1, flags & RWF_NOWAIT);
+		if (IS_ERR(page)) {
+			err = PTR_ERR(page) == -ENXIO ? 0 : PTR_ERR(page);
 			break;
+		}
+		isize = READ_ONCE(inode->i_size); /* truncate may have run */
+		n = MIN(MIN(PAGE_SIZE - offset, len),
+			(size_t)MAX(isize - *pos, (loff_t)0));
+		/* Test first: an atomic per hit on a page every hart reads
+		 * would pass its cache line from hart to hart. */
+		if (!page_test(page, PG_referenced))
+			page_set(page, PG_referenced);
+		race_point(RACE_READ_COPY, page);
+		copy_to_task((char *)buf + copied,
+			     (char *)page_address(page) + offset,
+			     n);
+		put_page(page);
+		/* A truncate stores i_size, then zeroes its page's tail
+		 * (filemap_truncate_tail): what the copy saw of the zeroes,
+		 * the size now read covers, and they are not returned. */
+		smp_rmb();
+		isize = READ_ONCE(inode->i_size);
+		n = MIN(n, (size_t)MAX(isize - *pos, (loff_t)0));
+		f->f_ra.prev_index = index;
+		if (!n)
+			break;
+		copied += n;
+		*pos += n;
+		len -= n;
 	}
 	return copied ? copied : err;
 }
