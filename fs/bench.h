@@ -26,8 +26,9 @@ struct bench_write_times {
 /* Write FILE_PATH in @io writes (then fsync if @sync); the times into *@t
  * if not NULL. Return: 0, or 1 with a message. */
 int bench_write_file(size_t io, bool sync, struct bench_write_times *t);
-/* Read all of FILE_PATH in @io reads into @buf, checking each MiB's mark.
- * Return: the time, 0 on failure. */
-uint64_t bench_read_file(size_t io, uint8_t *buf);
+/* Read all of FILE_PATH in @io reads into @buf, checking each MiB's mark;
+ * @advice other than POSIX_FADV_NORMAL is given to posix_fadvise first
+ * (POSIX_FADV_RANDOM: readahead off). Return: the time, 0 on failure. */
+uint64_t bench_read_file(size_t io, uint8_t *buf, int advice);
 /* "file_mib": .., "io_bytes": @io into @p. */
 void bench_params_io(char *p, size_t n, size_t io);

@@ -42,24 +42,14 @@ raw_ns(struct block_device *dev, enum blk_op op, unsigned int nios)
 /* One cold read of the file, in tenths of MB/s (0: it failed). */
 static uint64_t cold_round(bool readahead, uint8_t *buf)
 {
-	int fd = open(FILE_PATH, O_RDONLY);
-	uint64_t t0, ns;
-	size_t off;
+	uint64_t ns = vfs_drop_caches() < 0
+			  ? 0
+			  : bench_read_file(BIG_IO,
+					    buf,
+					    readahead ? POSIX_FADV_NORMAL
+						      : POSIX_FADV_RANDOM);
 
-	if (fd < 0 || vfs_drop_caches() < 0) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	if (!readahead)
-		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	t0 = time_ns();
-	for (off = 0; off < FILE_SIZE; off += BIG_IO)
-		if (read(fd, buf, BIG_IO) != BIG_IO)
-			break;
-	ns = time_ns() - t0;
-	close(fd);
-	return off < FILE_SIZE ? 0 : MAX(MB_PER_S(FILE_SIZE, ns), 1);
+	return ns ? MAX(MB_PER_S(FILE_SIZE, ns), 1) : 0;
 }
 
 /*
@@ -409,7 +399,7 @@ static int bench_scaling(int argc, char **argv)
 	static const unsigned int harts[] = { 1, 2, 4 };
 	uint8_t *buf = bench_big_buf();
 	int err = !buf || bench_write_file(BIG_IO, false, NULL) ||
-		  !bench_read_file(BIG_IO, buf);
+		  !bench_read_file(BIG_IO, buf, POSIX_FADV_NORMAL);
 	char p[96], mode[4];
 
 	(void)argc, (void)argv;
