@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <kernel/arch.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
@@ -353,7 +354,13 @@ void iput(struct inode *inode)
 
 void inode_set_size(struct inode *inode, loff_t size)
 {
+	bool shrinks = size < inode->i_size;
+
 	__atomic_store_n(&inode->i_size, size, __ATOMIC_RELEASE);
+	if (shrinks) {
+		smp_wmb(); /* the size, then the count: pairs with read_range */
+		WRITE_ONCE(inode->i_shrinks, inode->i_shrinks + 1);
+	}
 }
 
 static bool inode_clean(struct inode *inode)

@@ -205,6 +205,7 @@ struct inode {
 	uid_t i_uid;
 	gid_t i_gid;
 	loff_t i_size; /* writers: inode_set_size; readers: READ_ONCE */
+	unsigned long i_shrinks; /* i_size lowered: after each such store */
 	struct timespec i_atime, i_mtime, i_ctime;
 	uint64_t i_blocks; /* 512-byte units, as stat reports */
 	struct super_block *i_sb;
@@ -273,7 +274,10 @@ void mark_inode_dirty(struct inode *inode);
  * size does: write, truncate, fallocate, directory growth, swapext) or no
  * one else can see @inode yet. A release store: what the caller wrote
  * before (the page data that brings the size up) comes first for a reader
- * that sees the new size. Readers read it with no lock, READ_ONCE. */
+ * that sees the new size. Readers read it with no lock, READ_ONCE.
+ * A store that lowers the size then counts it in i_shrinks: a reader that
+ * sees the count unchanged over a span saw no shrink begin in it whose
+ * size, or anything done after it, it saw (read_range). */
 void inode_set_size(struct inode *inode, loff_t size);
 /* Drop unreferenced cached inodes (memory pressure, unmount). */
 unsigned long prune_icache(struct super_block *sb, unsigned long nr);

@@ -177,7 +177,21 @@ static void copy_to_task(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
-/* filemap_read_flags without the i_rwsem of fill_lock=i_rwsem. */
+/*
+ * filemap_read_flags without the i_rwsem of fill_lock=i_rwsem.
+ *
+ * The size that bounds a page's copy is read before the page is looked
+ * up, never after: a size read later may come from a change newer than
+ * the page's bytes. An insert range, or a truncate then any growth, puts
+ * file data where the old EOF page holds zeroes past its old end, zeroes
+ * the file never had there; a reader that found the old page, then read
+ * the new size, would return them (fsx: a 0x00 that no version had). A
+ * truncate during the copy stores the size before it zeroes the tail
+ * (filemap_truncate_tail), so the size read again after the copy covers
+ * what the copy saw of the zeroes. Growth alone is safe with the first
+ * size; a shrink then growth during the copy is not (the zeroes, then a
+ * size past them): i_shrinks moved, and the page is read again.
+ */
 static ssize_t
 read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 {
@@ -186,11 +200,16 @@ read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 	int err = 0;
 
 	while (len) {
-		loff_t isize = READ_ONCE(inode->i_size);
+		unsigned long shrinks = READ_ONCE(inode->i_shrinks);
 		unsigned long index = *pos >> PAGE_SHIFT, last;
 		size_t offset = *pos & ~PAGE_MASK, n;
 		struct page *page;
+		loff_t isize;
 
+		smp_rmb(); /* the count, then the size: inode_set_size */
+		/* Acquire: the bytes a write put in before it raised the
+		 * size are seen with the size. */
+		isize = __atomic_load_n(&inode->i_size, __ATOMIC_ACQUIRE);
 		if (*pos >= isize)
 			break;
 		last = (MIN(*pos + (loff_t)len, isize) - 1) >> PAGE_SHIFT;
@@ -200,7 +219,6 @@ read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 			err = PTR_ERR(page) == -ENXIO ? 0 : PTR_ERR(page);
 			break;
 		}
-		isize = READ_ONCE(inode->i_size); /* truncate may have run */
 		n = MIN(MIN(PAGE_SIZE - offset, len),
 			(size_t)MAX(isize - *pos, (loff_t)0));
 		/* Test first: an atomic per hit on a page every hart reads
@@ -212,11 +230,11 @@ read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 			     (char *)page_address(page) + offset,
 			     n);
 		put_page(page);
-		/* A truncate stores i_size, then zeroes its page's tail
-		 * (filemap_truncate_tail): what the copy saw of the zeroes,
-		 * the size now read covers, and they are not returned. */
-		smp_rmb();
+		smp_rmb(); /* the copy, then the size, then the count */
 		isize = READ_ONCE(inode->i_size);
+		smp_rmb();
+		if (READ_ONCE(inode->i_shrinks) != shrinks)
+			continue; /* a shrink came: this page again */
 		n = MIN(n, (size_t)MAX(isize - *pos, (loff_t)0));
 		f->f_ra.prev_index = index;
 		if (!n)

@@ -9,15 +9,27 @@
  * page 0, which zeroes the page's tail; B copies. Truncate stores i_size
  * before it zeroes (filemap_truncate_tail) and the read reads i_size again
  * after its copy, so B returns exactly the bytes below the new EOF.
+ *
+ * The size that bounds B's copy is the one B read before it found the
+ * page (mm/filemap_read.c read_range). Two more schedules, B stopped the
+ * same way on the old EOF page, whose tail past the EOF is zeroes:
+ * - A inserts a page at 0: the file grows past the zeroes, and the data
+ *   moves under them. B returns the old bytes up to the old EOF, then
+ *   the new ones; a size read after the look-up would give zeroes there,
+ *   which no version of the file had (fsx found it: 0x00 for 0xef).
+ * - A truncates into the page (zeroes), then inserts: a shrink and growth
+ *   while B holds the page; B reads the page again (i_shrinks moved).
  */
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
 #include <kernel/race.h>
 #include <kernel/sched.h>
+#include <fs/vfs.h>
 #include <mm/page_alloc.h>
 
 #define F_PATH	"/read_truncate.bin"
@@ -26,6 +38,8 @@
 
 struct reading {
 	uint8_t buf[F_SIZE];
+	size_t len;
+	off_t off;
 	ssize_t n;
 };
 
@@ -34,7 +48,7 @@ static int reader(void *arg)
 	struct reading *r = arg;
 	int fd = open(F_PATH, O_RDONLY);
 
-	r->n = fd < 0 ? -1 : pread(fd, r->buf, F_SIZE, 0);
+	r->n = fd < 0 ? -1 : pread(fd, r->buf, r->len, r->off);
 	if (fd >= 0)
 		close(fd);
 	return 0;
@@ -52,6 +66,8 @@ static void read_stops_at_new_eof(struct ktest *t)
 	memset(data, 0xab, sizeof(data));
 	KTEST_ASSERT_EQ(t, pwrite(fd, data, F_SIZE, 0), (ssize_t)F_SIZE);
 	KTEST_ASSERT_EQ(t, pread(fd, data, F_SIZE, 0), (ssize_t)F_SIZE);
+	r.len = F_SIZE;
+	r.off = 0;
 	race_arm(RACE_READ_COPY);
 	b = task_create_on("read-b", reader, &r, (int)((cpu_id() + 1) % ncpus));
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
@@ -67,8 +83,67 @@ static void read_stops_at_new_eof(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink(F_PATH), 0);
 }
 
+/*
+ * F: page 0 all 0xaa, then @eof_bytes of 0xbb in page 1, cached. B reads
+ * page 1 and stops before its copy; A truncates F to PAGE_SIZE + 100
+ * (with @shrink), then inserts a page of hole at 0 (page 1 becomes the
+ * 0xaa page); B goes on. Every byte B returns is one that offset held in
+ * some version: 0xbb (below the old EOF) or 0xaa (after the insert).
+ */
+static void read_beside_insert(struct ktest *t, size_t eof_bytes, bool shrink)
+{
+	static struct reading r;
+	static uint8_t data[F_SIZE];
+	int fd = open(F_PATH, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	size_t size = PAGE_SIZE + eof_bytes;
+	struct task *b;
+	ssize_t i;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	memset(data, 0xaa, PAGE_SIZE);
+	memset(data + PAGE_SIZE, 0xbb, PAGE_SIZE);
+	KTEST_ASSERT_EQ(t, pwrite(fd, data, size, 0), (ssize_t)size);
+	KTEST_ASSERT_EQ(t, pread(fd, data, size, 0), (ssize_t)size);
+	memset(r.buf, 0x5a, sizeof(r.buf));
+	r.len = PAGE_SIZE;
+	r.off = PAGE_SIZE;
+	race_arm(RACE_READ_COPY);
+	b = task_create_on("read-b", reader, &r, (int)((cpu_id() + 1) % ncpus));
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	KTEST_EXPECT_EQ(t, race_wait(RACE_READ_COPY, NULL, NULL), 1);
+	if (shrink)
+		KTEST_EXPECT_EQ(t, ftruncate(fd, PAGE_SIZE + 100), 0);
+	KTEST_EXPECT_EQ(
+	    t, fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, PAGE_SIZE), 0);
+	race_release(RACE_READ_COPY);
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_TRUE(t, r.n >= 100 && r.n <= (ssize_t)PAGE_SIZE);
+	for (i = 0; i < r.n; i++)
+		if (r.buf[i] != 0xaa && !(r.buf[i] == 0xbb && i < 100))
+			break;
+	KTEST_EXPECT_EQ(t, i, r.n); /* i: the first byte no version had */
+	if (i < r.n)
+		ktest_log(t, "byte %zd of %zd is 0x%02x", i, r.n, r.buf[i]);
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink(F_PATH), 0);
+}
+
+/* The old EOF page (100 bytes of 0xbb) found; a page inserted before it. */
+static void read_keeps_size_it_found(struct ktest *t)
+{
+	read_beside_insert(t, 100, false);
+}
+
+/* A full page found; a truncate into it, then the insert: read again. */
+static void read_again_after_shrink(struct ktest *t)
+{
+	read_beside_insert(t, PAGE_SIZE, true);
+}
+
 static struct ktest_case read_truncate_cases[] = {
 	KTEST_CASE(read_stops_at_new_eof),
+	KTEST_CASE(read_keeps_size_it_found),
+	KTEST_CASE(read_again_after_shrink),
 	{},
 };
 KTEST_SUITE(vfs_read_truncate, read_truncate_cases);
