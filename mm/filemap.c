@@ -40,15 +40,16 @@
  *
  * References: alloc gives one; the index holds one from filemap_add_page to
  * filemap_delete_page; a look-up takes one with page_ref_tryget, with no
- * lock (filemap_get_page) or under i_pages_lock (the gang look-up). A page
- * that was ever in an index is freed a grace period after its last
- * reference went (PG_rcu), so a lock-free finder never touches a page
- * that went back to the allocator.
+ * lock (filemap_get_page, filemap_get_read_batch) or under i_pages_lock
+ * (the gang look-up). A page that was ever in an index is freed a grace
+ * period after its last reference went (PG_rcu), so a lock-free finder
+ * never touches a page that went back to the allocator.
  */
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/trace.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
@@ -326,6 +327,42 @@ struct page *filemap_get_page(struct address_space *m, unsigned long index)
 	}
 	rcu_read_unlock();
 	return page;
+}
+
+/*
+ * One walk of the index to the leaf, a reference on each page of the run,
+ * then each slot read again: a page still in its slot is the page at its
+ * index (filemap_get_page's recheck; the leaf stays at its indices while
+ * it is in the tree and leaves it only empty, radix_tree_leaf_slots).
+ * Flags are read only with the reference held and the page rechecked.
+ */
+unsigned int filemap_get_read_batch(struct address_space *m,
+				    unsigned long index,
+				    unsigned int max,
+				    struct page **pages)
+{
+	void *const *slots;
+	unsigned int n = 0, i;
+
+	rcu_read_lock();
+	slots = radix_tree_leaf_slots(&m->i_pages, index, &n);
+	n = slots ? MIN(MIN(n, max), (unsigned int)FILEMAP_BATCH) : 0;
+	for (i = 0; i < n; i++) {
+		pages[i] = rcu_dereference(slots[i]);
+		if (!pages[i] || !page_ref_tryget(pages[i]))
+			break;
+	}
+	n = i;
+	race_point(RACE_READ_BATCH, m);
+	for (i = 0; i < n; i++)
+		if (rcu_dereference(slots[i]) != pages[i] ||
+		    !page_test(pages[i], PG_uptodate) ||
+		    page_test(pages[i], PG_readahead))
+			break;
+	for (unsigned int k = i; k < n; k++)
+		put_page(pages[k]);
+	rcu_read_unlock();
+	return i;
 }
 
 struct page *filemap_lock_page(struct address_space *m, unsigned long index)

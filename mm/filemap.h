@@ -293,6 +293,15 @@ void page_read_done(struct page *page, int err);
 
 /* Look-ups. Return: a referenced page or NULL. No lock at all. */
 struct page *filemap_get_page(struct address_space *m, unsigned long index);
+/* Up to @max (at most FILEMAP_BATCH) referenced pages at @index, @index + 1,
+ * ..., all uptodate and none marked PG_readahead: the batch ends before the
+ * first page that is absent, not uptodate or marked, and at the end of a
+ * 64-page leaf of the index. No lock at all. Return: how many. */
+#define FILEMAP_BATCH 16
+unsigned int filemap_get_read_batch(struct address_space *m,
+				    unsigned long index,
+				    unsigned int max,
+				    struct page **pages);
 /* The same, locked; NULL if absent. May sleep. */
 struct page *filemap_lock_page(struct address_space *m, unsigned long index);
 /* Find or create (locked, referenced). ERR_PTR(-ENOMEM) on failure. */

@@ -2,7 +2,8 @@
  * mm/filemap_read.c: buffered read through the page cache.
  *
  * A cached, uptodate page is copied with nothing held but a reference,
- * taken with no lock at all (filemap_get_page: an RCU look-up). A miss
+ * taken with no lock at all (filemap_get_read_batch: an RCU look-up of up
+ * to FILEMAP_BATCH consecutive pages at once). A miss
  * reads ahead (mm/readahead.c), or with readahead off reads the one page;
  * a page that is not uptodate is read again. A path that inserts a page
  * holds mapping->invalidate_lock shared around the insertion and reads
@@ -178,32 +179,71 @@ static void copy_to_task(void *dst, const void *src, size_t n)
 }
 
 /*
- * filemap_read_flags without the i_rwsem of fill_lock=i_rwsem.
+ * Copy what the read wants of @page, the page at *@pos, and advance *@pos.
  *
- * The size that bounds a page's copy is read before the page is looked
- * up, never after: a size read later may come from a change newer than
- * the page's bytes. An insert range, or a truncate then any growth, puts
- * file data where the old EOF page holds zeroes past its old end, zeroes
- * the file never had there; a reader that found the old page, then read
- * the new size, would return them (fsx: a 0x00 that no version had). A
+ * @isize bounds the copy: the size read before the page was looked up,
+ * never after. A size read later may come from a change newer than the
+ * page's bytes: an insert range, or a truncate then any growth, puts file
+ * data where the old EOF page holds zeroes past its old end, zeroes the
+ * file never had there; a reader that found the old page, then read the
+ * new size, would return them (fsx: a 0x00 that no version had). A
  * truncate during the copy stores the size before it zeroes the tail
  * (filemap_truncate_tail), so the size read again after the copy covers
  * what the copy saw of the zeroes. Growth alone is safe with the first
  * size; a shrink then growth during the copy is not (the zeroes, then a
- * size past them): i_shrinks moved, and the page is read again.
+ * size past them): i_shrinks moved from @shrinks, and the page must be
+ * read again.
+ * Return: bytes copied (0: EOF, or a truncate's), or -EAGAIN: read the
+ * page again (nothing counted, *@pos unchanged).
  */
+static ssize_t copy_page_out(struct file *f,
+			     struct page *page,
+			     void *dst,
+			     size_t len,
+			     loff_t *pos,
+			     loff_t isize,
+			     unsigned long shrinks)
+{
+	struct inode *inode = f->f_inode;
+	size_t offset = *pos & ~PAGE_MASK;
+	size_t n = MIN(MIN(PAGE_SIZE - offset, len),
+		       (size_t)MAX(isize - *pos, (loff_t)0));
+
+	/* Test first: an atomic per hit on a page every hart reads
+	 * would pass its cache line from hart to hart. */
+	if (!page_test(page, PG_referenced))
+		page_set(page, PG_referenced);
+	race_point(RACE_READ_COPY, page);
+	copy_to_task(dst, (char *)page_address(page) + offset, n);
+	smp_rmb(); /* the copy, then the size, then the count */
+	isize = READ_ONCE(inode->i_size);
+	smp_rmb();
+	if (READ_ONCE(inode->i_shrinks) != shrinks)
+		return -EAGAIN;
+	n = MIN(n, (size_t)MAX(isize - *pos, (loff_t)0));
+	f->f_ra.prev_index = page->index;
+	*pos += n;
+	return n;
+}
+
+/* filemap_read_flags without the i_rwsem of fill_lock=i_rwsem. A run of
+ * cached, uptodate pages comes in batches (filemap_get_read_batch: one
+ * walk of the index for up to FILEMAP_BATCH pages), all bounded by the
+ * size read before the walk (copy_page_out); anything else, one page at
+ * a time through filemap_read_page. */
 static ssize_t
 read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 {
 	struct inode *inode = f->f_inode;
+	struct page *pages[FILEMAP_BATCH];
 	ssize_t copied = 0;
 	int err = 0;
 
 	while (len) {
 		unsigned long shrinks = READ_ONCE(inode->i_shrinks);
 		unsigned long index = *pos >> PAGE_SHIFT, last;
-		size_t offset = *pos & ~PAGE_MASK, n;
-		struct page *page;
+		bool eof = false;
+		unsigned int n, i;
 		loff_t isize;
 
 		smp_rmb(); /* the count, then the size: inode_set_size */
@@ -213,35 +253,41 @@ read_range(struct file *f, void *buf, size_t len, loff_t *pos, int flags)
 		if (*pos >= isize)
 			break;
 		last = (MIN(*pos + (loff_t)len, isize) - 1) >> PAGE_SHIFT;
-		page = filemap_read_page(
-		    f, index, last - index + 1, flags & RWF_NOWAIT);
-		if (IS_ERR(page)) {
-			err = PTR_ERR(page) == -ENXIO ? 0 : PTR_ERR(page);
-			break;
+		n = filemap_get_read_batch(
+		    f->f_mapping, index, last - index + 1, pages);
+		if (!n) {
+			pages[0] = filemap_read_page(
+			    f, index, last - index + 1, flags & RWF_NOWAIT);
+			if (IS_ERR(pages[0])) {
+				err = PTR_ERR(pages[0]) == -ENXIO
+					  ? 0
+					  : PTR_ERR(pages[0]);
+				break;
+			}
+			n = 1;
 		}
-		n = MIN(MIN(PAGE_SIZE - offset, len),
-			(size_t)MAX(isize - *pos, (loff_t)0));
-		/* Test first: an atomic per hit on a page every hart reads
-		 * would pass its cache line from hart to hart. */
-		if (!page_test(page, PG_referenced))
-			page_set(page, PG_referenced);
-		race_point(RACE_READ_COPY, page);
-		copy_to_task((char *)buf + copied,
-			     (char *)page_address(page) + offset,
-			     n);
-		put_page(page);
-		smp_rmb(); /* the copy, then the size, then the count */
-		isize = READ_ONCE(inode->i_size);
-		smp_rmb();
-		if (READ_ONCE(inode->i_shrinks) != shrinks)
-			continue; /* a shrink came: this page again */
-		n = MIN(n, (size_t)MAX(isize - *pos, (loff_t)0));
-		f->f_ra.prev_index = index;
-		if (!n)
+		for (i = 0; i < n; i++) {
+			ssize_t done = copy_page_out(f,
+						     pages[i],
+						     (char *)buf + copied,
+						     len,
+						     pos,
+						     isize,
+						     shrinks);
+
+			put_page(pages[i]);
+			if (done < 0)
+				break; /* a shrink came: look again */
+			copied += done;
+			len -= done;
+			eof = !done;
+			if (eof || !len || (*pos & ~PAGE_MASK))
+				break;
+		}
+		while (++i < n)
+			put_page(pages[i]);
+		if (eof)
 			break;
-		copied += n;
-		*pos += n;
-		len -= n;
 	}
 	return copied ? copied : err;
 }

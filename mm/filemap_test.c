@@ -2,13 +2,14 @@
  * mm/filemap_test.c: suite pcache_filemap - reads through the cache,
  * cache hits, page locks, concurrent readers, writes and writeback,
  * writeback errors, the truncation door, and the lock-free look-up
- * against it.
+ * against it, one page or a batch.
  */
 #include <limits.h>
 #include <string.h>
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
+#include <kernel/race.h>
 #include <kernel/rcu.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
@@ -414,6 +415,155 @@ static void filemap_lockless_find_outlives_truncate(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+#define BATCH_PAGES 70 /* past the first 64-page leaf of the index */
+
+/* A batch is the run of cached pages that a read may copy at once: it
+ * stops before a page absent, not uptodate or marked for readahead (the
+ * one-page path handles those), at @max and at a leaf's end, and takes a
+ * reference on each page it returns, none on the others. */
+static void filemap_read_batch_stops(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, BATCH_PAGES * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	char *buf = kmalloc(BATCH_PAGES * PAGE_SIZE, GFP_KERNEL);
+	struct page *pages[FILEMAP_BATCH], *p5, *p8;
+	int ref5;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_EQ(t,
+			tdisk_read(d, buf, BATCH_PAGES * PAGE_SIZE, 0),
+			BATCH_PAGES * PAGE_SIZE);
+	p5 = filemap_get_page(m, 5);
+	p8 = filemap_get_page(m, 8);
+	KTEST_ASSERT_NOT_NULL(t, p5);
+	KTEST_ASSERT_NOT_NULL(t, p8);
+	ref5 = READ_ONCE(p5->refcount);
+	KTEST_ASSERT_EQ(t, filemap_get_read_batch(m, 0, 99, pages), 16);
+	for (unsigned int i = 0; i < 16; i++) {
+		KTEST_EXPECT_EQ(t, pages[i]->index, i);
+		KTEST_EXPECT_TRUE(t, pages[i]->mapping == m);
+	}
+	KTEST_EXPECT_EQ(t, READ_ONCE(p5->refcount), ref5 + 1);
+	for (unsigned int i = 0; i < 16; i++)
+		put_page(pages[i]);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 2, 3, pages), 3);
+	for (unsigned int i = 0; i < 3; i++)
+		put_page(pages[i]);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 60, 16, pages), 4);
+	for (unsigned int i = 0; i < 4; i++)
+		put_page(pages[i]);
+
+	page_clear(p5, PG_uptodate);
+	page_set(p8, PG_readahead);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 0, 16, pages), 5);
+	for (unsigned int i = 0; i < 5; i++)
+		put_page(pages[i]);
+	KTEST_EXPECT_EQ(t, READ_ONCE(p5->refcount), ref5);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 5, 16, pages), 0);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 6, 16, pages), 2);
+	for (unsigned int i = 0; i < 2; i++)
+		put_page(pages[i]);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 8, 16, pages), 0);
+	page_clear(p8, PG_readahead);
+	page_set(p5, PG_uptodate);
+	put_page(p5);
+	put_page(p8);
+
+	filemap_invalidate_lock(m);
+	truncate_inode_pages_range(m, 12 * PAGE_SIZE, 13 * PAGE_SIZE - 1);
+	filemap_invalidate_unlock(m);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 9, 16, pages), 3);
+	for (unsigned int i = 0; i < 3; i++)
+		put_page(pages[i]);
+	KTEST_EXPECT_EQ(t, filemap_get_read_batch(m, 12, 16, pages), 0);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
+/* RACE_READ_BATCH's hook, once: page 2 of the mapping leaves the index
+ * and a stranger takes its slot, between the batch's look-up and its
+ * recheck; with batch_empty_leaf, pages 0-3 all leave first (the leaf,
+ * emptied, leaves the tree) and the stranger comes into a new leaf. */
+static struct page *batch_old[4], *batch_stranger;
+static bool batch_empty_leaf;
+
+static void swap_page_2(void *obj)
+{
+	struct address_space *m = obj;
+
+	spin_lock(&m->i_pages_lock);
+	for (unsigned long i = 0; i < 4; i++)
+		if (i == 2 || batch_empty_leaf)
+			batch_old[i] = radix_tree_delete(&m->i_pages, i);
+	WARN_ON(radix_tree_insert(&m->i_pages, 2, batch_stranger));
+	spin_unlock(&m->i_pages_lock);
+	race_hook_set(RACE_READ_BATCH, NULL);
+}
+
+/* One batch of pages 0-3 with the hook set. Return: how many it gave;
+ * their references are dropped, the index is put back as it was. */
+static unsigned int
+batch_with_swap(struct ktest *t, struct address_space *m, bool empty_leaf)
+{
+	struct page *pages[FILEMAP_BATCH];
+	unsigned int n;
+
+	memset(batch_old, 0, sizeof(batch_old));
+	batch_empty_leaf = empty_leaf;
+	race_hook_set(RACE_READ_BATCH, swap_page_2);
+	n = filemap_get_read_batch(m, 0, 4, pages);
+	race_hook_set(RACE_READ_BATCH, NULL);
+	KTEST_EXPECT_NOT_NULL(t, batch_old[2]); /* the hook ran */
+	for (unsigned int i = 0; i < n; i++) {
+		KTEST_EXPECT_EQ(t, pages[i]->index, i);
+		put_page(pages[i]);
+	}
+	spin_lock(&m->i_pages_lock);
+	radix_tree_delete(&m->i_pages, 2);
+	for (unsigned long i = 0; i < 4; i++)
+		if (batch_old[i])
+			WARN_ON(
+			    radix_tree_insert(&m->i_pages, i, batch_old[i]));
+	spin_unlock(&m->i_pages_lock);
+	return n;
+}
+
+/*
+ * The batch's recheck: a page found and referenced, then replaced in the
+ * index before the recheck, is not returned (it may be on its way out, or
+ * reused), and its reference is dropped; the batch ends there. That holds
+ * when the page's slot is taken by another page (the batch ends at 2) and
+ * when the whole leaf left the tree and a new one holds the stranger (the
+ * old leaf's slots read NULL: the batch is empty). Without the recheck the
+ * batch would return all four pages, the old page 2 among them.
+ */
+static void filemap_read_batch_rechecks(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	struct page *p2;
+	char buf[64];
+	int ref2;
+
+	for (unsigned int i = 0; i < 4; i++)
+		KTEST_ASSERT_EQ(t, tdisk_read(d, buf, 1, i * PAGE_SIZE), 1);
+	p2 = filemap_get_page(m, 2);
+	KTEST_ASSERT_NOT_NULL(t, p2);
+	ref2 = READ_ONCE(p2->refcount);
+	batch_stranger = page_cache_alloc();
+	KTEST_ASSERT_NOT_NULL(t, batch_stranger);
+	page_set(batch_stranger, PG_uptodate);
+	KTEST_EXPECT_EQ(t, batch_with_swap(t, m, false), 2);
+	KTEST_EXPECT_EQ(t, READ_ONCE(p2->refcount), ref2);
+	KTEST_EXPECT_EQ(t, batch_with_swap(t, m, true), 0);
+	KTEST_EXPECT_EQ(t, READ_ONCE(p2->refcount), ref2);
+	KTEST_EXPECT_TRUE(t, filemap_get_page(m, 2) == p2); /* put back */
+	put_page(p2);
+	put_page(batch_stranger);
+	put_page(p2);
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_read_matches_disk),
 	KTEST_CASE(filemap_second_read_hits_cache),
@@ -425,6 +575,8 @@ static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_truncate_range_exact),
 	KTEST_CASE(filemap_truncate_waits_for_writeback),
 	KTEST_CASE(filemap_lockless_find_outlives_truncate),
+	KTEST_CASE(filemap_read_batch_stops),
+	KTEST_CASE(filemap_read_batch_rechecks),
 	{},
 };
 KTEST_SUITE(pcache_filemap, filemap_cases);

@@ -146,6 +146,28 @@ void *radix_tree_lookup(const struct radix_tree *t, unsigned long index)
 	return rcu_dereference(n->slots[slot_of(index, 0)]);
 }
 
+/* A node stays at its indices while it is in the tree (a grow puts the old
+ * root under slot 0 of the new one: the same indices), and a leaf is
+ * taken out only when a delete has emptied it (prune_path; a shrink drops
+ * only roots above a leaf, or an empty one). */
+void *const *radix_tree_leaf_slots(const struct radix_tree *t,
+				   unsigned long index,
+				   unsigned int *n)
+{
+	struct radix_node *node = rcu_dereference(t->root);
+
+	if (!node || index > max_index(node->shift / RADIX_SHIFT + 1))
+		return NULL;
+	while (node->shift) {
+		node =
+		    rcu_dereference(node->slots[slot_of(index, node->shift)]);
+		if (!node)
+			return NULL;
+	}
+	*n = RADIX_SLOTS - slot_of(index, 0);
+	return &node->slots[slot_of(index, 0)];
+}
+
 /* Drop top levels whose root uses only slot 0; free an empty root. */
 static void shrink(struct radix_tree *t)
 {

@@ -2,8 +2,9 @@
  * mm/radix_tree_test.c: suite pcache_radix.
  *
  * Dense and sparse key sets, indices near ULONG_MAX, the tree shrinking
- * back to empty as entries leave, gang lookups in index order, and
- * inserts that run out of memory leaving nothing behind.
+ * back to empty as entries leave, gang lookups in index order, the leaf
+ * slots of an index, and inserts that run out of memory leaving nothing
+ * behind.
  */
 #include <errno.h>
 #include <kernel/ktest.h>
@@ -115,6 +116,51 @@ static void radix_gang_lookup_order(struct ktest *t)
 	KTEST_EXPECT_NULL(t, tree.root);
 }
 
+/* The leaf slots of an index: from its own to the leaf's end, the items in
+ * index order, NULL where absent; no leaf for an index whose whole leaf
+ * is empty. A leaf emptied by deletes leaves the tree: its index has no
+ * leaf again. */
+static void radix_leaf_slots(struct ktest *t)
+{
+	struct radix_tree tree = RADIX_TREE_INIT;
+	void *const *slots;
+	unsigned int n = 0;
+
+	for (unsigned long i = 10; i < 200; i++)
+		if (i != 20)
+			KTEST_ASSERT_EQ(
+			    t, radix_tree_insert(&tree, i, item_of(i)), 0);
+	slots = radix_tree_leaf_slots(&tree, 10, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 54); /* 10..63 */
+	for (unsigned int i = 0; i < n; i++)
+		KTEST_EXPECT_TRUE(
+		    t, slots[i] == (i == 10 ? NULL : item_of(10 + i)));
+	slots = radix_tree_leaf_slots(&tree, 5, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 59);
+	KTEST_EXPECT_NULL(t, slots[0]);
+	KTEST_EXPECT_TRUE(t, slots[5] == item_of(10));
+	slots = radix_tree_leaf_slots(&tree, 64, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 64);
+	KTEST_EXPECT_TRUE(t, slots[63] == item_of(127));
+	slots = radix_tree_leaf_slots(&tree, 199, &n);
+	KTEST_ASSERT_NOT_NULL(t, slots);
+	KTEST_EXPECT_EQ(t, n, 57); /* 199..255 */
+	KTEST_EXPECT_TRUE(t, slots[0] == item_of(199));
+	KTEST_EXPECT_NULL(t, slots[1]);
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 256, &n));
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 1UL << 40, &n));
+	for (unsigned long i = 64; i < 128; i++)
+		radix_tree_delete(&tree, i);
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 64, &n));
+	for (unsigned long i = 10; i < 200; i++)
+		radix_tree_delete(&tree, i);
+	KTEST_EXPECT_NULL(t, tree.root);
+	KTEST_EXPECT_NULL(t, radix_tree_leaf_slots(&tree, 0, &n));
+}
+
 /*
  * Rule: an insert that fails with -ENOMEM leaves the tree as it was, so
  * deleting every entry still empties it (no empty node stays counted).
@@ -153,6 +199,7 @@ static struct ktest_case radix_cases[] = {
 	KTEST_CASE(radix_sparse_and_huge),
 	KTEST_CASE(radix_delete_frees_nodes),
 	KTEST_CASE(radix_gang_lookup_order),
+	KTEST_CASE(radix_leaf_slots),
 	KTEST_CASE(radix_enomem_leaves_no_nodes),
 	{},
 };

@@ -83,19 +83,41 @@ static void read_stops_at_new_eof(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink(F_PATH), 0);
 }
 
+/* Is @c the byte at @off of F in some version of read_beside_insert's?
+ * Before: page 0 of 0xaa, then @eof_bytes of 0xbb; after the truncate,
+ * the same below PAGE_SIZE + 100; after the insert: a page of hole, the
+ * 0xaa page, then the 0xbb bytes that were left. */
+static bool in_some_version(off_t off, uint8_t c, size_t eof_bytes, bool shrink)
+{
+	size_t left = shrink ? 100 : eof_bytes;
+
+	if (off < (off_t)PAGE_SIZE && c == 0xaa)
+		return true; /* before */
+	if (off >= (off_t)PAGE_SIZE && off < (off_t)(PAGE_SIZE + eof_bytes) &&
+	    c == 0xbb)
+		return true; /* before, and after the truncate below 100 */
+	if (off < (off_t)PAGE_SIZE) /* after the insert: */
+		return c == 0;
+	if (off < (off_t)(2 * PAGE_SIZE))
+		return c == 0xaa;
+	return off < (off_t)(2 * PAGE_SIZE + left) && c == 0xbb;
+}
+
 /*
- * F: page 0 all 0xaa, then @eof_bytes of 0xbb in page 1, cached. B reads
- * page 1 and stops before its copy; A truncates F to PAGE_SIZE + 100
- * (with @shrink), then inserts a page of hole at 0 (page 1 becomes the
- * 0xaa page); B goes on. Every byte B returns is one that offset held in
- * some version: 0xbb (below the old EOF) or 0xaa (after the insert).
+ * F as in_some_version, cached. B reads [@off, +@len) and stops before
+ * its first page's copy (a batch holds the next pages meanwhile); A
+ * truncates F to PAGE_SIZE + 100 (with @shrink), then inserts a page of
+ * hole at 0; B goes on. Every byte B returns is one that offset held in
+ * some version, and B stops at no EOF that every version passed.
  */
-static void read_beside_insert(struct ktest *t, size_t eof_bytes, bool shrink)
+static void read_beside_insert(
+    struct ktest *t, off_t off, size_t len, size_t eof_bytes, bool shrink)
 {
 	static struct reading r;
 	static uint8_t data[F_SIZE];
 	int fd = open(F_PATH, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	size_t size = PAGE_SIZE + eof_bytes;
+	ssize_t least = MIN((ssize_t)len, (ssize_t)(PAGE_SIZE + 100 - off));
 	struct task *b;
 	ssize_t i;
 
@@ -105,8 +127,8 @@ static void read_beside_insert(struct ktest *t, size_t eof_bytes, bool shrink)
 	KTEST_ASSERT_EQ(t, pwrite(fd, data, size, 0), (ssize_t)size);
 	KTEST_ASSERT_EQ(t, pread(fd, data, size, 0), (ssize_t)size);
 	memset(r.buf, 0x5a, sizeof(r.buf));
-	r.len = PAGE_SIZE;
-	r.off = PAGE_SIZE;
+	r.len = len;
+	r.off = off;
 	race_arm(RACE_READ_COPY);
 	b = task_create_on("read-b", reader, &r, (int)((cpu_id() + 1) % ncpus));
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
@@ -117,9 +139,9 @@ static void read_beside_insert(struct ktest *t, size_t eof_bytes, bool shrink)
 	    t, fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, PAGE_SIZE), 0);
 	race_release(RACE_READ_COPY);
 	KTEST_EXPECT_EQ(t, task_join(b), 0);
-	KTEST_EXPECT_TRUE(t, r.n >= 100 && r.n <= (ssize_t)PAGE_SIZE);
+	KTEST_EXPECT_TRUE(t, r.n >= least && r.n <= (ssize_t)len);
 	for (i = 0; i < r.n; i++)
-		if (r.buf[i] != 0xaa && !(r.buf[i] == 0xbb && i < 100))
+		if (!in_some_version(off + i, r.buf[i], eof_bytes, shrink))
 			break;
 	KTEST_EXPECT_EQ(t, i, r.n); /* i: the first byte no version had */
 	if (i < r.n)
@@ -131,19 +153,27 @@ static void read_beside_insert(struct ktest *t, size_t eof_bytes, bool shrink)
 /* The old EOF page (100 bytes of 0xbb) found; a page inserted before it. */
 static void read_keeps_size_it_found(struct ktest *t)
 {
-	read_beside_insert(t, 100, false);
+	read_beside_insert(t, PAGE_SIZE, PAGE_SIZE, 100, false);
 }
 
 /* A full page found; a truncate into it, then the insert: read again. */
 static void read_again_after_shrink(struct ktest *t)
 {
-	read_beside_insert(t, PAGE_SIZE, true);
+	read_beside_insert(t, PAGE_SIZE, PAGE_SIZE, PAGE_SIZE, true);
+}
+
+/* Both pages found at once (a batch), the insert before the first copy:
+ * the old EOF page, copied second, is bounded as the first. */
+static void read_batch_keeps_size(struct ktest *t)
+{
+	read_beside_insert(t, 0, 2 * PAGE_SIZE, 100, false);
 }
 
 static struct ktest_case read_truncate_cases[] = {
 	KTEST_CASE(read_stops_at_new_eof),
 	KTEST_CASE(read_keeps_size_it_found),
 	KTEST_CASE(read_again_after_shrink),
+	KTEST_CASE(read_batch_keeps_size),
 	{},
 };
 KTEST_SUITE(vfs_read_truncate, read_truncate_cases);
