@@ -208,8 +208,10 @@ def ratios(results):
     cached_mb_s = mib / cached_1m * 1000 if cached_1m else None  # MB/s
     add("cold_seq_read readahead / raw", find(results, "cold_seq_read", "readahead"),
         find(results, "cold_seq_read", "raw"), ">= 0.5")
+    # The written file read back in the same rounds (mode reread); runs
+    # from before it had that figure: cached_read_1m, another stretch.
     add("buffered_write cache / cached read", find(results, "buffered_write", "cache"),
-        cached_mb_s, ">= 0.5")
+        find(results, "buffered_write", "reread") or cached_mb_s, ">= 0.5")
     add("buffered_write fsync / raw", find(results, "buffered_write", "fsync"),
         find(results, "buffered_write", "raw"), ">= 0.5")
     c4k = find(results, "cached_read_4k")
