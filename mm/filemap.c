@@ -520,41 +520,62 @@ static void fault_in_readable(const void *buf, size_t len)
  * A write about to create pages from @index on (@len bytes from the start
  * of that page): put the run of absent ones in the cache together - one
  * hold of the allocator's lock, of i_pages_lock and of lru_lock for up to
- * WRITE_RUN pages instead of one each - unlocked and not uptodate, so
- * write_begin finds each as it comes, locks it and fills it. No page lock
- * is held ahead of the copy (the source may be a mapping of this file); a
- * reader that gets to one first reads it from the disk, as it would read
- * a page the write has not reached. Caller holds i_rwsem exclusive.
- * Return: the index after the run (@index if nothing was added).
+ * WRITE_RUN pages instead of one each - unlocked and not uptodate, and
+ * keep a reference on each in @pages, so write_begin is handed each as it
+ * comes (filemap_grab_page_from: no look-up), locks it and fills it. No
+ * page lock is held ahead of the copy (the source may be a mapping of
+ * this file); a reader that gets to one first reads it from the disk, as
+ * it would read a page the write has not reached. Caller holds i_rwsem
+ * exclusive and puts the references. Return: how many went in.
  */
 #define WRITE_RUN 32
 
-static unsigned long
-write_prefill(struct address_space *m, unsigned long index, size_t len)
+static unsigned int write_prefill(struct address_space *m,
+				  unsigned long index,
+				  size_t len,
+				  struct page **pages)
 {
-	struct page *pages[WRITE_RUN];
 	unsigned int n = filemap_absent_run(
 	    m, index, MIN(DIV_ROUND_UP(len, PAGE_SIZE), WRITE_RUN));
 	unsigned int got, done;
 	int err;
 
 	if (n < 2)
-		return index;
+		return 0;
 	got = page_cache_alloc_bulk(pages, n);
 	for (unsigned int i = 0; i < got; i++)
 		trylock_page(pages[i]); /* ours alone: cannot fail */
 	done = filemap_add_pages(m, pages, got, index, &err);
 	for (unsigned int i = 0; i < got; i++) {
 		unlock_page(pages[i]);
-		put_page(pages[i]); /* the inserted keep the cache's */
+		if (i >= done) /* the inserted keep ours for write_begin */
+			put_page(pages[i]);
 	}
-	return index + done;
+	return done;
+}
+
+struct page *filemap_grab_page_from(struct address_space *m,
+				    unsigned long index,
+				    struct page *hint)
+{
+	if (hint) {
+		get_page(hint);
+		lock_page(hint);
+		/* The caller's reference keeps reclaim off it (a page in use
+		 * stays), its i_rwsem keeps truncation away. */
+		if (!WARN_ON_ONCE(hint->mapping != m || hint->index != index))
+			return hint;
+		unlock_page(hint);
+		put_page(hint);
+	}
+	return filemap_grab_page(m, index);
 }
 
 ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	struct address_space *m = f->f_mapping;
-	unsigned long prefilled = 0; /* pages below it were put in ahead */
+	struct page *ahead[WRITE_RUN];		/* put in ahead, referenced */
+	unsigned long first = 0, prefilled = 0; /* ahead: [first, prefilled) */
 	ssize_t written = 0;
 	int err = 0;
 
@@ -564,11 +585,18 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		unsigned int bytes = MIN(PAGE_SIZE - offset, len);
 		const char *src = (const char *)buf + written;
 		unsigned long index = *pos >> PAGE_SHIFT;
-		struct page *page;
+		struct page *page = NULL;
 		int n;
 
-		if (index >= prefilled)
-			prefilled = write_prefill(m, index, offset + len);
+		if (index >= prefilled) {
+			for (unsigned long i = first; i < prefilled; i++)
+				put_page(ahead[i - first]);
+			first = index;
+			prefilled = index + write_prefill(
+						m, index, offset + len, ahead);
+		}
+		if (index >= first && index < prefilled)
+			page = ahead[index - first];
 		fault_in_readable(src, bytes);
 		err = m->a_ops->write_begin(m, *pos, bytes, &page);
 		if (err)
@@ -584,6 +612,8 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		len -= n;
 		balance_dirty_pages();
 	}
+	for (unsigned long i = first; i < prefilled; i++)
+		put_page(ahead[i - first]); /* before the drop below */
 	/* A write that stopped short drops the pages it put in ahead and
 	 * never filled (clean, not uptodate, unused; a dirty or busy page in
 	 * the range stays). */

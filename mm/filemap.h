@@ -148,7 +148,9 @@ struct address_space_operations {
 			    struct writeback_control *wbc);
 	/* Prepare to copy @len bytes at @pos (within one page): return the
 	 * locked page in *pagep, its blocks allocated, uptodate or partially
-	 * read as needed. Caller holds i_rwsem exclusive. */
+	 * read as needed. On entry *pagep is NULL or the page the caller put
+	 * in at that index, for filemap_grab_page_from. Caller holds i_rwsem
+	 * exclusive. */
 	int (*write_begin)(struct address_space *m,
 			   loff_t pos,
 			   unsigned int len,
@@ -306,6 +308,12 @@ unsigned int filemap_get_read_batch(struct address_space *m,
 struct page *filemap_lock_page(struct address_space *m, unsigned long index);
 /* Find or create (locked, referenced). ERR_PTR(-ENOMEM) on failure. */
 struct page *filemap_grab_page(struct address_space *m, unsigned long index);
+/* The same, trying @hint first (NULL: none): a page the caller put in at
+ * @index and holds a reference on (filemap_write's run put in ahead); the
+ * page returned carries a reference of its own. */
+struct page *filemap_grab_page_from(struct address_space *m,
+				    unsigned long index,
+				    struct page *hint);
 /* Up to @max referenced pages at index >= @start, ascending. */
 unsigned int filemap_get_pages(struct address_space *m,
 			       unsigned long start,

@@ -196,8 +196,9 @@ static void filemap_write_then_fdatawrite(struct ktest *t)
 /*
  * A write creating pages puts the run of absent ones in the cache together
  * (up to 32, one hold of each lock for the lot): when write_begin meets the
- * first, the rest of the run is already there, not uptodate and unlocked.
- * A write that stops short drops those it never reached.
+ * first, the rest of the run is already there, not uptodate and unlocked,
+ * and write_begin is handed each (no look-up of its own). A write that
+ * stops short drops those it never reached.
  */
 static void filemap_write_fills_run_together(struct ktest *t)
 {
@@ -212,6 +213,7 @@ static void filemap_write_fills_run_together(struct ktest *t)
 			tdisk_write(d, buf, 32 * PAGE_SIZE, 0),
 			(ssize_t)(32 * PAGE_SIZE));
 	KTEST_EXPECT_EQ(t, d->ahead_at_first_begin, 31);
+	KTEST_EXPECT_EQ(t, d->begins_handed, 32);
 	KTEST_EXPECT_EQ(t, m->nrpages, 32);
 	KTEST_EXPECT_EQ(t, m->nrdirty, 32);
 	page = filemap_get_page(m, 31);

@@ -192,7 +192,9 @@ static int tdisk_write_begin(struct address_space *m,
 	}
 	if ((long)index == d->fail_begin_at)
 		return -ENOSPC;
-	page = filemap_grab_page(m, index);
+	if (*pagep && (*pagep)->mapping == m && (*pagep)->index == index)
+		d->begins_handed++;
+	page = filemap_grab_page_from(m, index, *pagep);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	if (!page_test(page, PG_uptodate) && len != PAGE_SIZE) {

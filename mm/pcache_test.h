@@ -46,6 +46,8 @@ struct tdisk {
 	long fail_begin_at;
 	/* pages after the first write_begin's that were already cached */
 	long ahead_at_first_begin; /* -1 until a write_begin ran */
+	/* write_begins handed the page put in ahead at their index */
+	unsigned long begins_handed;
 	/* TDISK_ASYNC: */
 	struct spinlock queue_lock;
 	struct page *queue[TDISK_QUEUE];

@@ -393,7 +393,7 @@ static int ext2_write_begin(struct address_space *m,
 	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb)))
 		return -EFBIG;
 	lockdep_assert_held_write(&inode->i_rwsem);
-	page = filemap_grab_page(m, pos >> PAGE_SHIFT);
+	page = filemap_grab_page_from(m, pos >> PAGE_SHIFT, *pagep);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	if (!page_test(page, PG_uptodate) && (off || len != PAGE_SIZE))
