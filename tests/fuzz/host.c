@@ -625,6 +625,14 @@ struct page *filemap_grab_page(struct address_space *m, unsigned long index)
 	READ_ONLY(__func__);
 }
 
+struct page *filemap_grab_page_from(struct address_space *m,
+				    unsigned long index,
+				    struct page *hint)
+{
+	(void)m, (void)index, (void)hint;
+	READ_ONLY(__func__);
+}
+
 int filemap_truncate_tail(struct address_space *m, loff_t size, loff_t end)
 {
 	(void)m, (void)size, (void)end;
