@@ -76,6 +76,8 @@ static void report_inversion(const struct held_lock *h,
 	dump_stack();
 }
 
+/* A lock ranked above every lock held (top_rank) cannot break the order:
+ * only a lock that is not (rarer: nested ones) walks the held stack. */
 static void check_order(struct lockdep_task *lt,
 			const struct lockdep_map *map,
 			unsigned int subclass,
@@ -83,7 +85,7 @@ static void check_order(struct lockdep_task *lt,
 {
 	int rank = rank_of(map);
 
-	if (rank == LOCK_RANK_NONE)
+	if (rank == LOCK_RANK_NONE || rank > lt->top_rank)
 		return;
 	for (unsigned int i = 0; i < lt->depth; i++) {
 		const struct held_lock *h = &lt->held[i];
@@ -104,17 +106,28 @@ void lockdep_acquire(const struct lockdep_map *map,
 		     uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
+	int rank = rank_of(map);
 
 	if (!lt)
 		return;
 	lt->acquired++;
-	check_order(lt, map, subclass, site);
+	/* Above every lock held, it cannot break the order: see check_order. */
+	if (rank != LOCK_RANK_NONE && rank <= lt->top_rank)
+		check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
 		lt->untracked++;
 		return;
 	}
 	lt->held[lt->depth++] = (struct held_lock){ map, site, mode, subclass };
+	lt->top_rank = MAX(lt->top_rank, rank);
+}
+
+static void update_top_rank(struct lockdep_task *lt)
+{
+	lt->top_rank = LOCK_RANK_NONE;
+	for (unsigned int i = 0; i < lt->depth; i++)
+		lt->top_rank = MAX(lt->top_rank, rank_of(lt->held[i].map));
 }
 
 /* Unlocking what one does not hold: a double unlock, or someone else's
@@ -145,6 +158,8 @@ void lockdep_release(const struct lockdep_map *map)
 			for (; i + 1 < lt->depth; i++)
 				lt->held[i] = lt->held[i + 1];
 			lt->depth--;
+			if (rank_of(map) == lt->top_rank)
+				update_top_rank(lt);
 			return;
 		}
 	}

@@ -8,8 +8,10 @@
  * acquisition sites, and the kernel goes on (WARN, not panic).
  *
  * Each task keeps a stack of the locks it holds (lock, mode, site), which
- * also answers lockdep_assert_held*() for any kind of lock. Spinlocks taken
- * in interrupt context are not tracked (no task owns them).
+ * also answers lockdep_assert_held*() for any kind of lock, and the highest
+ * rank on it (top_rank): a lock ranked above that, the usual case, is in
+ * order without a walk of the stack. Spinlocks taken in interrupt context
+ * are not tracked (no task owns them).
  *
  * The documented order (outermost first; see docs/design.md):
  *   inode->i_rwsem                 LOCK_RANK_I_RWSEM
@@ -86,6 +88,7 @@ struct lockdep_task {
 	unsigned long acquired; /* every lock this task took, ever */
 	unsigned int depth;
 	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
+	int top_rank;		/* the highest rank in held[] (0: none) */
 	struct held_lock held[LOCKDEP_MAX_HELD];
 };
 

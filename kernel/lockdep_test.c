@@ -1,7 +1,9 @@
 /*
  * kernel/lockdep_test.c: suite locks_lockdep - acquisitions against the
  * documented order are reported (once per pair), acquisitions in order and
- * ordered nesting of one class are not; releasing a lock not held is.
+ * ordered nesting of one class are not; releasing a lock not held is; the
+ * highest rank held, which spares an acquisition above it the walk of the
+ * held locks, follows the releases.
  */
 #include <kernel/ktest.h>
 #include <kernel/lockdep.h>
@@ -97,12 +99,43 @@ static void release_unheld_is_reported(struct ktest *t)
 	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 2);
 }
 
+/* An acquisition ranked above every lock held skips the walk of the held
+ * stack (top_rank). The highest rank must stay that of the locks still
+ * held: released from the middle of the stack, a lower lock takes
+ * nothing away; released from the top, the next is the highest again. */
+static DEFINE_LOCK_CLASS(top_low_class, LOCK_RANK_I_RWSEM);
+static DEFINE_LOCK_CLASS(top_mid_class, LOCK_RANK_INVALIDATE);
+static DEFINE_LOCK_CLASS(top_high_class, LOCK_RANK_I_MMAP);
+
+static void top_rank_follows_releases(struct ktest *t)
+{
+	/* Bare maps: a mutex's own wait_lock would move top_rank too. */
+	const struct lockdep_map low = { &top_low_class, "low" },
+				 mid = { &top_mid_class, "mid" },
+				 high = { &top_high_class, "high" };
+	unsigned long before = lockdep_reports();
+
+	lockdep_acquire(&low, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	lockdep_acquire(&high, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	lockdep_release(&high);
+	lockdep_acquire(&mid, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_); /* in order */
+	lockdep_release(&mid);
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before);
+	lockdep_acquire(&high, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	lockdep_release(&low); /* out of the middle: high still held */
+	lockdep_acquire(&mid, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_); /* reported */
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
+	lockdep_release(&mid);
+	lockdep_release(&high);
+}
+
 static struct ktest_case lockdep_cases[] = {
 	KTEST_CASE(in_order_is_quiet),
 	KTEST_CASE(inversion_is_reported_once),
 	KTEST_CASE(same_class_needs_nesting),
 	KTEST_CASE(held_assertions_see_mode),
 	KTEST_CASE(release_unheld_is_reported),
+	KTEST_CASE(top_rank_follows_releases),
 	{},
 };
 KTEST_SUITE(locks_lockdep, lockdep_cases);

@@ -227,9 +227,21 @@ bool trylock_page(struct page *page)
 
 void lock_page(struct page *page)
 {
+	const unsigned long locked = 1UL << PG_locked;
+	unsigned long old = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
+
 	lockdep_acquire(&page_lock_map, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
-	if (!trylock_page(page))
-		page_wait_bit(page, PG_locked, true);
+	/* Uncontended: the lock and PG_lockdep in one atomic step. */
+	while (!(old & locked))
+		if (__atomic_compare_exchange_n(&page->flags,
+						&old,
+						old | locked |
+						    (1UL << PG_lockdep),
+						true,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+	page_wait_bit(page, PG_locked, true);
 	page_set(page, PG_lockdep);
 }
 
@@ -239,10 +251,19 @@ void page_lock_handoff(struct page *page)
 		lockdep_release(&page_lock_map);
 }
 
+/* As page_wake_bit(PG_locked), clearing PG_lockdep in the same step. */
 void unlock_page(struct page *page)
 {
-	page_lock_handoff(page);
-	page_wake_bit(page, PG_locked);
+	unsigned long mask =
+	    (1UL << PG_locked) | (1UL << PG_waiters) | (1UL << PG_lockdep);
+	unsigned long old =
+	    __atomic_fetch_and(&page->flags, ~mask, __ATOMIC_ACQ_REL);
+
+	WARN_ON_ONCE(!(old & (1UL << PG_locked)));
+	if (old & (1UL << PG_lockdep))
+		lockdep_release(&page_lock_map);
+	if (old & (1UL << PG_waiters))
+		wake_up_all(page_waitqueue(page));
 }
 
 void wait_on_page_locked(struct page *page)
@@ -521,12 +542,14 @@ static void fault_in_readable(const void *buf, size_t len)
  * of that page): put the run of absent ones in the cache together - one
  * hold of the allocator's lock, of i_pages_lock and of lru_lock for up to
  * WRITE_RUN pages instead of one each - unlocked and not uptodate, and
- * keep a reference on each in @pages, so write_begin is handed each as it
- * comes (filemap_grab_page_from: no look-up), locks it and fills it. No
+ * keep a reference on each in @pages, so write_begin is handed each, with
+ * that reference, as it comes (filemap_grab_page_from: no look-up), locks
+ * it and fills it. No
  * page lock is held ahead of the copy (the source may be a mapping of
  * this file); a reader that gets to one first reads it from the disk, as
  * it would read a page the write has not reached. Caller holds i_rwsem
- * exclusive and puts the references. Return: how many went in.
+ * exclusive and puts the references it does not hand on. Return: how many
+ * went in.
  */
 #define WRITE_RUN 32
 
@@ -559,10 +582,9 @@ struct page *filemap_grab_page_from(struct address_space *m,
 				    struct page *hint)
 {
 	if (hint) {
-		get_page(hint);
 		lock_page(hint);
-		/* The caller's reference keeps reclaim off it (a page in use
-		 * stays), its i_rwsem keeps truncation away. */
+		/* The reference keeps reclaim off it (a page in use stays),
+		 * the caller's i_rwsem keeps truncation away. */
 		if (!WARN_ON_ONCE(hint->mapping != m || hint->index != index))
 			return hint;
 		unlock_page(hint);
@@ -574,9 +596,11 @@ struct page *filemap_grab_page_from(struct address_space *m,
 ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 {
 	struct address_space *m = f->f_mapping;
-	struct page *ahead[WRITE_RUN];		/* put in ahead, referenced */
+	/* Put in ahead, referenced; NULL once handed to write_begin. */
+	struct page *ahead[WRITE_RUN];
 	unsigned long first = 0, prefilled = 0; /* ahead: [first, prefilled) */
 	ssize_t written = 0;
+	unsigned int unbalanced = 0; /* pages dirtied since the last check */
 	int err = 0;
 
 	lockdep_assert_held_write(&f->f_inode->i_rwsem);
@@ -590,13 +614,15 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 
 		if (index >= prefilled) {
 			for (unsigned long i = first; i < prefilled; i++)
-				put_page(ahead[i - first]);
+				filemap_put_hint(ahead[i - first]);
 			first = index;
 			prefilled = index + write_prefill(
 						m, index, offset + len, ahead);
 		}
-		if (index >= first && index < prefilled)
-			page = ahead[index - first];
+		if (index >= first && index < prefilled) {
+			page = ahead[index - first]; /* its reference, too */
+			ahead[index - first] = NULL;
+		}
 		fault_in_readable(src, bytes);
 		err = m->a_ops->write_begin(m, *pos, bytes, &page);
 		if (err)
@@ -610,10 +636,17 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		written += n;
 		*pos += n;
 		len -= n;
-		balance_dirty_pages();
+		/* Throttled once per run of pages, and at the end below: the
+		 * limit is far above a run. */
+		if (++unbalanced == WRITE_RUN) {
+			balance_dirty_pages();
+			unbalanced = 0;
+		}
 	}
+	if (unbalanced)
+		balance_dirty_pages();
 	for (unsigned long i = first; i < prefilled; i++)
-		put_page(ahead[i - first]); /* before the drop below */
+		filemap_put_hint(ahead[i - first]); /* before the drop below */
 	/* A write that stopped short drops the pages it put in ahead and
 	 * never filled (clean, not uptodate, unused; a dirty or busy page in
 	 * the range stays). */

@@ -149,8 +149,10 @@ struct address_space_operations {
 	/* Prepare to copy @len bytes at @pos (within one page): return the
 	 * locked page in *pagep, its blocks allocated, uptodate or partially
 	 * read as needed. On entry *pagep is NULL or the page the caller put
-	 * in at that index, for filemap_grab_page_from. Caller holds i_rwsem
-	 * exclusive. */
+	 * in at that index, with a reference that write_begin takes over:
+	 * filemap_grab_page_from uses it, and a write_begin that fails
+	 * before calling it drops it (filemap_put_hint). Caller holds
+	 * i_rwsem exclusive. */
 	int (*write_begin)(struct address_space *m,
 			   loff_t pos,
 			   unsigned int len,
@@ -309,11 +311,18 @@ struct page *filemap_lock_page(struct address_space *m, unsigned long index);
 /* Find or create (locked, referenced). ERR_PTR(-ENOMEM) on failure. */
 struct page *filemap_grab_page(struct address_space *m, unsigned long index);
 /* The same, trying @hint first (NULL: none): a page the caller put in at
- * @index and holds a reference on (filemap_write's run put in ahead); the
- * page returned carries a reference of its own. */
+ * @index (filemap_write's run put in ahead), whose reference the caller
+ * hands over: the page returned carries it, or it is dropped. */
 struct page *filemap_grab_page_from(struct address_space *m,
 				    unsigned long index,
 				    struct page *hint);
+/* A write_begin failing before filemap_grab_page_from: drop the page it
+ * was handed (NULL: none). */
+static inline void filemap_put_hint(struct page *hint)
+{
+	if (hint)
+		put_page(hint);
+}
 /* Up to @max referenced pages at index >= @start, ascending. */
 unsigned int filemap_get_pages(struct address_space *m,
 			       unsigned long start,

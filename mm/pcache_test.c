@@ -190,8 +190,10 @@ static int tdisk_write_begin(struct address_space *m,
 			n++;
 		d->ahead_at_first_begin = n;
 	}
-	if ((long)index == d->fail_begin_at)
+	if ((long)index == d->fail_begin_at) {
+		filemap_put_hint(*pagep);
 		return -ENOSPC;
+	}
 	if (*pagep && (*pagep)->mapping == m && (*pagep)->index == index)
 		d->begins_handed++;
 	page = filemap_grab_page_from(m, index, *pagep);

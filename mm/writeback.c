@@ -21,9 +21,10 @@
  *
  * Dirty throttling: the pages dirty or under writeback are counted over all
  * mappings; a writer that takes them past DIRTY_LIMIT (a quarter of memory)
- * waits in balance_dirty_pages for the flusher. Without it, a file larger
- * than memory fills memory with dirty pages that reclaim cannot drop, and
- * a writer holding its inode's locks may not write them itself.
+ * waits in balance_dirty_pages for the flusher (filemap_write looks once
+ * per 32 pages it dirties and at the end of each call). Without it, a file
+ * larger than memory fills memory with dirty pages that reclaim cannot drop,
+ * and a writer holding its inode's locks may not write them itself.
  *
  * Locks: wb_lock (spinlock) protects wb_dirty, every mapping's wb_node and
  * wb_busy, the mapping the flusher is writing. writeback_forget waits for

@@ -263,6 +263,7 @@ EXPECTED_REPORTS = (
     ("lockdep", "locks_lockdep.inversion_is_reported_once"),
     ("lockdep", "locks_lockdep.same_class_needs_nesting"),
     ("lockdep", "locks_lockdep.release_unheld_is_reported"),
+    ("lockdep", "locks_lockdep.top_rank_follows_releases"),
     ("io-timeout", "blk_sync.late_*_after_timeout"),
     ("lost-kick", "virtio_blk_read.lost_notification_is_sent_again"),
     ("device-status", "virtio_blk_read.bad_status_fails_request"),

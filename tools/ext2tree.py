@@ -89,6 +89,7 @@ def expected_after_write():
         "/w/hard2": pattern(9, 0, 500),
         "/w/c2/d/f": pattern(11, 0, 50000),
         "/w/same": same,
+        "/w/regrow": pattern(13, 0, 200),
     }
     for i in range(0, 1000, 2):
         exp[f"/w/many/n{i:04d}"] = pattern(i & 0xFF, 0, 100)

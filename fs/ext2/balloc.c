@@ -85,9 +85,9 @@ static int alloc_in_group(struct inode *inode,
 		ext2_brelse(sbi, b);
 		return -EUCLEAN;
 	}
+	max = ext2_data_run(sbi, blk, max);
 	n = 1;
-	while (n < max && bit + n < nbits && !bit_set(b->b_data, bit + n) &&
-	       ext2_data_blocks_valid(sbi, blk + n, 1))
+	while (n < max && bit + n < nbits && !bit_set(b->b_data, bit + n))
 		n++;
 	for (uint32_t i = bit; i < bit + n; i++)
 		((uint8_t *)b->b_data)[i >> 3] |= 1u << (i & 7);

@@ -165,20 +165,21 @@ out:
 	return err;
 }
 
-/* How many pointers from @slot[0] (block @blk, logical @lblk) on name
- * blocks that follow it on disk, of the @left in its pointer block, at
- * most @max; each checked as every pointer is. */
+/* How many pointers from @slot[0] (block @blk, checked) on name blocks
+ * that follow it on disk, of the @left in its pointer block, at most
+ * @max, all in the data area (a bad one ends the run; its own look-up
+ * reports it). */
 static uint32_t run_len(struct inode *inode,
 			const uint32_t *slot,
 			uint32_t left,
 			uint32_t max,
-			uint32_t blk,
-			uint64_t lblk)
+			uint32_t blk)
 {
+	uint32_t lim =
+	    ext2_data_run(EXT2_SBI(inode->i_sb), blk, MIN(left, max));
 	uint32_t n = 1;
 
-	while (n < MIN(left, max) && slot[n] == blk + n &&
-	       ext2_check_ptr(inode, blk + n, lblk + n))
+	while (n < lim && slot[n] == blk + n)
 		n++;
 	return n;
 }
@@ -235,8 +236,7 @@ static int get_block(struct inode *inode,
 						      : EXT2_NDIR) -
 						   offs[depth],
 					       max_run,
-					       blk,
-					       lblk);
+					       blk);
 			break;
 		}
 		ext2_brelse(sbi, holder);

@@ -142,6 +142,9 @@ bool ext2_group_has_super(struct ext2_sb_info *sbi, uint32_t group);
 bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
 			    uint32_t blk,
 			    uint32_t count);
+/* How many blocks from @blk on, at most @max, pass that check: one look
+ * at each group's metadata instead of one check per block. */
+uint32_t ext2_data_run(struct ext2_sb_info *sbi, uint32_t blk, uint32_t max);
 int ext2_sync_fs(struct super_block *sb, bool wait);
 void ext2_put_super(struct super_block *sb);
 

@@ -10,6 +10,8 @@
  * that write before its own. On disk the next owner's bytes must be what
  * stays (read back with the block cache bypassed). Had ext2_bforget not
  * waited for the write in flight, the stale buffer would land last.
+ *
+ * data_run_stops_at_metadata: the run bound of fs/ext2/super.c.
  */
 #include <string.h>
 #include <kernel/err.h>
@@ -113,8 +115,39 @@ static void forget_waits_for_write(struct ktest *t)
 	kfree(buf);
 }
 
+/* ext2_data_run, which bounds a run of new or mapped blocks, stops where
+ * ext2_data_blocks_valid would: it gives 0 on a group's bitmaps and inode
+ * table, and a run from just past group 0's inode table ends at group
+ * 1's superblock (or the end of the device). */
+static void data_run_stops_at_metadata(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+	struct ext2_sb_info *sbi;
+	uint32_t data, end;
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	sbi = EXT2_SBI(sb);
+	for (uint32_t g = 0; g < sbi->s_groups_count; g++) {
+		KTEST_EXPECT_EQ(
+		    t, ext2_data_run(sbi, sbi->s_gd[g].bg_block_bitmap, 8), 0);
+		KTEST_EXPECT_EQ(
+		    t, ext2_data_run(sbi, sbi->s_gd[g].bg_inode_bitmap, 8), 0);
+		KTEST_EXPECT_EQ(
+		    t, ext2_data_run(sbi, sbi->s_gd[g].bg_inode_table, 8), 0);
+	}
+	data = sbi->s_gd[0].bg_inode_table + sbi->s_itb_per_group;
+	end = sbi->s_groups_count > 1
+		  ? sbi->s_first_data_block + sbi->s_blocks_per_group
+		  : sbi->s_blocks_count;
+	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, data, UINT32_MAX), end - data);
+	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, data, 5), 5);
+	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, sbi->s_blocks_count - 3, 100), 3);
+	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, sbi->s_blocks_count, 4), 0);
+}
+
 static struct ktest_case buffer_cases[] = {
 	KTEST_CASE(forget_waits_for_write),
+	KTEST_CASE(data_run_stops_at_metadata),
 	{},
 };
 KTEST_SUITE(ext2_buffer, buffer_cases);

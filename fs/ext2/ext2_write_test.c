@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <kernel/err.h>
 #include <kernel/sched.h>
+#include <mm/filemap.h>
+#include <fs/internal.h>
 #include <fs/vfs.h>
 #include "ext2_test.h"
 
@@ -191,6 +193,35 @@ static void write_parallel(struct ktest *t)
 	}
 }
 
+/* A write that grows the file inside a page that is dirty already (so
+ * dirtying it marks nothing) leaves the inode dirty, and the new size
+ * reaches the disk (tools/ext2tree.py). write_end marks it for the size;
+ * vfs_write's time update marks it again after the call. inode_sync_range
+ * over a range past the page writes the inode alone and leaves the page
+ * dirty. */
+static void write_grows_file_inside_dirty_page(struct ktest *t)
+{
+	struct inode *inode;
+	int err;
+
+	writeback_hold_flusher(true); /* the page stays dirty until we sync */
+	err = ext2_test_write("/w/regrow", 13, 0, 100);
+	inode = err ? ERR_PTR(err) : vfs_lookup("/w/regrow");
+	if (!IS_ERR(inode)) {
+		KTEST_EXPECT_EQ(
+		    t, inode_sync_range(inode, 1 << 20, (2 << 20) - 1), 0);
+		KTEST_EXPECT_FALSE(t, READ_ONCE(inode->i_state) & I_DIRTY);
+		KTEST_EXPECT_EQ(t, READ_ONCE(inode->i_mapping->nrdirty), 1);
+		KTEST_EXPECT_EQ(
+		    t, ext2_test_write("/w/regrow", 13, 100, 100), 0);
+		KTEST_EXPECT_TRUE(t, READ_ONCE(inode->i_state) & I_DIRTY);
+		iput(inode);
+	}
+	writeback_hold_flusher(false);
+	KTEST_ASSERT_FALSE(t, IS_ERR(inode));
+	KTEST_EXPECT_EQ(t, ext2_test_size("/w/regrow"), 200);
+}
+
 static void write_sync(struct ktest *t)
 {
 	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
@@ -202,6 +233,7 @@ static struct ktest_case ext2_write_cases[] = {
 	KTEST_CASE(write_names),
 	KTEST_CASE(write_many),
 	KTEST_CASE(write_parallel),
+	KTEST_CASE(write_grows_file_inside_dirty_page),
 	KTEST_CASE(write_sync),
 	{},
 };

@@ -17,7 +17,8 @@
  *     one another on disk, across pages (each page's writeback ends when
  *     the last bio with a block of it completes).
  *
- * Locks: write_begin/write_end run with i_rwsem exclusive.
+ * Locks: write_begin/write_end run with i_rwsem exclusive (filemap_write
+ * asserts it once per call, not once per page).
  * All of them take i_map_lock inside (ext2_get_block). Bio completions run
  * in interrupt context and take no lock of ours.
  */
@@ -390,9 +391,10 @@ static int ext2_write_begin(struct address_space *m,
 	struct page *page;
 	int err = 0;
 
-	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb)))
+	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb))) {
+		filemap_put_hint(*pagep);
 		return -EFBIG;
-	lockdep_assert_held_write(&inode->i_rwsem);
+	}
 	page = filemap_grab_page_from(m, pos >> PAGE_SHIFT, *pagep);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
@@ -434,18 +436,21 @@ static int ext2_write_end(struct address_space *m,
 			page_set(page, PG_uptodate);
 	}
 	if (copied) {
-		set_page_dirty(page);
-		if (pos + copied > READ_ONCE(inode->i_size)) {
+		bool grows = pos + copied > READ_ONCE(inode->i_size);
+
+		if (grows) {
 			inode_set_size(inode, pos + copied);
 			ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
 		}
+		/* A page dirtied now marks the inode, after the size. */
+		if (!set_page_dirty(page) && grows)
+			mark_inode_dirty(inode);
 	}
 	unlock_page(page);
 	put_page(page);
 	if (copied < len)
 		write_failed(inode, copied);
 	EXT2_I(inode)->i_wnew_mask = 0;
-	mark_inode_dirty(inode);
 	return copied;
 }
 

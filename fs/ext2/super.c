@@ -83,6 +83,38 @@ bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
 	return true;
 }
 
+/* The group's own metadata after @blk bound the run: the superblock and
+ * descriptors sit at its start, so a valid @blk is past them. */
+static uint64_t meta_after(uint64_t blk, uint64_t end, uint64_t start)
+{
+	return start > blk ? MIN(end, start) : end;
+}
+
+uint32_t ext2_data_run(struct ext2_sb_info *sbi, uint32_t blk, uint32_t max)
+{
+	uint32_t n = 0;
+
+	while (n < max) {
+		uint64_t b = (uint64_t)blk + n, start, end;
+		struct ext2_group_desc *gd;
+		uint32_t g;
+
+		if (b > UINT32_MAX || !ext2_data_blocks_valid(sbi, b, 1))
+			break;
+		g = (b - sbi->s_first_data_block) / sbi->s_blocks_per_group;
+		gd = &sbi->s_gd[g];
+		start = sbi->s_first_data_block +
+			(uint64_t)g * sbi->s_blocks_per_group;
+		end = MIN(start + sbi->s_blocks_per_group,
+			  (uint64_t)sbi->s_blocks_count);
+		end = meta_after(b, end, gd->bg_block_bitmap);
+		end = meta_after(b, end, gd->bg_inode_bitmap);
+		end = meta_after(b, end, gd->bg_inode_table);
+		n += (uint32_t)MIN(end - b, (uint64_t)(max - n));
+	}
+	return n;
+}
+
 uint32_t ext2_now(struct ext2_sb_info *sbi)
 {
 	time_t now = current_time().tv_sec;
