@@ -76,6 +76,12 @@ static void report_inversion(const struct held_lock *h,
 	dump_stack();
 }
 
+/* The highest rank @lt holds (held_lock.top of its top entry; 0: none). */
+static int top_rank(const struct lockdep_task *lt)
+{
+	return lt->depth ? lt->held[lt->depth - 1].top : LOCK_RANK_NONE;
+}
+
 /* A lock ranked above every lock held (top_rank) cannot break the order:
  * only a lock that is not (rarer: nested ones) walks the held stack. */
 static void check_order(struct lockdep_task *lt,
@@ -85,7 +91,7 @@ static void check_order(struct lockdep_task *lt,
 {
 	int rank = rank_of(map);
 
-	if (rank == LOCK_RANK_NONE || rank > lt->top_rank)
+	if (rank == LOCK_RANK_NONE || rank > top_rank(lt))
 		return;
 	for (unsigned int i = 0; i < lt->depth; i++) {
 		const struct held_lock *h = &lt->held[i];
@@ -106,28 +112,22 @@ void lockdep_acquire(const struct lockdep_map *map,
 		     uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
-	int rank = rank_of(map);
+	int rank = rank_of(map), top;
 
 	if (!lt)
 		return;
 	lt->acquired++;
+	top = top_rank(lt);
 	/* Above every lock held, it cannot break the order: see check_order. */
-	if (rank != LOCK_RANK_NONE && rank <= lt->top_rank)
+	if (rank != LOCK_RANK_NONE && rank <= top)
 		check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
 		lt->untracked++;
 		return;
 	}
-	lt->held[lt->depth++] = (struct held_lock){ map, site, mode, subclass };
-	lt->top_rank = MAX(lt->top_rank, rank);
-}
-
-static void update_top_rank(struct lockdep_task *lt)
-{
-	lt->top_rank = LOCK_RANK_NONE;
-	for (unsigned int i = 0; i < lt->depth; i++)
-		lt->top_rank = MAX(lt->top_rank, rank_of(lt->held[i].map));
+	lt->held[lt->depth++] =
+	    (struct held_lock){ map, site, mode, subclass, MAX(top, rank) };
 }
 
 /* Unlocking what one does not hold: a double unlock, or someone else's
@@ -155,11 +155,16 @@ void lockdep_release(const struct lockdep_map *map)
 		return;
 	for (unsigned int i = lt->depth; i-- > 0;) {
 		if (lt->held[i].map == map) {
-			for (; i + 1 < lt->depth; i++)
+			/* The entries above it move down, their tops now
+			 * without it (none: it was the top one). */
+			int top = i ? lt->held[i - 1].top : LOCK_RANK_NONE;
+
+			for (; i + 1 < lt->depth; i++) {
 				lt->held[i] = lt->held[i + 1];
+				top = MAX(top, rank_of(lt->held[i].map));
+				lt->held[i].top = top;
+			}
 			lt->depth--;
-			if (rank_of(map) == lt->top_rank)
-				update_top_rank(lt);
 			return;
 		}
 	}

@@ -8,10 +8,11 @@
  * acquisition sites, and the kernel goes on (WARN, not panic).
  *
  * Each task keeps a stack of the locks it holds (lock, mode, site), which
- * also answers lockdep_assert_held*() for any kind of lock, and the highest
- * rank on it (top_rank): a lock ranked above that, the usual case, is in
- * order without a walk of the stack. Spinlocks taken in interrupt context
- * are not tracked (no task owns them).
+ * also answers lockdep_assert_held*() for any kind of lock; each entry
+ * keeps the highest rank up to it (held_lock.top), so a lock ranked above
+ * the top entry's, the usual case, is in order without a walk of the
+ * stack, and releasing the top entry costs no walk either. Spinlocks taken in
+ * interrupt context are not tracked (no task owns them).
  *
  * The documented order (outermost first; see docs/design.md):
  *   inode->i_rwsem                 LOCK_RANK_I_RWSEM
@@ -79,6 +80,7 @@ struct held_lock {
 	uintptr_t site;
 	enum lock_mode mode;
 	unsigned int subclass;
+	int top; /* the highest rank of this entry and those below it */
 };
 
 #define LOCKDEP_MAX_HELD 24
@@ -88,7 +90,6 @@ struct lockdep_task {
 	unsigned long acquired; /* every lock this task took, ever */
 	unsigned int depth;
 	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
-	int top_rank;		/* the highest rank in held[] (0: none) */
 	struct held_lock held[LOCKDEP_MAX_HELD];
 };
 

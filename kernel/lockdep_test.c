@@ -100,19 +100,24 @@ static void release_unheld_is_reported(struct ktest *t)
 }
 
 /* An acquisition ranked above every lock held skips the walk of the held
- * stack (top_rank). The highest rank must stay that of the locks still
- * held: released from the middle of the stack, a lower lock takes
- * nothing away; released from the top, the next is the highest again. */
+ * stack (each entry keeps the highest rank up to it). The highest rank
+ * must stay that of the locks still held: released from the middle of
+ * the stack, a lower lock takes nothing away; released from the top, the
+ * next is the highest again; an unranked lock on top keeps the bar of the
+ * ranked one under it. */
 static DEFINE_LOCK_CLASS(top_low_class, LOCK_RANK_I_RWSEM);
 static DEFINE_LOCK_CLASS(top_mid_class, LOCK_RANK_INVALIDATE);
+static DEFINE_LOCK_CLASS(top_page_class, LOCK_RANK_PAGE);
 static DEFINE_LOCK_CLASS(top_high_class, LOCK_RANK_I_MMAP);
 
 static void top_rank_follows_releases(struct ktest *t)
 {
-	/* Bare maps: a mutex's own wait_lock would move top_rank too. */
+	/* Bare maps: a mutex's own wait_lock would move the stack too. */
 	const struct lockdep_map low = { &top_low_class, "low" },
 				 mid = { &top_mid_class, "mid" },
-				 high = { &top_high_class, "high" };
+				 page = { &top_page_class, "page" },
+				 high = { &top_high_class, "high" },
+				 unranked = { NULL, "unranked" };
 	unsigned long before = lockdep_reports();
 
 	lockdep_acquire(&low, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
@@ -126,6 +131,12 @@ static void top_rank_follows_releases(struct ktest *t)
 	lockdep_acquire(&mid, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_); /* reported */
 	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 1);
 	lockdep_release(&mid);
+	lockdep_acquire(&unranked, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	lockdep_acquire(
+	    &page, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_); /* reported */
+	KTEST_EXPECT_EQ(t, lockdep_reports(), before + 2);
+	lockdep_release(&page);
+	lockdep_release(&unranked);
 	lockdep_release(&high);
 }
 

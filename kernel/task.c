@@ -98,7 +98,6 @@ void task_kill_current(const char *why)
 	       why);
 	c->current->preempt_count = 0;
 	c->current->lockdep.depth = 0;
-	c->current->lockdep.top_rank = 0;
 	task_exit(TASK_EXIT_KILLED);
 }
 
