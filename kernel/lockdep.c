@@ -82,17 +82,13 @@ static int top_rank(const struct lockdep_task *lt)
 	return lt->depth ? lt->held[lt->depth - 1].top : LOCK_RANK_NONE;
 }
 
-/* A lock ranked above every lock held (top_rank) cannot break the order:
- * only a lock that is not (rarer: nested ones) walks the held stack. */
-static void check_order(struct lockdep_task *lt,
-			const struct lockdep_map *map,
-			unsigned int subclass,
-			uintptr_t site)
+/* Report each lock held that @map, of @rank, may not be taken under. */
+static void walk_order(struct lockdep_task *lt,
+		       const struct lockdep_map *map,
+		       int rank,
+		       unsigned int subclass,
+		       uintptr_t site)
 {
-	int rank = rank_of(map);
-
-	if (rank == LOCK_RANK_NONE || rank > top_rank(lt))
-		return;
 	for (unsigned int i = 0; i < lt->depth; i++) {
 		const struct held_lock *h = &lt->held[i];
 		int hr = rank_of(h->map);
@@ -106,28 +102,39 @@ static void check_order(struct lockdep_task *lt,
 	}
 }
 
+/* A lock ranked above every lock held (top_rank) cannot break the order:
+ * only a lock that is not (rarer: nested ones) walks the held stack. */
+static inline void check_order(struct lockdep_task *lt,
+			       const struct lockdep_map *map,
+			       unsigned int subclass,
+			       uintptr_t site)
+{
+	int rank = rank_of(map);
+
+	if (rank != LOCK_RANK_NONE && rank <= top_rank(lt))
+		walk_order(lt, map, rank, subclass, site);
+}
+
 void lockdep_acquire(const struct lockdep_map *map,
 		     enum lock_mode mode,
 		     unsigned int subclass,
 		     uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
-	int rank = rank_of(map), top;
+	int top;
 
 	if (!lt)
 		return;
 	lt->acquired++;
-	top = top_rank(lt);
-	/* Above every lock held, it cannot break the order: see check_order. */
-	if (rank != LOCK_RANK_NONE && rank <= top)
-		check_order(lt, map, subclass, site);
+	check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
 		lt->untracked++;
 		return;
 	}
+	top = MAX(top_rank(lt), rank_of(map));
 	lt->held[lt->depth++] =
-	    (struct held_lock){ map, site, mode, subclass, MAX(top, rank) };
+	    (struct held_lock){ map, site, mode, subclass, top };
 }
 
 /* Unlocking what one does not hold: a double unlock, or someone else's

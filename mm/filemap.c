@@ -207,17 +207,21 @@ static void page_wait_bit(struct page *page, enum pageflag bit, bool take)
 	finish_wait(wq, &w);
 }
 
-/* Clear @bit; wake the hashed queue only if someone may be waiting. Every
- * waiter of the queue wakes and re-arms PG_waiters if it must sleep on. */
-static void page_wake_bit(struct page *page, enum pageflag bit)
+/* Clear @bit, and the flags in @also in the same atomic step; wake the
+ * hashed queue only if someone may be waiting. Every waiter of the queue
+ * wakes and re-arms PG_waiters if it must sleep on. Return: the flags
+ * before. */
+static unsigned long
+page_wake_bit(struct page *page, enum pageflag bit, unsigned long also)
 {
-	unsigned long mask = (1UL << bit) | (1UL << PG_waiters);
+	unsigned long mask = (1UL << bit) | (1UL << PG_waiters) | also;
 	unsigned long old =
 	    __atomic_fetch_and(&page->flags, ~mask, __ATOMIC_ACQ_REL);
 
 	WARN_ON_ONCE(!(old & (1UL << bit)));
 	if (old & (1UL << PG_waiters))
 		wake_up_all(page_waitqueue(page));
+	return old;
 }
 
 bool trylock_page(struct page *page)
@@ -251,19 +255,14 @@ void page_lock_handoff(struct page *page)
 		lockdep_release(&page_lock_map);
 }
 
-/* As page_wake_bit(PG_locked), clearing PG_lockdep in the same step. */
+/* PG_lockdep goes in the same atomic step as the lock (page_lock_handoff
+ * takes a step of its own). */
 void unlock_page(struct page *page)
 {
-	unsigned long mask =
-	    (1UL << PG_locked) | (1UL << PG_waiters) | (1UL << PG_lockdep);
-	unsigned long old =
-	    __atomic_fetch_and(&page->flags, ~mask, __ATOMIC_ACQ_REL);
+	const unsigned long lockdep = 1UL << PG_lockdep;
 
-	WARN_ON_ONCE(!(old & (1UL << PG_locked)));
-	if (old & (1UL << PG_lockdep))
+	if (page_wake_bit(page, PG_locked, lockdep) & lockdep)
 		lockdep_release(&page_lock_map);
-	if (old & (1UL << PG_waiters))
-		wake_up_all(page_waitqueue(page));
 }
 
 void wait_on_page_locked(struct page *page)
@@ -281,7 +280,7 @@ void wait_on_page_writeback(struct page *page)
 void end_page_writeback(struct page *page)
 {
 	account_page_writeback(-1);
-	page_wake_bit(page, PG_writeback);
+	page_wake_bit(page, PG_writeback, 0);
 }
 
 void page_read_done(struct page *page, int err)
@@ -544,12 +543,11 @@ static void fault_in_readable(const void *buf, size_t len)
  * WRITE_RUN pages instead of one each - unlocked and not uptodate, and
  * keep a reference on each in @pages, so write_begin is handed each, with
  * that reference, as it comes (filemap_grab_page_from: no look-up), locks
- * it and fills it. No
- * page lock is held ahead of the copy (the source may be a mapping of
- * this file); a reader that gets to one first reads it from the disk, as
- * it would read a page the write has not reached. Caller holds i_rwsem
- * exclusive and puts the references it does not hand on. Return: how many
- * went in.
+ * it and fills it. No page lock is held ahead of the copy (the source may
+ * be a mapping of this file); a reader that gets to one first reads it
+ * from the disk, as it would read a page the write has not reached.
+ * Caller holds i_rwsem exclusive and puts the references it does not hand
+ * on. Return: how many went in.
  */
 #define WRITE_RUN 32
 

@@ -316,8 +316,8 @@ struct page *filemap_grab_page(struct address_space *m, unsigned long index);
 struct page *filemap_grab_page_from(struct address_space *m,
 				    unsigned long index,
 				    struct page *hint);
-/* A write_begin failing before filemap_grab_page_from: drop the page it
- * was handed (NULL: none). */
+/* Drop a page put in ahead (NULL: none): a write_begin failing before
+ * filemap_grab_page_from, or filemap_write for those it did not hand on. */
 static inline void filemap_put_hint(struct page *hint)
 {
 	if (hint)
