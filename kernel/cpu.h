@@ -34,6 +34,9 @@ struct cpu {
 	uint64_t ticks;		       /* timer interrupts taken */
 	uint64_t next_tick;	       /* counter value of the next tick */
 	unsigned long ipis_sent;       /* wake-up IPIs sent (rq_lock) */
+	unsigned long kicks;	       /* harts (bit per cpu id) owed a wake-up
+					  IPI once this hart holds no lock:
+					  only this hart, interrupts off */
 	bool online;		       /* set once, read by any hart */
 	/* kernel/rcu.c: written by this hart, read by grace-period waiters */
 	unsigned int rcu_depth; /* read-side sections open */

@@ -64,6 +64,10 @@ void preempt_check_resched(void)
 	unsigned long flags = arch_irq_save();
 	bool resched = this_cpu()->need_resched && this_cpu()->online;
 
+	if (this_cpu()->kicks && !current_task()->preempt_count &&
+	    !in_interrupt())
+		sched_send_kicks();
+
 	arch_irq_restore(flags);
 	if (resched && preemptible())
 		schedule_preempt();
@@ -155,10 +159,43 @@ static struct cpu *kick_idle_cpu(const struct task *t)
 	return NULL;
 }
 
+/*
+ * IPI @c now, or, while this hart holds a lock (a spinlock, so
+ * preemption is off, or an interrupt handler runs), once it lets go:
+ * wakers call in here under their queue's lock (a mutex's or an
+ * rw-semaphore's wait_lock, a wait queue's lock), and an IPI is an SBI
+ * call, a trap into M-mode and, under QEMU, the big QEMU lock: sent under
+ * the queue's lock it made every hart that wanted the lock spin for that
+ * long, and longer when the host took this hart's thread off its core in
+ * between. The wake-up itself (the task runnable, need_resched set on @c)
+ * is done already; only the nudge waits, until sched_send_kicks: the
+ * lock's release (preempt_check_resched), the end of the interrupt, or
+ * this hart's next switch. Caller has interrupts off.
+ */
 static void send_kick(struct cpu *c)
 {
-	if (c)
-		arch_send_ipi(c);
+	struct cpu *self = this_cpu();
+
+	if (!c)
+		return;
+	if (self->irq_depth || current_task()->preempt_count) {
+		self->kicks |= 1UL << c->id;
+		return;
+	}
+	arch_send_ipi(c);
+}
+
+void sched_send_kicks(void)
+{
+	unsigned long flags = arch_irq_save();
+	struct cpu *self = this_cpu(), *c;
+	unsigned long kicks = self->kicks;
+
+	self->kicks = 0;
+	for_each_cpu (c)
+		if (kicks & (1UL << c->id))
+			arch_send_ipi(c);
+	arch_irq_restore(flags);
 }
 
 /* ---- switching ---- */
@@ -195,6 +232,8 @@ static void __schedule(bool preempt)
 	uint64_t now = time_ns();
 
 	WARN_ON_ONCE(prev->preempt_count != 0);
+	if (c->kicks) /* owed from a section that ended in a switch */
+		sched_send_kicks();
 	if (preempt)
 		raw_spin_lock_uncounted(&rq_lock);
 	else
@@ -449,6 +488,8 @@ void sched_idle_loop(void)
 		arch_irq_disable();
 		/* Only work this hart may take wakes it: tasks pinned to other
 		 * harts must not keep it spinning. */
+		if (this_cpu()->kicks)
+			sched_send_kicks();
 		if (!READ_ONCE(this_cpu()->need_resched) &&
 		    !work_for(this_cpu()))
 			arch_wait_for_interrupt();

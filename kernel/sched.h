@@ -122,6 +122,9 @@ struct task *sched_idle_task(unsigned int cpu);
 void wake_up_task(struct task *t);
 void sched_tick(void);
 void preempt_check_resched(void);
+/* Send the wake-up IPIs this hart put off while it held a lock
+ * (kernel/sched.c, send_kick). */
+void sched_send_kicks(void);
 
 /* The running task's lockdep state, or NULL in an idle task or a trap
  * handler (lockdep_current, inline for the lock fast paths). */
@@ -161,7 +164,8 @@ static inline void __preempt_enable_no_resched(void)
  */
 static inline void __preempt_check_resched(void)
 {
-	if (unlikely(READ_ONCE(this_cpu()->need_resched)))
+	if (unlikely(READ_ONCE(this_cpu()->need_resched) ||
+		     READ_ONCE(this_cpu()->kicks)))
 		preempt_check_resched();
 }
 

@@ -203,6 +203,8 @@ void trap_handler(struct trap_frame *tf)
 		return;
 	}
 	handle_interrupt(tf);
+	if (c->kicks && c->irq_depth == 0) /* owed by the handler's wakes */
+		sched_send_kicks();
 	/* Preempt only a context that had interrupts on and no spinlock. */
 	if (c->need_resched && current_task()->preempt_count == 0 &&
 	    c->irq_depth == 0 && (tf->sstatus & SSTATUS_SPIE))
