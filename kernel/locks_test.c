@@ -493,12 +493,13 @@ static int starving_writer(void *arg)
 }
 
 /*
- * A reader (this task) holds the lock when the writer queues; once the
- * writer has waited its handoff time, readers that arrive after it must
- * queue behind it rather than join the reader inside, or a stream of
- * readers would starve it. Checked as it happens: the writer and then
- * every late reader are seen waiting while the first reader still holds
- * the lock.
+ * A reader (this task) holds the lock when the writer queues; readers
+ * that arrive after it queue behind it rather than join the reader
+ * inside, at once, as Linux's readers do not steal a lock readers hold
+ * (a stream of them would starve the writer; before, they passed it for
+ * its first 4 ms). Checked as it happens: the writer and then every late
+ * reader are seen waiting while the first reader still holds the lock, a
+ * trylock fails, and the writer gets in before every late reader.
  */
 static void rwsem_writer_not_starved(struct ktest *t)
 {
@@ -506,12 +507,10 @@ static void rwsem_writer_not_starved(struct ktest *t)
 	struct task *readers[WORKERS], *w;
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
-	KTEST_EXPECT_EQ(t, r.sem.handoff_ns, RWSEM_HANDOFF_NS);
 	down_read(&r.sem);
 	w = task_create_on("writer", starving_writer, &r, 1 % (int)ncpus);
 	KTEST_ASSERT_FALSE(t, IS_ERR(w));
 	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1));
-	task_sleep_ns(2 * RWSEM_HANDOFF_NS); /* past the writer's handoff */
 	for (int i = 0; i < WORKERS; i++) {
 		readers[i] = task_create_on(
 		    "reader", late_reader, &r, (i + 2) % (int)ncpus);
@@ -519,56 +518,11 @@ static void rwsem_writer_not_starved(struct ktest *t)
 	}
 	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1 + WORKERS));
 	KTEST_EXPECT_FALSE(t, r.writer_done);
+	KTEST_EXPECT_FALSE(t, down_read_trylock(&r.sem)); /* nor a trylock */
 	up_read(&r.sem);
 	task_join(w);
 	for (int i = 0; i < WORKERS; i++)
 		KTEST_EXPECT_EQ(t, task_join(readers[i]), 0);
-	KTEST_EXPECT_TRUE(t, r.writer_done);
-	KTEST_EXPECT_EQ(t, r.violations, 0);
-}
-
-static int passing_reader(void *arg)
-{
-	struct rw_test *r = arg;
-
-	down_read(&r->sem);
-	if (r->writer_done) /* it must have passed the writer */
-		__atomic_add_fetch(&r->violations, 1, __ATOMIC_SEQ_CST);
-	up_read(&r->sem);
-	return 0;
-}
-
-/*
- * Within the writer's handoff time a new reader does not queue behind it:
- * the lock is held shared and the writer waits for that reader anyway
- * (Linux's readers steal the same way). Every late reader gets in and out
- * while this task still holds the lock and the writer still waits; the
- * writer gets in after this task leaves.
- */
-static void rwsem_reader_passes_waiting_writer(struct ktest *t)
-{
-	struct rw_test r = { 0 };
-	struct task *readers[WORKERS], *w;
-
-	init_rwsem(&r.sem, "test.rwsem", NULL);
-	r.sem.handoff_ns = 60 * NSEC_PER_SEC; /* long past the test */
-	down_read(&r.sem);
-	w = task_create_on("writer", starving_writer, &r, 1 % (int)ncpus);
-	KTEST_ASSERT_FALSE(t, IS_ERR(w));
-	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1));
-	for (int i = 0; i < WORKERS; i++) {
-		readers[i] = task_create_on(
-		    "reader", passing_reader, &r, (i + 2) % (int)ncpus);
-		KTEST_ASSERT_FALSE(t, IS_ERR(readers[i]));
-	}
-	for (int i = 0; i < WORKERS; i++)
-		KTEST_EXPECT_EQ(t, task_join(readers[i]), 0);
-	KTEST_EXPECT_EQ(t, rwsem_waiting(&r.sem), 1u); /* the writer */
-	KTEST_EXPECT_FALSE(t, r.writer_done);
-	/* a trylock never passes a waiter */
-	KTEST_EXPECT_FALSE(t, down_read_trylock(&r.sem));
-	up_read(&r.sem);
-	task_join(w);
 	KTEST_EXPECT_TRUE(t, r.writer_done);
 	KTEST_EXPECT_EQ(t, r.violations, 0);
 }
@@ -630,7 +584,6 @@ static struct ktest_case rwsem_cases[] = {
 	KTEST_CASE(rwsem_readers_in_parallel),
 	KTEST_CASE(rwsem_writers_exclude_everyone),
 	KTEST_CASE(rwsem_writer_not_starved),
-	KTEST_CASE(rwsem_reader_passes_waiting_writer),
 	KTEST_CASE(rwsem_spinner_takes_release),
 	KTEST_CASE(rwsem_trylock_and_downgrade),
 	{},

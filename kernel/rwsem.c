@@ -1,17 +1,14 @@
 /*
- * kernel/rwsem.c: reader/writer semaphore, FIFO with a bounded reader
- * pass.
+ * kernel/rwsem.c: reader/writer semaphore, FIFO.
  *
- * A new reader enters directly when there is no writer inside and either
- * nobody is queued or the head of the queue is a writer that has waited
- * less than s->handoff_ns (Linux's rwsem lets readers steal the same way
- * until its handoff); otherwise it queues. down_read_trylock never passes
- * a waiter. A writer enters directly only when the lock is free and nobody
- * is queued. Waking grants the lock before the wake-up: either the writer
- * at the head, or the run of readers at the head. Before it queues, a
- * task that finds the lock busy and nobody queued spins for the holders
- * to leave, up to s->spin_ns (kernel/mutex.h). Lock: s->wait_lock guards
- * readers, writer, waiters and each waiter's fields.
+ * A new reader enters directly when there is no writer inside and nobody
+ * is queued; otherwise it queues (kernel/rwsem.h: why it does not join
+ * the readers inside past a waiting writer). A writer enters directly only when
+ * the lock is free and nobody is queued. Waking grants the lock before the
+ * wake-up: either the writer at the head, or the run of readers at the head.
+ * Before it queues, a task that finds the lock busy and nobody queued spins for
+ * the holders to leave, up to s->spin_ns (kernel/mutex.h). Lock: s->wait_lock
+ * guards readers, writer, waiters and each waiter's fields.
  */
 #include <kernel/arch.h>
 #include <kernel/rwsem.h>
@@ -25,15 +22,13 @@ struct rwsem_waiter {
 	struct task *task;
 	bool writer;
 	bool granted;
-	uint64_t since; /* time_ns() when it queued */
 };
 
 void init_rwsem(struct rw_semaphore *s,
 		const char *name,
 		struct lock_class *class)
 {
-	*s = (struct rw_semaphore){ .handoff_ns = RWSEM_HANDOFF_NS,
-				    .spin_ns = LOCK_SPIN_NS,
+	*s = (struct rw_semaphore){ .spin_ns = LOCK_SPIN_NS,
 				    .dep = { .class = class, .name = name } };
 	spin_lock_init(&s->wait_lock, "rwsem.wait_lock");
 	list_init(&s->waiters);
@@ -82,7 +77,6 @@ static void spin_on_holders(struct rw_semaphore *s, bool writer)
 
 static void wait_granted(struct rw_semaphore *s, struct rwsem_waiter *w)
 {
-	w->since = time_ns();
 	list_add_tail(&w->node, &s->waiters);
 	while (!w->granted) {
 		set_current_state(TASK_SLEEPING);
@@ -124,19 +118,6 @@ static bool read_can_enter(struct rw_semaphore *s)
 	return !s->writer && list_empty(&s->waiters);
 }
 
-/* down_read: also past a writer at the head that is still within its
- * handoff time (it waits for readers inside; one more delays it a little,
- * and queueing behind it would make this reader wait for both). */
-static bool read_can_pass(struct rw_semaphore *s)
-{
-	const struct rwsem_waiter *head;
-
-	if (read_can_enter(s) || s->writer)
-		return !s->writer;
-	head = list_first_entry(&s->waiters, struct rwsem_waiter, node);
-	return head->writer && time_ns() - head->since < s->handoff_ns;
-}
-
 static bool write_can_enter(struct rw_semaphore *s)
 {
 	return !s->writer && !s->readers && list_empty(&s->waiters);
@@ -160,12 +141,12 @@ void down_read(struct rw_semaphore *s)
 
 	lockdep_acquire(&s->dep, LOCK_MODE_SHARED, 0, _THIS_IP_);
 	spin_lock(&s->wait_lock);
-	contended = !read_can_pass(s);
+	contended = !read_can_enter(s);
 	if (contended) {
 		trace_rwsem(s, TRACE_LOCK_WAIT, LOCK_MODE_SHARED);
 		spin_on_holders(s, false);
 	}
-	if (!contended || read_can_pass(s)) /* looks again after a spin */
+	if (!contended || read_can_enter(s)) /* looks again after a spin */
 		s->readers++;
 	else
 		wait_granted(s, &w);

@@ -1,16 +1,17 @@
 /*
  * kernel/rwsem.h: reader/writer semaphores.
  *
- * Many readers or one writer. Waiters are served in FIFO order. A reader
- * that finds no writer inside enters even while a writer waits, until that
- * writer has waited handoff_ns (RWSEM_HANDOFF_NS, 4 ms as Linux's rwsem):
- * from then on new readers queue behind it, so a stream of readers delays
- * a writer by at most that much, never starves it, and short read
- * sections are not held up behind a writer that is itself waiting for
- * readers. downgrade_write turns the writer into a reader and lets the
- * readers queued behind it in. A task that finds it busy and nobody
- * queued spins up to spin_ns first, as a mutex does (kernel/mutex.h).
- * Not for interrupt context.
+ * Many readers or one writer. Waiters are served in FIFO order, and a
+ * reader that arrives while anyone waits queues too, even if only readers
+ * are inside: as Linux's rwsem, which lets a reader steal the lock past
+ * waiters only when no other reader holds it (rwsem_down_read_slowpath:
+ * "very likely owned by readers" queues), a moment that never comes here
+ * because a release hands the lock to the head waiter at once. So a
+ * writer waits only for the readers inside when it queued, never for a
+ * stream of later ones. downgrade_write turns the writer into a reader and lets
+ * the readers queued behind it in. A task that finds it busy and nobody queued
+ * spins up to spin_ns first, as a mutex does (kernel/mutex.h). Not for
+ * interrupt context.
  *
  * s->writer names the owning task while the semaphore is held exclusive
  * (rwsem_is_write_owner), so assertions check the owner, not only the
@@ -34,21 +35,17 @@ struct rw_semaphore {
 	struct task *writer; /* active writer, or NULL */
 	uintptr_t writer_site;
 	struct list_head waiters;
-	uint64_t handoff_ns; /* see above; 0: new readers never pass a
-				waiting writer */
-	uint32_t spin_ns;    /* kernel/mutex.h; 0: never spin */
+	uint32_t spin_ns; /* kernel/mutex.h; 0: never spin */
 	struct lockdep_map dep;
 	struct lock_stats stats; /* atomic counters */
 };
 
-#define RWSEM_HANDOFF_NS 4000000ULL
-
-#define RWSEM_INIT(lname)                                                \
-	{                                                                \
-		.wait_lock = SPINLOCK_INIT(lname.wait_lock),             \
-		.waiters = LIST_HEAD_INIT(lname.waiters),                \
-		.handoff_ns = RWSEM_HANDOFF_NS, .spin_ns = LOCK_SPIN_NS, \
-		.dep = {.name = #lname }                                 \
+#define RWSEM_INIT(lname)                                    \
+	{                                                    \
+		.wait_lock = SPINLOCK_INIT(lname.wait_lock), \
+		.waiters = LIST_HEAD_INIT(lname.waiters),    \
+		.spin_ns = LOCK_SPIN_NS,                     \
+		.dep = {.name = #lname }                     \
 	}
 #define DECLARE_RWSEM(lname) struct rw_semaphore lname = RWSEM_INIT(lname)
 
