@@ -57,6 +57,13 @@ bool preemptible(void)
 	       arch_irqs_enabled();
 }
 
+/* Does this hart hold a lock (a spinlock turns preemption off) or run an
+ * interrupt handler? Then a wake-up's IPI waits (send_kick). */
+static bool in_locked_section(void)
+{
+	return this_cpu()->irq_depth || current_task()->preempt_count;
+}
+
 /* The exact check, with interrupts off; callers peek first
  * (__preempt_check_resched, kernel/sched.h). */
 void preempt_check_resched(void)
@@ -64,8 +71,7 @@ void preempt_check_resched(void)
 	unsigned long flags = arch_irq_save();
 	bool resched = this_cpu()->need_resched && this_cpu()->online;
 
-	if (this_cpu()->kicks && !current_task()->preempt_count &&
-	    !in_interrupt())
+	if (this_cpu()->kicks && !in_locked_section())
 		sched_send_kicks();
 
 	arch_irq_restore(flags);
@@ -174,12 +180,10 @@ static struct cpu *kick_idle_cpu(const struct task *t)
  */
 static void send_kick(struct cpu *c)
 {
-	struct cpu *self = this_cpu();
-
 	if (!c)
 		return;
-	if (self->irq_depth || current_task()->preempt_count) {
-		self->kicks |= 1UL << c->id;
+	if (in_locked_section()) {
+		this_cpu()->kicks |= 1UL << c->id;
 		return;
 	}
 	arch_send_ipi(c);
