@@ -3,12 +3,13 @@
  *
  * A new reader enters directly when there is no writer inside and nobody
  * is queued; otherwise it queues (kernel/rwsem.h: why it does not join
- * the readers inside past a waiting writer). A writer enters directly only when
- * the lock is free and nobody is queued. Waking grants the lock before the
- * wake-up: either the writer at the head, or the run of readers at the head.
- * Before it queues, a task that finds the lock busy and nobody queued spins for
- * the holders to leave, up to s->spin_ns (kernel/mutex.h). Lock: s->wait_lock
- * guards readers, writer, waiters and each waiter's fields.
+ * the readers inside past a waiting writer). A writer enters directly
+ * only when the lock is free and nobody is queued. Waking grants the lock
+ * before the wake-up: either the writer at the head, or the run of
+ * readers at the head. Before it queues, a task that finds the lock busy
+ * and nobody queued spins for the holders to leave, up to s->spin_ns
+ * (kernel/mutex.h). Lock: s->wait_lock guards readers, writer, waiters
+ * and each waiter's fields.
  */
 #include <kernel/arch.h>
 #include <kernel/rwsem.h>

@@ -8,10 +8,10 @@
  * "very likely owned by readers" queues), a moment that never comes here
  * because a release hands the lock to the head waiter at once. So a
  * writer waits only for the readers inside when it queued, never for a
- * stream of later ones. downgrade_write turns the writer into a reader and lets
- * the readers queued behind it in. A task that finds it busy and nobody queued
- * spins up to spin_ns first, as a mutex does (kernel/mutex.h). Not for
- * interrupt context.
+ * stream of later ones. downgrade_write turns the writer into a reader
+ * and lets the readers queued behind it in. A task that finds it busy and
+ * nobody queued spins up to spin_ns first, as a mutex does
+ * (kernel/mutex.h). Not for interrupt context.
  *
  * s->writer names the owning task while the semaphore is held exclusive
  * (rwsem_is_write_owner), so assertions check the owner, not only the
