@@ -50,6 +50,7 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_FILL_INSERTED] = "fill: pages inserted, blocks not mapped",
 	[RACE_ALLOC_LINKED] = "alloc_range: blocks mapped, not yet zeroed",
 	[RACE_RA_WORKER] = "readahead worker: window taken, not read",
+	[RACE_RECLAIM_CHOSEN] = "reclaim: page chosen, not locked",
 };
 
 static void gate_reached(enum race_id rp)
@@ -127,6 +128,12 @@ static void gate_ra_worker(void *obj)
 	gate_reached(RACE_RA_WORKER);
 }
 
+static void gate_reclaim_chosen(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_RECLAIM_CHOSEN);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
@@ -137,6 +144,7 @@ static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_INSERTED] = gate_fill_inserted,
 	[RACE_ALLOC_LINKED] = gate_alloc_linked,
 	[RACE_RA_WORKER] = gate_ra_worker,
+	[RACE_RECLAIM_CHOSEN] = gate_reclaim_chosen,
 };
 
 void race_arm(enum race_id rp)

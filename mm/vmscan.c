@@ -36,6 +36,7 @@
 #include <kernel/lockdep.h>
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 #include <mm/filemap.h>
 
@@ -87,7 +88,8 @@ void lru_del(struct page *page)
 }
 
 /* Rotate the coldest page to the hot end; return it referenced if it is
- * worth a try, else NULL (second chance, or busy). Caller holds lru_lock. */
+ * worth a try, else NULL (second chance, busy, or leaving the cache).
+ * Caller holds lru_lock. */
 static struct page *lru_next_candidate(void)
 {
 	struct page *page = list_entry(lru_list.prev, struct page, lru);
@@ -97,7 +99,14 @@ static struct page *lru_next_candidate(void)
 	if (page_test_and_clear(page, PG_referenced) ||
 	    page_test(page, PG_locked) || page_test(page, PG_writeback))
 		return NULL;
-	get_page(page); /* safe: a page on the LRU holds the cache's ref */
+	race_point(RACE_RECLAIM_CANDIDATE, page);
+	/* A page still listed may have its count frozen at zero: a dropper
+	 * (filemap_delete_page) took it out of the index under i_pages_lock
+	 * and waits for lru_lock to unlist it, then puts its count back. A
+	 * plain get would be overwritten by that store, and the put that
+	 * follows would free a page twice. */
+	if (!page_ref_tryget(page))
+		return NULL;
 	return page;
 }
 
@@ -133,6 +142,7 @@ static bool shrink_page(struct page *page)
 	struct address_space *m;
 	bool freed = false;
 
+	race_point(RACE_RECLAIM_CHOSEN, page);
 	if (!trylock_page(page))
 		goto out_put;
 	/* Locked with a mapping: truncation (and so eviction) waits for us. */

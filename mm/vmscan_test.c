@@ -6,6 +6,10 @@
  */
 #include <limits.h>
 #include <string.h>
+#include <kernel/arch.h>
+#include <kernel/err.h>
+#include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <mm/pcache_test.h>
@@ -120,7 +124,104 @@ static void reclaim_keeps_busy_pages(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+/*
+ * Reclaim meets a page whose count a dropper froze at zero: reclaim has
+ * tested the page's flags (not locked) and is about to take its reference
+ * (RACE_RECLAIM_CANDIDATE, under lru_lock); the dropper
+ * (invalidate_mapping_range on another hart) locks the page, freezes its
+ * count, takes it out of the index and waits for lru_lock to unlist it.
+ * The hook holds reclaim there until the count reads zero, so that order
+ * is forced. Reclaim must leave the page alone: a reference taken on the
+ * zero count (get_page: a WARNING) is overwritten when the dropper puts
+ * the count back, and the page is freed twice.
+ */
+struct frozen_case {
+	struct address_space *m;
+	struct page *page; /* reclaim's hook acts once on it */
+	bool reached;	   /* reclaim stopped at the page */
+	bool frozen;	   /* and saw its count at zero */
+	unsigned long dropped;
+};
+
+static struct frozen_case *frozen_case;
+
+static void hold_until_frozen(void *obj)
+{
+	struct frozen_case *fc = READ_ONCE(frozen_case);
+	struct page *page = obj;
+	uint64_t end = time_ns() + 5 * NSEC_PER_SEC;
+
+	if (!fc || page != fc->page || READ_ONCE(fc->reached))
+		return;
+	WRITE_ONCE(fc->reached, true);
+	while (__atomic_load_n(&page->refcount, __ATOMIC_ACQUIRE) &&
+	       time_ns() < end)
+		arch_cpu_relax();
+	WRITE_ONCE(fc->frozen,
+		   !__atomic_load_n(&page->refcount, __ATOMIC_ACQUIRE));
+}
+
+static int reclaim_all(void *arg)
+{
+	(void)arg;
+	reclaim_pages(ULONG_MAX / 4);
+	return 0;
+}
+
+static bool frozen_case_reached(void *arg)
+{
+	return READ_ONCE(((struct frozen_case *)arg)->reached);
+}
+
+static int drop_when_reached(void *arg)
+{
+	struct frozen_case *fc = arg;
+
+	if (race_wait_until(frozen_case_reached, fc))
+		return -ETIMEDOUT;
+	fc->dropped = invalidate_mapping_range(fc->m, 0, 0);
+	return 0;
+}
+
+static void reclaim_skips_frozen_page(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, PAGE_SIZE, TDISK_RAM);
+	struct frozen_case fc = { .m = d->inode.i_mapping };
+	unsigned long warnings = warn_count();
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	struct task *reclaimer, *dropper;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_ASSERT_GE(t, ncpus, 3); /* the two sides and the test apart */
+	memset(buf, 'r', PAGE_SIZE);
+	KTEST_ASSERT_EQ(t, tdisk_write(d, buf, PAGE_SIZE, 0), PAGE_SIZE);
+	KTEST_ASSERT_EQ(t,
+			filemap_write_and_wait_range(fc.m, 0, LLONG_MAX),
+			0); /* clean: both sides may drop it */
+	fc.page = filemap_get_page(fc.m, 0);
+	KTEST_ASSERT_NOT_NULL(t, fc.page);
+	page_clear(fc.page, PG_referenced); /* no second chance */
+	put_page(fc.page);		    /* the cache's reference alone */
+	WRITE_ONCE(frozen_case, &fc);
+	race_hook_set(RACE_RECLAIM_CANDIDATE, hold_until_frozen);
+	dropper = task_create_on("dropper", drop_when_reached, &fc, 2);
+	reclaimer = task_create_on("reclaimer", reclaim_all, NULL, 1);
+	KTEST_ASSERT_FALSE(t, IS_ERR(dropper) || IS_ERR(reclaimer));
+	KTEST_EXPECT_EQ(t, task_join(dropper), 0);
+	task_join(reclaimer);
+	race_hook_set(RACE_RECLAIM_CANDIDATE, NULL);
+	WRITE_ONCE(frozen_case, NULL);
+	KTEST_EXPECT_TRUE(t, fc.reached);
+	KTEST_EXPECT_TRUE(t, fc.frozen); /* the order the case is about */
+	KTEST_EXPECT_EQ(t, fc.dropped, 1);
+	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 0));
+	KTEST_EXPECT_EQ(t, warn_count(), warnings);
+	kfree(buf);
+	tdisk_destroy(t, d);
+}
+
 static struct ktest_case reclaim_cases[] = {
+	KTEST_CASE(reclaim_skips_frozen_page),
 	KTEST_CASE(reclaim_writes_dirty_pages_first),
 	KTEST_CASE(reclaim_keeps_busy_pages),
 	KTEST_CASE(reclaim_file_larger_than_ram),
