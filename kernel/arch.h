@@ -8,6 +8,7 @@
  *   arch_counter            - the free-running time counter (rdtime)
  *   arch_cycles             - the cycle counter (rdcycle)
  *   arch_wait_for_interrupt - idle until an interrupt is pending
+ *   arch_copy_nofault       - a copy that stops at a page fault
  */
 #pragma once
 
@@ -31,6 +32,10 @@ void arch_timer_set(uint64_t when);
 void arch_send_ipi(const struct cpu *c);
 void arch_tlb_flush_all(void);
 void arch_tlb_flush_page(uintptr_t va);
+/* Copy @n bytes from @src to @dst, stopping at the first page fault on
+ * @src instead of handling it (the caller holds a lock the fault would
+ * need). Return: the number of bytes not copied (0: all were). */
+size_t arch_copy_nofault(void *dst, const void *src, size_t n);
 __noreturn void arch_poweroff(int code);
 /* Ask the firmware to power the machine off (no exit code). */
 __noreturn void arch_firmware_poweroff(void);

@@ -51,6 +51,7 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_ALLOC_LINKED] = "alloc_range: blocks mapped, not yet zeroed",
 	[RACE_RA_WORKER] = "readahead worker: window taken, not read",
 	[RACE_RECLAIM_CHOSEN] = "reclaim: page chosen, not locked",
+	[RACE_WRITE_COPY] = "write: page locked, before the copy",
 };
 
 static void gate_reached(enum race_id rp)
@@ -134,6 +135,12 @@ static void gate_reclaim_chosen(void *obj)
 	gate_reached(RACE_RECLAIM_CHOSEN);
 }
 
+static void gate_write_copy(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_WRITE_COPY);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
@@ -145,6 +152,7 @@ static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_ALLOC_LINKED] = gate_alloc_linked,
 	[RACE_RA_WORKER] = gate_ra_worker,
 	[RACE_RECLAIM_CHOSEN] = gate_reclaim_chosen,
+	[RACE_WRITE_COPY] = gate_write_copy,
 };
 
 void race_arm(enum race_id rp)

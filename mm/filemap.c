@@ -35,8 +35,10 @@
  * No invalidate_lock, no page lock and no spinlock is held across a copy
  * to the caller's buffer in filemap_read (copy_to_task checks): the buffer
  * may be a file mapping whose fault needs the very lock or page.
- * filemap_write copies with the page locked, as Linux does, after
- * faulting the source in.
+ * filemap_write copies into the locked page with faults off
+ * (arch_copy_nofault), as Linux does: a copy that meets a fault stops
+ * short, the page is let go, and the source is faulted in again with no
+ * page lock held.
  *
  * References: alloc gives one; the index holds one from filemap_add_page to
  * filemap_delete_page; a look-up takes one with page_ref_tryget, with no
@@ -46,6 +48,7 @@
  * never touches a page that went back to the allocator.
  */
 #include <string.h>
+#include <kernel/arch.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
 #include <kernel/panic.h>
@@ -53,6 +56,8 @@
 #include <kernel/trace.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
+#include <mm/mmap.h>
+#include <mm/vm.h>
 
 #define PAGE_WAIT_TABLE_BITS 6
 
@@ -523,17 +528,29 @@ int filemap_add_page(struct address_space *m,
 	return err;
 }
 
-/* Touch each page of the source so that the copy under the page lock
- * does not fault on a mapping of this very file. */
-static void fault_in_readable(const void *buf, size_t len)
+/*
+ * Bring the source of a write into the page tables, as the task's own
+ * loads would, but with no page lock held and a bad address reported, not
+ * fatal: the copy under the page lock (arch_copy_nofault) then stops at a
+ * fault rather than take it. Only the file-mapping area can fault; the
+ * rest of the one address space is always mapped.
+ * Return: how many of @len bytes could not be brought in (0: none).
+ */
+static size_t fault_in_readable(const void *buf, size_t len)
 {
-	const volatile char *p = buf;
+	uintptr_t start = (uintptr_t)buf, end = start + len;
 
-	for (size_t i = 0; i < len;
-	     i += PAGE_SIZE - ((uintptr_t)(p + i) & ~PAGE_MASK))
-		(void)p[i];
-	if (len)
-		(void)p[len - 1];
+	for (uintptr_t va = start; va < end;
+	     va = ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE) {
+		bool writable;
+
+		if (!vm_in_mmap_area(va) ||
+		    vm_mmap_lookup(ALIGN_DOWN(va, PAGE_SIZE), &writable))
+			continue;
+		if (vm_mmap_fault(va, false))
+			return end - va;
+	}
+	return 0;
 }
 
 /*
@@ -608,6 +625,7 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		const char *src = (const char *)buf + written;
 		unsigned long index = *pos >> PAGE_SHIFT;
 		struct page *page = NULL;
+		size_t copied;
 		int n;
 
 		if (index >= prefilled) {
@@ -621,16 +639,27 @@ ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 			page = ahead[index - first]; /* its reference, too */
 			ahead[index - first] = NULL;
 		}
-		fault_in_readable(src, bytes);
+		if (fault_in_readable(src, bytes) == bytes) {
+			err = -EFAULT;
+			break;
+		}
 		err = m->a_ops->write_begin(m, *pos, bytes, &page);
 		if (err)
 			break;
-		memcpy((char *)page_address(page) + offset, src, bytes);
-		n = m->a_ops->write_end(m, *pos, bytes, bytes, page);
-		if (n <= 0) {
-			err = n ? n : -EFAULT;
+		race_point(RACE_WRITE_COPY, page);
+		/* The source may have left the page tables since it was
+		 * brought in (munmap, reclaim, a truncate of its file): a
+		 * fault here would run under this page lock. */
+		copied = bytes -
+			 arch_copy_nofault(
+			     (char *)page_address(page) + offset, src, bytes);
+		n = m->a_ops->write_end(m, *pos, bytes, copied, page);
+		if (n < 0) {
+			err = n;
 			break;
 		}
+		if (!n) /* bring it in again, outside the lock */
+			continue;
 		written += n;
 		*pos += n;
 		len -= n;

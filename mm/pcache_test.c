@@ -215,9 +215,13 @@ static int tdisk_write_end(struct address_space *m,
 {
 	struct inode *inode = m->host;
 
-	(void)len;
-	page_set(page, PG_uptodate);
-	set_page_dirty(page);
+	if (!page_test(page, PG_uptodate) && copied < len)
+		copied =
+		    0; /* a short copy leaves a page not read in unfilled */
+	if (copied) {
+		page_set(page, PG_uptodate);
+		set_page_dirty(page);
+	}
 	if (pos + copied > inode->i_size)
 		WRITE_ONCE(inode->i_size, pos + copied);
 	unlock_page(page);

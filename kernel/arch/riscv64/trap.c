@@ -4,7 +4,8 @@
  * Interrupts: timer (the scheduler tick), external (PLIC), software (IPI:
  * "look at the run queue"). An interrupted task is preempted on the way out
  * when it asked for it and preemption is enabled.
- * Exceptions: a page fault in the file-mapping area goes to mm/fault.c,
+ * Exceptions: a page fault inside arch_copy_nofault ends that copy short
+ * (copy.S); a page fault in the file-mapping area goes to mm/fault.c,
  * which may sleep (interrupts back on, as the task had them). A fault it
  * cannot resolve, and any other fault in a task, prints a report (cause,
  * registers, backtrace) and ends that task - a bus error past EOF, as
@@ -35,6 +36,8 @@ BUILD_BUG_ON(offsetof(struct task, stack_lo) != TASK_STACK_LO);
 BUILD_BUG_ON(offsetof(struct task, cpu) != TASK_CPU);
 
 extern char trap_entry[];
+/* kernel/arch/riscv64/copy.S: arch_copy_nofault's code and its exit. */
+extern char copy_nofault_start[], copy_nofault_fault[], copy_nofault_end[];
 
 static const char *const exception_names[] = {
 	[EXC_INST_MISALIGNED] = "instruction address misaligned",
@@ -159,6 +162,13 @@ static void handle_exception(struct trap_frame *tf)
 
 	if (page_fault && vm_handle_spurious_fault(tf->stval))
 		return;
+	/* arch_copy_nofault's caller holds a lock the fault would need: the
+	 * copy stops short instead, and says how much is left. */
+	if (page_fault && tf->sepc >= (uintptr_t)copy_nofault_start &&
+	    tf->sepc < (uintptr_t)copy_nofault_end) {
+		tf->sepc = (uintptr_t)copy_nofault_fault;
+		return;
+	}
 	if (page_fault && vm_in_mmap_area(tf->stval)) {
 		what = mmap_fault(tf);
 		if (!what)
