@@ -107,6 +107,12 @@ void page_mkclean(struct page *page);
  * may have mapped a page in between): truncate's page-cache side.
  * Caller holds invalidate_lock exclusive. */
 void truncate_pagecache(struct inode *inode, loff_t newsize);
+/* The file grew from @from to @to (i_size already stored): if blocks of
+ * the page that held @from are now inside EOF but were past it, take the
+ * write right from that page's shared entries, so that a store there
+ * faults into page_mkwrite, which gives them disk blocks (Linux:
+ * pagecache_isize_extended). Caller holds i_rwsem and no page lock. */
+void pagecache_isize_extended(struct inode *inode, loff_t from, loff_t to);
 
 /* For mm/ only: clear the entries of [@start, @end) (only those mapping
  * @only's pages if @only is set: private copies stay), flush every hart's

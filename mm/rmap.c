@@ -215,3 +215,29 @@ void truncate_pagecache(struct inode *inode, loff_t newsize)
 	truncate_inode_pages(m, newsize);
 	unmap_mapping_range(m, holebegin, 0, true);
 }
+
+/*
+ * With blocks smaller than a page, page_mkwrite and write_begin give disk
+ * blocks only to the blocks of a page that lie inside i_size, so the page
+ * that holds EOF may be mapped writable while its blocks past EOF have
+ * none. A store there is past EOF, and lost as in Linux; but once the
+ * file grows over those blocks it is file data, and writeback would find
+ * no block to put it in. So growth write-protects that page: the next
+ * store faults into page_mkwrite, which sees the new size.
+ */
+void pagecache_isize_extended(struct inode *inode, loff_t from, loff_t to)
+{
+	loff_t bs = inode->i_sb->s_blocksize;
+	loff_t rounded = ALIGN_UP(from, bs);
+	struct page *page;
+
+	if (bs >= (loff_t)PAGE_SIZE || to <= rounded ||
+	    IS_ALIGNED(rounded, (loff_t)PAGE_SIZE))
+		return; /* no block of that page comes inside EOF */
+	page = filemap_lock_page(inode->i_mapping, from >> PAGE_SHIFT);
+	if (!page)
+		return; /* not cached: not mapped either */
+	page_mkclean(page);
+	unlock_page(page);
+	put_page(page);
+}

@@ -13,6 +13,14 @@
  * and lets it go: the copy stops short, the page is let go, and the
  * write faults the source in again outside the lock - the data arrives,
  * or the write fails with EFAULT as Linux's does.
+ *
+ * And a shared mapping over a file that grows: with blocks smaller than a
+ * page, page_mkwrite gives disk blocks only to the blocks inside i_size,
+ * so the page that holds EOF may be mapped writable over blocks that have
+ * none. When the file grows past them (truncate up, a write past EOF,
+ * fallocate past EOF) the next store there must fault into page_mkwrite
+ * again, or writeback finds its data with no block to go to and it is
+ * lost (issue #31's defect 2; Linux: pagecache_isize_extended).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +32,8 @@
 #include <kernel/lockdep.h>
 #include <kernel/race.h>
 #include <kernel/sched.h>
+#include <linux/falloc.h>
+#include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include "mmap_test.h"
@@ -158,7 +168,62 @@ static void write_source_unmapped(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink(DEST_NAME), 0);
 }
 
+#define GROW_NAME "/mmap_grow.bin"
+
+enum grow_how { GROW_TRUNCATE, GROW_WRITE, GROW_FALLOCATE, NR_GROW };
+
+static int grow(int fd, enum grow_how how)
+{
+	switch (how) {
+	case GROW_TRUNCATE: return ftruncate(fd, 4096);
+	case GROW_WRITE: return pwrite(fd, "w", 1, 8192) == 1 ? 0 : -1;
+	default: return fallocate(fd, 0, 8192, 4096);
+	}
+}
+
+/* One KiB of data, then a shared writable mapping that stores at 0 (the
+ * page gets its blocks inside EOF), the file grows, and a store lands at
+ * 2048 - past the old EOF, inside the new one. It must reach the disk. */
+static void grow_then_store(struct ktest *t, enum grow_how how)
+{
+	char *buf = kmalloc(4096, GFP_KERNEL);
+	volatile char *p;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	memset(buf, 'o', 1024);
+	fd = open(GROW_NAME, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	KTEST_EXPECT_EQ(t, pwrite(fd, buf, 1024, 0), 1024);
+	KTEST_EXPECT_EQ(t, fsync(fd), 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	p[0] = 'm'; /* page_mkwrite: the entry is writable from here on */
+	KTEST_EXPECT_EQ(t, grow(fd, how), 0);
+	p[2048] = 0x33;
+	KTEST_EXPECT_EQ(t, msync((void *)p, 4096, MS_SYNC), 0);
+	munmap((void *)p, 4096);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	KTEST_EXPECT_EQ(t, pread(fd, buf, 4096, 0), 4096);
+	KTEST_EXPECT_EQ(t, buf[0], 'm');
+	KTEST_EXPECT_EQ(t, buf[1023], 'o');
+	KTEST_EXPECT_EQ(t, buf[2048], 0x33);
+	KTEST_EXPECT_EQ(t, buf[2047], 0);
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink(GROW_NAME), 0);
+	kfree(buf);
+}
+
+static void grow_write_protects_eof_page(struct ktest *t)
+{
+	for (int how = 0; how < NR_GROW; how++) {
+		ktest_log(t, "growth %d of truncate, write, fallocate", how);
+		grow_then_store(t, how);
+	}
+}
+
 static struct ktest_case mmap_write_cases[] = {
+	KTEST_CASE(grow_write_protects_eof_page),
 	KTEST_CASE(write_source_entry_dropped),
 	KTEST_CASE(write_source_unmapped),
 	{},

@@ -130,6 +130,7 @@ extend_size(struct inode *inode, loff_t old, loff_t size, bool zero_tail)
 	if (err)
 		return err;
 	inode_set_size(inode, size);
+	pagecache_isize_extended(inode, old, size);
 	ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <kernel/printk.h>
 #include <kernel/race.h>
 #include <mm/kmalloc.h>
+#include <mm/mmap.h>
 #include "ext2.h"
 
 /*
@@ -529,6 +530,8 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		ei->i_ahead_limit = (((uint64_t)*pos + len - 1) >> bits) + 1;
 	n = filemap_write(f, buf, len, pos);
 	ahead_end(inode);
+	if (READ_ONCE(inode->i_size) > old)
+		pagecache_isize_extended(inode, old, READ_ONCE(inode->i_size));
 	return n;
 }
 

@@ -352,8 +352,10 @@ static int setsize(struct inode *inode, loff_t size)
 		err = shrink(inode, size);
 	} else if (size > old) {
 		err = ext2_zero_past_eof(inode, old);
-		if (!err)
+		if (!err) {
 			inode_set_size(inode, size);
+			pagecache_isize_extended(inode, old, size);
+		}
 	}
 	filemap_invalidate_unlock(m);
 	if (!err || READ_ONCE(inode->i_size) != old)

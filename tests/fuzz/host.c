@@ -685,6 +685,12 @@ void truncate_pagecache(struct inode *inode, loff_t newsize)
 	READ_ONLY(__func__);
 }
 
+void pagecache_isize_extended(struct inode *inode, loff_t from, loff_t to)
+{
+	(void)inode, (void)from, (void)to;
+	READ_ONLY(__func__);
+}
+
 bool set_page_dirty(struct page *page)
 {
 	(void)page;
