@@ -50,8 +50,11 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_FILL_INSERTED] = "fill: pages inserted, blocks not mapped",
 	[RACE_ALLOC_LINKED] = "alloc_range: blocks mapped, not yet zeroed",
 	[RACE_RA_WORKER] = "readahead worker: window taken, not read",
+	[RACE_WB_MAPPED] = "writeback: blocks mapped, bio not submitted",
 	[RACE_RECLAIM_CHOSEN] = "reclaim: page chosen, not locked",
 	[RACE_WRITE_COPY] = "write: page locked, before the copy",
+	[RACE_INVAL_FREED] = "invalidation: blocks changed, edges not zeroed",
+	[RACE_INVAL_UNLOCK] = "invalidation: done, lock not dropped yet",
 };
 
 static void gate_reached(enum race_id rp)
@@ -129,6 +132,12 @@ static void gate_ra_worker(void *obj)
 	gate_reached(RACE_RA_WORKER);
 }
 
+static void gate_wb_mapped(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_WB_MAPPED);
+}
+
 static void gate_reclaim_chosen(void *obj)
 {
 	(void)obj;
@@ -141,6 +150,18 @@ static void gate_write_copy(void *obj)
 	gate_reached(RACE_WRITE_COPY);
 }
 
+static void gate_inval_freed(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_INVAL_FREED);
+}
+
+static void gate_inval_unlock(void *obj)
+{
+	(void)obj;
+	gate_reached(RACE_INVAL_UNLOCK);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
@@ -151,8 +172,11 @@ static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_INSERTED] = gate_fill_inserted,
 	[RACE_ALLOC_LINKED] = gate_alloc_linked,
 	[RACE_RA_WORKER] = gate_ra_worker,
+	[RACE_WB_MAPPED] = gate_wb_mapped,
 	[RACE_RECLAIM_CHOSEN] = gate_reclaim_chosen,
 	[RACE_WRITE_COPY] = gate_write_copy,
+	[RACE_INVAL_FREED] = gate_inval_freed,
+	[RACE_INVAL_UNLOCK] = gate_inval_unlock,
 };
 
 void race_arm(enum race_id rp)

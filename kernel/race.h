@@ -59,8 +59,9 @@ static inline void race_hook_set(enum race_id id, race_fn *fn)
 struct task;
 /* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST,
  * RACE_INODES_TWO_FIRST, RACE_READ_COPY, RACE_FILL_INSERTED,
- * RACE_ALLOC_LINKED, RACE_RA_WORKER, RACE_RECLAIM_CHOSEN and
- * RACE_WRITE_COPY (points that may sleep).
+ * RACE_ALLOC_LINKED, RACE_RA_WORKER, RACE_WB_MAPPED, RACE_RECLAIM_CHOSEN,
+ * RACE_WRITE_COPY, RACE_INVAL_FREED and RACE_INVAL_UNLOCK (points that
+ * may sleep).
  * race_arm_for stops only task @only. */
 void race_arm(enum race_id id);
 void race_arm_for(enum race_id id, struct task *only);

@@ -236,10 +236,16 @@ bool trylock_page(struct page *page)
 
 void lock_page(struct page *page)
 {
+	lock_page_nested(page, 0);
+}
+
+void lock_page_nested(struct page *page, unsigned int subclass)
+{
 	const unsigned long locked = 1UL << PG_locked;
 	unsigned long old = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
 
-	lockdep_acquire(&page_lock_map, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	lockdep_acquire(
+	    &page_lock_map, LOCK_MODE_EXCLUSIVE, subclass, _THIS_IP_);
 	/* Uncontended: the lock and PG_lockdep in one atomic step. */
 	while (!(old & locked))
 		if (__atomic_compare_exchange_n(&page->flags,

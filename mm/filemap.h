@@ -283,6 +283,9 @@ bool page_ref_tryget(struct page *page);
  * elsewhere calls page_lock_handoff() first.
  */
 void lock_page(struct page *page);
+/* lock_page for a page taken while holding @subclass others, lower in
+ * index order (truncation holding a partial page: mm/truncate.c). */
+void lock_page_nested(struct page *page, unsigned int subclass);
 void page_lock_handoff(struct page *page);
 bool trylock_page(struct page *page);
 void unlock_page(struct page *page);
@@ -357,6 +360,16 @@ unsigned int filemap_absent_run(struct address_space *m,
 void truncate_inode_pages_range(struct address_space *m,
 				loff_t start,
 				loff_t end);
+/* The same, for a caller about to free blocks under the partial pages:
+ * they stay locked (and referenced) in @held[0..1] (NULL: none) until it
+ * has changed the block map and calls truncate_release_edges, so
+ * writeback, which maps blocks under the page lock, cannot map one it
+ * then frees. Caller holds invalidate_lock exclusive. */
+void truncate_inode_pages_hold_edges(struct address_space *m,
+				     loff_t start,
+				     loff_t end,
+				     struct page *held[2]);
+void truncate_release_edges(struct page *held[2]);
 void truncate_inode_pages(struct address_space *m, loff_t start);
 /* Wait until no page of [@start, @end] (bytes, inclusive) that was locked
  * when looked at is locked still: the fills that inserted them have mapped

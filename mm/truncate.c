@@ -125,7 +125,9 @@ bool filemap_delete_page(struct page *page, int max_refs)
 }
 
 struct byte_range {
-	loff_t start, end; /* inclusive */
+	loff_t start, end;  /* inclusive */
+	struct page **held; /* partial pages kept locked, or NULL */
+	unsigned int nheld;
 };
 
 /* Remove bytes [r->start, r->end] of the file from @page (referenced).
@@ -133,14 +135,16 @@ struct byte_range {
 static unsigned int
 truncate_page(struct address_space *m, struct page *page, void *arg)
 {
-	const struct byte_range *r = arg;
+	struct byte_range *r = arg;
 	loff_t pstart = (loff_t)page->index << PAGE_SHIFT;
 	unsigned int from = MAX(r->start, pstart) - pstart;
 	unsigned int to =
 	    MIN(r->end, pstart + (loff_t)PAGE_SIZE - 1) - pstart + 1;
 	bool dropped = false;
 
-	lock_page(page);
+	/* Pages are taken in index order; a partial page at the head may
+	 * be held locked meanwhile. */
+	lock_page_nested(page, r->nheld);
 	if (page->mapping != m)
 		goto out_unlock; /* reclaimed or truncated meanwhile */
 	wait_on_page_writeback(page);
@@ -154,25 +158,74 @@ truncate_page(struct address_space *m, struct page *page, void *arg)
 		 * store must fault into page_mkwrite, which maps them again. */
 		page_mkclean(page);
 		memset((char *)page_address(page) + from, 0, to - from);
+		if (r->held) { /* locked until the blocks are freed */
+			get_page(page);
+			r->held[r->nheld++] = page;
+			return 0;
+		}
 	}
 out_unlock:
 	unlock_page(page);
 	return dropped;
 }
 
+static void truncate_range(struct address_space *m, struct byte_range *r)
+{
+	if (r->start < 0 || r->end < r->start)
+		return;
+	filemap_assert_invalidating(m, r->start, r->end);
+	if (walk_cached(m,
+			r->start >> PAGE_SHIFT,
+			r->end >> PAGE_SHIFT,
+			truncate_page,
+			r))
+		unmap_dropped_pages(m, r->start, r->end);
+	writeback_unlist_clean(m); /* off the flusher's list if now clean */
+}
+
 void truncate_inode_pages_range(struct address_space *m,
 				loff_t lstart,
 				loff_t lend)
 {
-	struct byte_range r = { lstart, lend };
+	struct byte_range r = { lstart, lend, NULL, 0 };
 
-	if (lstart < 0 || lend < lstart)
-		return;
-	filemap_assert_invalidating(m, lstart, lend);
-	if (walk_cached(
-		m, lstart >> PAGE_SHIFT, lend >> PAGE_SHIFT, truncate_page, &r))
-		unmap_dropped_pages(m, lstart, lend);
-	writeback_unlist_clean(m); /* off the flusher's list if now clean */
+	truncate_range(m, &r);
+}
+
+/*
+ * A partial page keeps the part of it outside the range, and may be dirty
+ * there. With blocks smaller than a page, the blocks under the part that
+ * leaves are what a punch frees next, and writeback maps a page's blocks
+ * from the block map as it finds it, under the page lock, then writes
+ * them later: had it locked the page between its zeroing here and the
+ * free, its write would land in blocks another file may own by then.
+ * Held from the zeroing (its writeback waited for) until the block map
+ * has changed, the page is written either before that or after, when its
+ * blocks in the range are holes. (Linux's partial invalidation unmaps the
+ * page's buffer heads instead; whole's pages keep no buffers.) A fill or
+ * a fault of the page waits for it too.
+ */
+void truncate_inode_pages_hold_edges(struct address_space *m,
+				     loff_t lstart,
+				     loff_t lend,
+				     struct page *held[2])
+{
+	struct byte_range r = { lstart, lend, held, 0 };
+
+	held[0] = held[1] = NULL;
+	truncate_range(m, &r);
+	DEBUG_ASSERT(r.nheld <= 2);
+}
+
+void truncate_release_edges(struct page *held[2])
+{
+	for (int i = 1; i >= 0; i--) { /* in reverse */
+		if (held[i]) {
+			unlock_page(held[i]);
+			put_page(held[i]);
+			held[i] = NULL;
+		}
+	}
 }
 
 /* Drop @page if nothing uses it: what reclaim could drop. */

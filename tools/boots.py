@@ -334,7 +334,7 @@ VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_copy_range", "vfs_cwd",
 # tests/race*.c: one suite per invalidating operation.
 RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
                "race_insert", "race_prealloc", "race_punch", "race_truncate",
-               "race_zero")
+               "race_writeback", "race_zero")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
@@ -416,6 +416,8 @@ BOOTS = [
       for name, block, extra in (
           ("race", 4096, ""),
           ("race_legacy", 4096, " invalidate_lock=off"),
+          ("race_2k", 2048, ""),
+          ("race_2k_legacy", 2048, " invalidate_lock=off"),
           ("race_1k", 1024, ""),
           ("race_1k_legacy", 1024, " invalidate_lock=off"))],
     *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],),

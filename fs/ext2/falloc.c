@@ -64,6 +64,7 @@ static void falloc_unlock(struct inode *inode, bool changed)
 		inode->i_mtime = inode->i_ctime = current_time();
 		mark_inode_dirty(inode);
 	}
+	race_point(RACE_INVAL_UNLOCK, inode);
 	filemap_invalidate_unlock(inode->i_mapping);
 	up_write(&inode->i_rwsem);
 }
@@ -104,6 +105,7 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 {
 	loff_t size = READ_ONCE(inode->i_size), end = off + len;
 	uint64_t bits = inode->i_sb->s_blocksize_bits, first, stop;
+	struct page *edges[2];
 	int err = 0;
 
 	assert_falloc_locked(inode);
@@ -111,12 +113,16 @@ static int punch_hole(struct inode *inode, loff_t off, loff_t len)
 		return 0;
 	if (end > size)
 		end = size + PAGE_SIZE - (size & (PAGE_SIZE - 1));
-	truncate_inode_pages_range(inode->i_mapping, off, end - 1);
+	/* Writeback must not map the blocks freed below under the partial
+	 * pages (mm/truncate.c): they stay locked until the map changed. */
+	truncate_inode_pages_hold_edges(inode->i_mapping, off, end - 1, edges);
 	race_point(RACE_INVAL_DROPPED, inode);
 	first = ((uint64_t)off + (1ULL << bits) - 1) >> bits;
 	stop = (uint64_t)end >> bits;
 	if (first < stop)
 		err = ext2_free_range(inode, first, stop);
+	truncate_release_edges(edges);
+	race_point(RACE_INVAL_FREED, inode);
 	return zero_partial_blocks(inode, off, end, size) ?: err;
 }
 
@@ -181,6 +187,8 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 				       (uint64_t)end >> bits,
 				       0,
 				       UINT64_MAX);
+	if (grow || zero)
+		race_point(RACE_INVAL_FREED, inode);
 	/* Unless the zeroed range starts at or before the old EOF and so
 	 * covers the old EOF block's tail itself. */
 	if (!err && grow)
@@ -222,6 +230,7 @@ static int collapse_range(struct inode *inode, loff_t off, loff_t len)
 		err = ext2_collapse_blocks(inode, off >> bits, len >> bits);
 	if (!err)
 		inode_set_size(inode, size - len);
+	race_point(RACE_INVAL_FREED, inode);
 	return err;
 }
 
@@ -242,6 +251,7 @@ static int insert_range(struct inode *inode, loff_t off, loff_t len)
 		inode_set_size(inode, size + len);
 		ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
 	}
+	race_point(RACE_INVAL_FREED, inode);
 	return err;
 }
 

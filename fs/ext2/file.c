@@ -236,6 +236,7 @@ static int write_batch(struct address_space *m,
 		*deferred += e == -ENOMEM;
 		err = e ?: err;
 	}
+	race_point(RACE_WB_MAPPED, m->host);
 	wpages_submit(&wr);
 	for (unsigned int i = 0; i < n; i++)
 		wpage_put(&ctx->p[i]);

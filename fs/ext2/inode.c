@@ -332,7 +332,9 @@ static int shrink(struct inode *inode, loff_t size)
 			mapping_set_error(m, err);
 	}
 	race_point(RACE_INVAL_DROPPED, inode);
-	return ext2_truncate_blocks(inode, size);
+	err = ext2_truncate_blocks(inode, size);
+	race_point(RACE_INVAL_FREED, inode);
+	return err;
 }
 
 static int setsize(struct inode *inode, loff_t size)
@@ -357,6 +359,7 @@ static int setsize(struct inode *inode, loff_t size)
 			pagecache_isize_extended(inode, old, size);
 		}
 	}
+	race_point(RACE_INVAL_UNLOCK, inode);
 	filemap_invalidate_unlock(m);
 	if (!err || READ_ONCE(inode->i_size) != old)
 		inode->i_mtime = inode->i_ctime = current_time();

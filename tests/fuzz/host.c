@@ -673,6 +673,21 @@ void truncate_inode_pages_range(struct address_space *m,
 	READ_ONLY(__func__);
 }
 
+void truncate_inode_pages_hold_edges(struct address_space *m,
+				     loff_t start,
+				     loff_t end,
+				     struct page *held[2])
+{
+	(void)m, (void)start, (void)end, (void)held;
+	READ_ONLY(__func__);
+}
+
+void truncate_release_edges(struct page *held[2])
+{
+	(void)held;
+	READ_ONLY(__func__);
+}
+
 void filemap_wait_fills(struct address_space *m, loff_t start, loff_t end)
 {
 	(void)m, (void)start, (void)end;
