@@ -285,3 +285,15 @@ unsigned int rwsem_nr_waiters(struct rw_semaphore *s)
 	spin_unlock(&s->wait_lock);
 	return n;
 }
+
+bool rwsem_is_waiting(struct rw_semaphore *s, struct task *t)
+{
+	struct rwsem_waiter *w;
+	bool found = false;
+
+	spin_lock(&s->wait_lock);
+	list_for_each_entry (w, &s->waiters, node)
+		found |= w->task == t;
+	spin_unlock(&s->wait_lock);
+	return found;
+}

@@ -66,3 +66,5 @@ bool rwsem_is_locked(struct rw_semaphore *s);
 bool rwsem_is_write_owner(struct rw_semaphore *s);
 /* Tasks queued for @s now (a test sees a task blocked on it). */
 unsigned int rwsem_nr_waiters(struct rw_semaphore *s);
+/* Task @t is queued for @s now (a test's controller sees it blocked). */
+bool rwsem_is_waiting(struct rw_semaphore *s, struct task *t);

@@ -55,9 +55,10 @@ struct race_case {
 	char *buf;		 /* a page */
 	void *map;		 /* FILL_FAULT's mapping of F */
 	char store;		 /* FILL_MKWRITE: the byte B stores */
-	struct task *filler;	 /* B */
-	struct task *fill_task;	 /* the task that fills: B, or the worker */
-	ssize_t c_ret;		 /* the NOWAIT task's result */
+	bool store_first; /* FILL_MKWRITE: before the operation (race_enum) */
+	struct task *filler;	/* B */
+	struct task *fill_task; /* the task that fills: B, or the worker */
+	ssize_t c_ret;		/* the NOWAIT task's result */
 	int c_errno;
 	bool c_done;
 };
