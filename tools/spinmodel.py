@@ -61,6 +61,34 @@ CHECKS = [
           "lock_two in both orders and with itself: no deadlock"),
     Check("lock_two_unordered", ["-DLOCK_TWO", "-DUNORDERED"], "deadlock",
           "lock_two without the address order: deadlock found"),
+    # Mutants: one lock (or the edge hold, or the write-protection at a
+    # size change) taken out of the fixed protocol; each must break it.
+    Check("no_lock_read_miss", ["-DNO_LOCK_MISS"], "assert",
+          "the read miss alone without invalidate_lock"),
+    Check("no_lock_read_notuptodate", ["-DNO_LOCK_NOTUPTODATE"], "assert",
+          "the read of a page not uptodate alone without invalidate_lock"),
+    Check("no_lock_readahead", ["-DNO_LOCK_RA"], "assert",
+          "readahead alone without invalidate_lock"),
+    Check("no_lock_mkwrite", ["-DNO_LOCK_MKWRITE"], "assert",
+          "page_mkwrite alone without invalidate_lock"),
+    Check("no_excl_punch", ["-DNO_EXCL=PUNCH", "-DINVAL=PUNCH"], "assert",
+          "punch without invalidate_lock"),
+    Check("no_excl_zero", ["-DNO_EXCL=ZERO", "-DINVAL=ZERO"], "assert",
+          "zero range without invalidate_lock"),
+    Check("no_excl_collapse", ["-DNO_EXCL=COLLAPSE", "-DINVAL=COLLAPSE"],
+          "assert", "collapse range without invalidate_lock"),
+    Check("no_excl_insert", ["-DNO_EXCL=INSERT", "-DINVAL=INSERT"], "assert",
+          "insert range without invalidate_lock"),
+    Check("no_excl_truncate", ["-DNO_EXCL=TRUNCATE", "-DINVAL=TRUNCATE"],
+          "assert", "truncate without invalidate_lock"),
+    Check("no_edge_hold", ["-DNO_EDGE_HOLD", "-DLEAK_ONLY", "-DINVAL=PUNCH",
+                           "-DFILL=3"], "assert",
+          "punch unlocks its edge page before the free: writeback "
+          "overwrites B's block"),
+    Check("no_isize_extended_mkclean", ["-DNO_ISIZE_EXTENDED_MKCLEAN",
+                                        "-DINVAL=GROW", "-DFILL=5"], "assert",
+          "truncate up leaves the old EOF page writable: a store's data "
+          "has no block"),
 ]
 
 Result = collections.namedtuple(

@@ -93,9 +93,16 @@ class SpinModelTest(unittest.TestCase):
 
     def test_each_fill_path_breaks_without_the_lock(self):
         for name in ("legacy_read_miss", "legacy_read_notuptodate",
-                     "legacy_fault_mkwrite", "legacy_readahead"):
+                     "legacy_fault_mkwrite", "legacy_readahead",
+                     "no_lock_read_miss", "no_lock_read_notuptodate",
+                     "no_lock_readahead", "no_lock_mkwrite"):
             with self.subTest(name):
                 self.assertBroken(name)
+
+    def test_each_operation_breaks_without_its_lock(self):
+        for op in ("punch", "zero", "collapse", "insert", "truncate"):
+            with self.subTest(op):
+                self.assertBroken("no_excl_" + op)
 
     def at(self, ev, pattern, after=-1):
         """Index of the first event after @after matching @pattern."""
@@ -128,6 +135,38 @@ class SpinModelTest(unittest.TestCase):
         read = at(r"^read of index 0 from blocks \d+ \d+ done: data "
                   r"(4 \d+|\d+ 4)$", reused)
         at(r"^invariant broken", read)
+
+    def test_edge_page_released_early_loses_b_data(self):
+        # The punch zeroes its partial page and lets it go; writeback
+        # locks it, maps the punched block (still A's), the punch frees
+        # it, B is given it and writes, and writeback's write lands there.
+        check = CHECKS["no_edge_hold"]
+        self.assertBroken("no_edge_hold")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
+        zeroed = at(r"^inval zeroes part of index 0$")
+        wb_map = at(r"^writeback of index 0 maps blocks \d+ \d+$", zeroed)
+        mapped = re.search(r"blocks (\d+) (\d+)$", ev[wb_map]).groups()
+        freed = at(r"^A frees block \d+$", wb_map)
+        block = re.search(r"(\d+)$", ev[freed]).group(1)
+        self.assertIn(block, mapped, "\n".join(ev))
+        reused = at(rf"^B reuses block {block} ", freed)
+        write = at(r"^writeback of index 0 writes blocks", reused)
+        at(rf"^WRITE: block {block} is not A's", write)
+        at(r"^invariant broken", write)
+
+    def test_grow_without_mkclean_loses_the_store(self):
+        check = CHECKS["no_isize_extended_mkclean"]
+        self.assertBroken("no_isize_extended_mkclean")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
+        writable = at(r"^page_mkwrite: index 1 dirty, mapped writable$")
+        grow = at(r"^inval sets size 8$", writable)
+        store = at(r"^store to block 3 lands in the page$", grow)
+        lost = at(r"^WRITE: dirty data for block 3, which has no disk "
+                  r"block: not written$", store)
+        at(r"^invariant broken", lost)
+        self.assertNotIn("inval write-protects index 1", "\n".join(ev))
 
     def test_protocol_holds_under_the_reproducers_gates(self):
         self.assertHolds("reproducer")
