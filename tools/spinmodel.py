@@ -32,9 +32,9 @@ CHECKS = [
     Check("fixed", [], "pass",
           "kernel protocol: every operation x every fill path, with "
           "writeback and file B, no bad state"),
-    Check("readers", ["-DREADERS"], "pass",
-          "the same with the readers that take no lock (a cached hit, "
-          "RWF_NOWAIT)"),
+    Check("readers", ["-DREADERS", "-DINVAL=PUNCH"], "pass",
+          "punch x every fill path with the readers that take no lock "
+          "(a cached hit, RWF_NOWAIT)"),
     Check("legacy_read_miss", ["-DLEGACY", "-DFILL=1"], "assert",
           "fills without the lock: read of an absent page"),
     Check("legacy_read_notuptodate", ["-DLEGACY", "-DFILL=2"], "assert",

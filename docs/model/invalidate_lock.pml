@@ -230,9 +230,9 @@ bool over;		/* init's end check ran */
 
 /* ---- invalidate_lock, page lock, allocator ---- */
 
-inline lock_shared() { atomic { ilk >= 0 -> ilk++ } }
+inline lock_shared() { d_step { ilk >= 0 -> ilk++ } }
 inline unlock_shared() { assert(ilk > 0); ilk-- }
-inline lock_excl() { atomic { ilk == 0 -> ilk = -1 } }
+inline lock_excl() { d_step { ilk == 0 -> ilk = -1 } }
 inline unlock_excl() { assert(ilk == -1); ilk = 0 }
 
 /* a fill path's lock, if it takes one (@on: L_MISS ...) */
@@ -284,7 +284,7 @@ inline gate_inval_dropped() { skip }
 /* Lock the page a task found at @p in generation @g: ok = 0 if it left the
  * cache meanwhile (the kernel's page->mapping != mapping: start again). */
 inline lock_page(p, g, ok) {
-	atomic {
+	d_step {
 		(pstate[p] == ABSENT || pgen[p] != g || !plocked[p]) ->
 		if
 		:: pstate[p] != ABSENT && pgen[p] == g -> plocked[p] = 1; ok = 1
@@ -295,17 +295,15 @@ inline lock_page(p, g, ok) {
 
 /* A free block for A, the lowest; b = 0 if there is none (ENOSPC). */
 inline alloc_a(b) {
-	d_step {
-		b = 1;
-		do
-		:: b < NBLK && owner[b] != FREE -> b++
-		:: else -> break
-		od;
-		if
-		:: b == NBLK -> b = 0
-		:: else -> owner[b] = FILE_A; freed = freed & ~(1 << b)
-		fi
-	}
+	b = 1;
+	do
+	:: b < NBLK && owner[b] != FREE -> b++
+	:: else -> break
+	od;
+	if
+	:: b == NBLK -> b = 0
+	:: else -> owner[b] = FILE_A; freed = freed & ~(1 << b)
+	fi
 }
 
 /* A frees block b (ext2_free_range): poisoned, as the kernel's tests do. */
@@ -332,7 +330,7 @@ inline add_page(p) {
  * others (and holes) zeroes; the bio keeps its blocks. @inval: the
  * invalidating task reads (filemap_zero_range, filemap_truncate_tail). */
 inline read_map(p, inval) {
-	atomic {
+	d_step {
 		iob[BPP * p] = (inside(BPP * p) -> amap[BPP * p] : 0);
 		iob[BPP * p + 1] = (inside(BPP * p + 1) -> amap[BPP * p + 1] : 0);
 		if
@@ -347,7 +345,7 @@ inline read_map(p, inval) {
 /* The read completes (after the fill may have dropped invalidate_lock, as
  * the kernel's bio does): the data the blocks hold now. */
 inline read_done(p) {
-	atomic {
+	d_step {
 		pd[BPP * p] = (iob[BPP * p] != 0 -> bdata[iob[BPP * p]] : ZEROES);
 		pd[BPP * p + 1] = (iob[BPP * p + 1] != 0 -> bdata[iob[BPP * p + 1]] : ZEROES);
 		printf("read of index %d from blocks %d %d done: data %d %d\n",
@@ -383,7 +381,7 @@ inline zero_part(p, from, to) {
  * zeroed in the range. @hold keeps a partial page locked (punch, the fix)
  * and notes it in @held. An absent page: nothing to do. */
 inline trunc_page(p, from, to, hold, held) {
-	atomic {
+	d_step {
 		(pstate[p] == ABSENT || (!plocked[p] && !pwb[p])) ->
 		if
 		:: from == 0 && to == H_PAGE ->
@@ -410,7 +408,7 @@ inline trunc_page(p, from, to, hold, held) {
 }
 
 inline release_held(held) {
-	atomic {
+	d_step {
 		if
 		:: held & 1 -> plocked[0] = 0; printf("inval unlocks index 0\n")
 		:: else
@@ -492,10 +490,10 @@ inline wb_write(p) {
 proctype writeback() {
 end_idle:
 	do
-	:: atomic { !over && pstate[0] == DIRTY && !plocked[0] && !pwb[0] -> wb_map(0) }
-	:: atomic { !over && pwb[0] -> wb_write(0) }
-	:: atomic { !over && pstate[1] == DIRTY && !plocked[1] && !pwb[1] -> wb_map(1) }
-	:: atomic { !over && pwb[1] -> wb_write(1) }
+	:: d_step { !over && pstate[0] == DIRTY && !plocked[0] && !pwb[0] -> wb_map(0) }
+	:: d_step { !over && pwb[0] -> wb_write(0) }
+	:: d_step { !over && pstate[1] == DIRTY && !plocked[1] && !pwb[1] -> wb_map(1) }
+	:: d_step { !over && pwb[1] -> wb_write(1) }
 	od
 }
 
@@ -503,7 +501,7 @@ end_idle:
  * written if dirty (as a sync writer: after any writeback in flight),
  * then waited for. */
 inline sync_page(p, w) {
-	atomic {
+	d_step {
 		(pstate[p] != DIRTY || !plocked[p]) && !pwb[p] ->
 		if
 		:: pstate[p] == DIRTY -> wb_map(p); w = 1
@@ -511,7 +509,7 @@ inline sync_page(p, w) {
 		fi
 	};
 	if
-	:: w -> atomic { wb_write(p) }
+	:: w -> d_step { wb_write(p) }
 	:: else
 	fi
 }
@@ -553,7 +551,7 @@ end_wait:
 /* filemap_wait_fills for page p: a fill's page stays locked until its
  * read ends. */
 inline wait_fill(p) {
-	atomic { pstate[p] == ABSENT || !plocked[p] }
+	d_step { pstate[p] == ABSENT || !plocked[p] }
 }
 
 /* ext2_alloc_range for a hole: the block is mapped first and zeroed on
@@ -561,7 +559,7 @@ inline wait_fill(p) {
 inline alloc_hole(l, b) {
 	if
 	:: amap[l] == 0 ->
-		alloc_a(b);
+		d_step { alloc_a(b) };
 		assert(b != 0);	/* the model has blocks enough */
 		amap[l] = b;
 		printf("inval maps block %d to block %d, not zeroed yet\n", l, b);
@@ -616,7 +614,7 @@ inline punch_hole(held, g, ok) {
 	race_point(RACE_INVAL_DROPPED);
 	gate_inval_dropped();
 	/* ext2_free_range(1, 2) */
-	atomic { free_block(amap[1]); amap[1] = 0 };
+	d_step { free_block(amap[1]); amap[1] = 0 };
 	printf("point RACE_INVAL_FREED by task %d\n", _pid);
 	release_held(held);
 	/* zero_partial_blocks: the half of block 0 in the range */
@@ -636,11 +634,11 @@ inline zero_range(held, b) {
 	race_point(RACE_INVAL_DROPPED);
 	gate_inval_dropped();
 	/* ext2_alloc_range(1, 3, zero): the whole blocks zeroed on disk */
-	atomic {
+	d_step {
 		bdata[amap[1]] = ZEROES;
 		printf("inval zeroes block %d on disk\n", amap[1])
 	};
-	atomic {
+	d_step {
 		bdata[amap[2]] = ZEROES;
 		printf("inval zeroes block %d on disk\n", amap[2])
 	}
@@ -656,7 +654,7 @@ inline shift_range(w) {
 	trunc_page(1, 0, H_PAGE, 0, w);
 	race_point(RACE_INVAL_DROPPED);
 	gate_inval_dropped();
-	atomic {
+	d_step {
 		if
 		:: op == COLLAPSE ->
 			free_block(amap[1]);
@@ -688,7 +686,7 @@ inline shrink(held, g, ok, w) {
 	race_point(RACE_INVAL_DROPPED);
 	gate_inval_dropped();
 	/* ext2_truncate_blocks(3) */
-	atomic {
+	d_step {
 		free_block(amap[2]); amap[2] = 0;
 		free_block(amap[3]); amap[3] = 0
 	};
@@ -704,7 +702,7 @@ inline grow() {
 	isize = 8;
 	printf("inval sets size 8\n");
 #ifndef NO_ISIZE_EXTENDED_MKCLEAN
-	atomic {
+	d_step {
 		!plocked[1] -> pwrite[1] = 0;
 		printf("inval write-protects index 1 (page_mkclean)\n")
 	}
@@ -731,7 +729,7 @@ proctype inval(byte op) {
 	:: else
 	fi;
 	printf("inval %e takes invalidate_lock exclusive\n", op);
-	atomic { apply_op(wantS, op) };
+	d_step { apply_op(wantS, op) };
 	if
 	:: op == PUNCH -> punch_hole(held, g, ok)
 	:: op == ZERO -> zero_range(held, b)
@@ -740,7 +738,7 @@ proctype inval(byte op) {
 	:: op == GROW -> grow()
 	:: op == PREALLOC -> prealloc_hole(b)
 	fi;
-	atomic { apply_op(wantE, op); inval_done = 1 };
+	d_step { apply_op(wantE, op); inval_done = 1 };
 	printf("point RACE_INVAL_UNLOCK by task %d\n", _pid);
 	if
 	:: excl(op) -> unlock_excl()
@@ -755,7 +753,7 @@ proctype inval(byte op) {
  * task keeps its reference, so the page it copies stays even if it is
  * dropped meanwhile: it reads the file as it was before the punch. */
 inline copy_hit(p, g, ok) {
-	atomic {
+	d_step {
 		if
 		:: pstate[p] == UPTODATE || pstate[p] == DIRTY ->
 			if
@@ -789,7 +787,7 @@ proctype nowait(byte p) {
 	if
 	:: ok
 	:: else ->
-		atomic {
+		d_step {
 			if
 			:: ilk >= 0 -> ilk++; ok = 1
 			:: else -> ok = 0
@@ -828,7 +826,7 @@ inline read_path(p, sz, g, ok, miss) {
 	   fi;
 	   race_point(RACE_FILL_START);
 	   gate_fill_start();
-	   atomic { miss = (pstate[p] == ABSENT); g = pgen[p] };
+	   d_step { miss = (pstate[p] == ABSENT); g = pgen[p] };
 	   if
 	   :: miss ->
 		fill_lock(L_MISS);
@@ -836,7 +834,7 @@ inline read_path(p, sz, g, ok, miss) {
 		:: L_MISS -> sz = isize	/* again, under the lock */
 		:: else
 		fi;
-		atomic {
+		d_step {
 			if
 			:: H_PAGE * p < sz && pstate[p] == ABSENT ->
 				add_page(p); ok = 1;
@@ -893,14 +891,14 @@ proctype readahead() {
 	:: L_RA -> sz = isize
 	:: else
 	fi;
-	atomic {
+	d_step {
 		if
 		:: sz > 0 && pstate[0] == ABSENT ->
 			add_page(0); mine = 1; printf("fill inserts index 0\n")
 		:: else
 		fi
 	};
-	atomic {
+	d_step {
 		if
 		:: sz > H_PAGE && pstate[1] == ABSENT ->
 			add_page(1); mine = mine | 2; printf("fill inserts index 1\n")
@@ -933,7 +931,7 @@ proctype readahead() {
 /* page_mkwrite's allocation for block l, a hole inside EOF; b = 0 and
  * ok = 0 on ENOSPC. */
 inline mk_alloc(l, b, ok) {
-	atomic {
+	d_step {
 		if
 		:: ok && inside(l) && amap[l] == 0 ->
 			alloc_a(b);
@@ -1007,7 +1005,7 @@ end_second:
 	pstate[p] = DIRTY;
 	race_point(RACE_FILL_MAPPED);
 	gate_fill_mapped();
-	atomic {
+	d_step {
 		pwrite[p] = 1; plocked[p] = 0;
 		printf("page_mkwrite: index %d dirty, mapped writable\n", p)
 	};
@@ -1038,7 +1036,7 @@ done:
 #ifndef LOCK_TWO
 active proctype monitor() {
 end_watch:
-	atomic {
+	d_step {
 		!INVARIANT ->
 		if
 		:: !LEAK_OK -> printf("LEAK: a page of A holds another file's data or poison\n")
@@ -1072,7 +1070,7 @@ end_watch:
 
 short ilk2[2];	/* two mappings' invalidate_lock; index = address order */
 
-inline lock_excl2(m) { atomic { ilk2[m] == 0 -> ilk2[m] = -1 } }
+inline lock_excl2(m) { d_step { ilk2[m] == 0 -> ilk2[m] = -1 } }
 inline unlock_excl2(m) { assert(ilk2[m] == -1); ilk2[m] = 0 }
 
 /* Lock a and b (the same mapping once), lower address first. */
@@ -1159,7 +1157,7 @@ init {
 #if !defined(LOCK_TWO) && !defined(LEAK_ONLY)
 	/* The end: every task but B and writeback has ended and no write is
 	 * in flight. Write back what is dirty (sync), then check the file. */
-	atomic {
+	d_step {
 		nrun == 0 && !pwb[0] && !pwb[1] ->
 		over = 1;
 		assert(!plocked[0] && !plocked[1]);
