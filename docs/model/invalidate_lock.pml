@@ -18,9 +18,9 @@
  *   NO_EXCL=op           that operation takes no invalidate_lock
  *   NO_EDGE_HOLD         punch unlocks its partial edge pages right after
  *                        zeroing them, before it frees their blocks (the
- *                        kernel before the fix)
+ *                        kernel before truncate_inode_pages_hold_edges)
  *   NO_ISIZE_EXTENDED_MKCLEAN  growing the file leaves the old EOF page
- *                        writable (no page_mkclean at the size change)
+ *                        writable (no pagecache_isize_extended)
  *   REPRODUCER           the kernel reproducers' gates (tests/race.c)
  *   READERS              adds the two readers that take no lock (fast,
  *                        nowait); they change nothing another task sees,
@@ -58,7 +58,8 @@
  *                PUNCH     [1, 4): half of block 0 (zeroed through the
  *                          cache, filemap_zero_range) and block 1 (freed);
  *                          page 0 is a partial edge page, held locked from
- *                          its zeroing until the free (the fix)
+ *                          its zeroing until the free (mm/truncate.c
+ *                          truncate_inode_pages_hold_edges)
  *                ZERO      [2, 6): block 2 (a hole) allocated and zeroed,
  *                          blocks 1 and 2 zeroed on disk; both pages are
  *                          partial edges
@@ -108,13 +109,13 @@
  * race_point(NAME, obj) stands. kernel/race_points.def is the one list of
  * names (those marked MODEL are here); tools/race_points.py checks both
  * sides against it. A replayed trail prints "race point NAME by task N".
- * Places where the kernel has a point the model does not take from the
- * list (marked KERNEL there, or not listed yet) print "point NAME by task
- * N": RACE_ALLOC_LINKED, and RACE_WB_MAPPED (writeback has mapped a page's
- * blocks, built its bio and unlocked it), RACE_INVAL_FREED (the
- * operation has freed or moved blocks), RACE_INVAL_ZEROED (partial
- * blocks zeroed), RACE_INVAL_UNLOCK (invalidate_lock about to be
- * dropped), which the kernel is getting.
+ * The kernel's points marked KERNEL in that list that the model has too
+ * print "point NAME by task N", where the kernel places them:
+ * RACE_ALLOC_LINKED, RACE_WB_MAPPED (writeback has mapped a batch's
+ * blocks - here a batch of one page - and unlocked it, the bio not
+ * submitted), RACE_INVAL_FREED (the block map changed, held pages let go,
+ * partial blocks not zeroed yet) and RACE_INVAL_UNLOCK (invalidate_lock
+ * dropped next).
  */
 
 /* One mtype constant per point of the list that the model has: at_NAME. */
@@ -607,7 +608,11 @@ inline zero_block_part(l, g, ok) {
 	}
 }
 
-/* fs/ext2/falloc.c punch_hole over [1, 4) of a file of size 6. */
+/* fs/ext2/falloc.c punch_hole over [1, 4) of a file of size 6. The
+ * partial page stays locked (and its writeback waited for) from its
+ * zeroing until the block map has changed, so writeback maps its blocks
+ * before (and the punch waited for that write) or after the free (a hole:
+ * nothing to write). NO_EDGE_HOLD unlocks it at once, as before. */
 inline punch_hole(held, g, ok) {
 	/* truncate_inode_pages_range(1, 4): page 0 is a partial edge page */
 	trunc_page(0, 1, H_PAGE, EDGE_HOLD, held);
@@ -615,11 +620,10 @@ inline punch_hole(held, g, ok) {
 	gate_inval_dropped();
 	/* ext2_free_range(1, 2) */
 	d_step { free_block(amap[1]); amap[1] = 0 };
+	release_held(held);	/* truncate_release_edges */
 	printf("point RACE_INVAL_FREED by task %d\n", _pid);
-	release_held(held);
 	/* zero_partial_blocks: the half of block 0 in the range */
-	zero_block_part(0, g, ok);
-	printf("point RACE_INVAL_ZEROED by task %d\n", _pid)
+	zero_block_part(0, g, ok)
 }
 
 /* alloc_or_zero(ZERO_RANGE) over [2, 6) of a file of size 6. */
@@ -641,7 +645,8 @@ inline zero_range(held, b) {
 	d_step {
 		bdata[amap[2]] = ZEROES;
 		printf("inval zeroes block %d on disk\n", amap[2])
-	}
+	};
+	printf("point RACE_INVAL_FREED by task %d\n", _pid)
 	/* zero_partial_blocks: the range cuts no block */
 }
 
@@ -665,8 +670,8 @@ inline shift_range(w) {
 		printf("inval shifts the map: %d %d %d %d\n",
 		       amap[0], amap[1], amap[2], amap[3])
 	};
-	printf("point RACE_INVAL_FREED by task %d\n", _pid);
-	isize = (op == COLLAPSE -> 4 : 8)
+	isize = (op == COLLAPSE -> 4 : 8);
+	printf("point RACE_INVAL_FREED by task %d\n", _pid)
 }
 
 /* setsize down to 3 (fs/ext2/inode.c shrink). */
@@ -696,8 +701,9 @@ inline shrink(held, g, ok, w) {
 /* setsize up to 8: the old EOF (6) is block-aligned, so there is no tail
  * to zero (ext2_zero_past_eof); block 3 comes inside EOF with no disk
  * block. Page 1 may be mapped writable by a page_mkwrite that saw size 6
- * and so gave block 3 nothing: write-protect it, so that the next store
- * faults into page_mkwrite again (Linux: pagecache_isize_extended). */
+ * and so gave block 3 nothing: pagecache_isize_extended (mm/rmap.c), once
+ * the size is stored, write-protects it under its page lock, so that the
+ * next store faults into page_mkwrite again. */
 inline grow() {
 	isize = 8;
 	printf("inval sets size 8\n");
