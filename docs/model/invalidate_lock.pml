@@ -731,10 +731,10 @@ proctype inval(byte op) {
 	bool ok;
 
 	if
-	:: excl(op) -> lock_excl()
-	:: else
+	:: excl(op) -> lock_excl();
+		printf("inval %e takes invalidate_lock exclusive\n", op)
+	:: else -> printf("inval %e takes no invalidate_lock\n", op)
 	fi;
-	printf("inval %e takes invalidate_lock exclusive\n", op);
 	d_step { apply_op(wantS, op) };
 	if
 	:: op == PUNCH -> punch_hole(held, g, ok)
