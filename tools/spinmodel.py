@@ -32,6 +32,9 @@ CHECKS = [
     Check("fixed", [], "pass",
           "kernel protocol: every operation x every fill path, with "
           "writeback and file B, no bad state"),
+    Check("fixed_no_hole", ["-DNO_HOLE"], "pass",
+          "the same with block 2 on disk: both of punch's partial pages "
+          "have blocks to free"),
     Check("readers", ["-DREADERS", "-DINVAL=PUNCH"], "pass",
           "punch x every fill path with the readers that take no lock "
           "(a cached hit, RWF_NOWAIT)"),
@@ -85,6 +88,15 @@ CHECKS = [
                            "-DFILL=3"], "assert",
           "punch unlocks its edge page before the free: writeback "
           "overwrites B's block"),
+    Check("no_edge_hold_reread", ["-DNO_HOLE", "-DNO_EDGE_HOLD",
+                                   "-DNO_LOCK_NOTUPTODATE", "-DINVAL=PUNCH",
+                                   "-DFILL=2"], "assert",
+          "no edge hold, no lock for the re-read: the re-read of a partial "
+          "page caches a freed block"),
+    Check("reread_edge_held", ["-DNO_HOLE", "-DNO_LOCK_NOTUPTODATE",
+                               "-DINVAL=PUNCH"], "pass",
+          "the edge hold alone keeps the re-read of a partial page from "
+          "punch's freed blocks"),
     Check("no_isize_extended_mkclean", ["-DNO_ISIZE_EXTENDED_MKCLEAN",
                                         "-DINVAL=GROW", "-DFILL=5"], "assert",
           "truncate up leaves the old EOF page writable: a store's data "
@@ -166,7 +178,7 @@ def replay(defines, workdir):
 
 
 DATA_NAMES = {0: "zeros", 1: "A's block 0", 2: "A's block 1",
-              3: "the store's", 4: "B's", 5: "poison"}
+              3: "the store's", 4: "B's", 5: "poison", 6: "A's block 2"}
 HALF_ZEROED = 8
 
 

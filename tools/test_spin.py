@@ -69,7 +69,8 @@ class SpinModelTest(unittest.TestCase):
         return res
 
     def test_protocol_holds(self):
-        for name in ("fixed", "readers"):
+        for name in ("fixed", "fixed_no_hole", "readers",
+                     "reread_edge_held"):
             with self.subTest(name):
                 self.assertHolds(name)
 
@@ -154,6 +155,21 @@ class SpinModelTest(unittest.TestCase):
         write = at(r"^writeback of index 0 writes blocks", reused)
         at(rf"^WRITE: block {block} is not A's", write)
         at(r"^invariant broken", write)
+
+    def test_reread_of_a_released_edge_page_caches_a_freed_block(self):
+        # Without the edge hold, a page not uptodate at the punch's edge
+        # stays cached and unlocked while its blocks are freed: a re-read
+        # without invalidate_lock maps one of them and reads the poison.
+        check = CHECKS["no_edge_hold_reread"]
+        self.assertBroken("no_edge_hold_reread")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
+        zeroed = at(r"^inval zeroes part of index 1$")
+        mapped = at(r"^fill maps index 1 to blocks 3 0$", zeroed)
+        freed = at(r"^A frees block 3$", mapped)
+        read = at(r"^read of index 1 from blocks 3 0 done: data [45] 0$",
+                  freed)
+        at(r"^invariant broken", read)
 
     def test_grow_without_mkclean_loses_the_store(self):
         check = CHECKS["no_isize_extended_mkclean"]

@@ -28,6 +28,9 @@
  *                        read, but they multiply the states by some 27
  *   LEAK_ONLY            only another file's data counts as bad: in A's
  *                        cache, or overwritten in B's blocks
+ *   NO_HOLE              block 2 starts on disk block 3 (data A2), not a
+ *                        hole: both of punch's edge pages have blocks
+ *                        to free, zero range allocates nothing
  *   PREALLOC_HOLE        preallocation (fallocate KEEP_SIZE) over a hole
  *                        at block 0, whose old block is free and poisoned;
  *                        NO_FILL_WAIT drops its wait for the fills' locked
@@ -42,9 +45,9 @@
  * in half blocks, so that a range can cut a block: a block is 2, a page 4.
  * The file A has two pages, logical blocks 0..3 (page p holds 2p, 2p+1),
  * and starts 6 half blocks long (3 blocks): block 0 on disk block 1
- * (data A0), block 1 on disk block 2 (A1), block 2 a hole inside EOF,
- * block 3 past EOF. Disk blocks 3 and 4 are free and hold garbage
- * (POISON). Page 0 starts absent from the cache, page 1 cached but not
+ * (data A0), block 1 on disk block 2 (A1), block 2 a hole inside EOF
+ * (NO_HOLE: on disk block 3, A2), block 3 past EOF. The other disk blocks
+ * are free and hold garbage (POISON). Page 0 starts absent from the cache, page 1 cached but not
  * uptodate (a read failed once), so both the read-miss and the
  * not-uptodate paths have work.
  *
@@ -55,11 +58,11 @@
  *
  * Tasks:
  *   inval      one operation under invalidate_lock exclusive:
- *                PUNCH     [1, 4): half of block 0 (zeroed through the
- *                          cache, filemap_zero_range) and block 1 (freed);
- *                          page 0 is a partial edge page, held locked from
- *                          its zeroing until the free (mm/truncate.c
- *                          truncate_inode_pages_hold_edges)
+ *                PUNCH     [1, 6): half of block 0 (zeroed through the
+ *                          cache, filemap_zero_range), blocks 1 and 2
+ *                          freed; both pages are partial edge pages, held
+ *                          locked from their zeroing until the free
+ *                          (mm/truncate.c truncate_inode_pages_hold_edges)
  *                ZERO      [2, 6): block 2 (a hole) allocated and zeroed,
  *                          blocks 1 and 2 zeroed on disk; both pages are
  *                          partial edges
@@ -81,8 +84,8 @@
  *              has returned (past EOF before a GROW or an INSERT)
  *   fast       (READERS) the cached-hit reader of page 0: no lock at all
  *   nowait     (READERS) the RWF_NOWAIT reader of page 1: trylock, -EAGAIN
- *   other      file B: the allocator hands it a block A freed, B writes
- *              its own data there
+ *   other      file B: the allocator hands it a block A freed (any of
+ *              them), B writes its own data there
  *   writeback  the flusher (mm/writeback.c, fs/ext2/file.c): takes a
  *              dirty page's lock, write-protects it, clears dirty, sets
  *              writeback, reads i_size, zeroes the page past EOF, maps
@@ -148,6 +151,7 @@ mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE, INSERT, GROW, PREALLOC };
 #define ZEROES 0
 #define A0 1		/* A's data as the file began, block 0 */
 #define A1 2		/* and block 1 */
+#define A2 6		/* and block 2 (NO_HOLE) */
 #define NEW 3		/* what the store wrote */
 #define DATA_B 4	/* file B's data */
 #define POISON 5	/* a freed or never used block's garbage */
@@ -521,13 +525,13 @@ proctype other() {
 	byte b;
 
 end_wait:
-	d_step {
-		freed != 0 ->
-		b = 1;
-		do
-		:: !(freed & (1 << b)) -> b++
-		:: else -> break
-		od;
+	atomic {
+		if
+		:: freed & (1 << 1) -> b = 1
+		:: freed & (1 << 2) -> b = 2
+		:: freed & (1 << 3) -> b = 3
+		:: freed & (1 << 4) -> b = 4
+		fi;
 		assert(owner[b] == FREE);
 		owner[b] = FILE_B; bdata[b] = DATA_B; freed = freed & ~(1 << b);
 		printf("B reuses block %d and writes its data\n", b)
@@ -540,7 +544,7 @@ end_wait:
  * starts and to wantE when it ends. */
 #define apply_op(w, op) \
 	if \
-	:: op == PUNCH -> w[0] = hz(w[0]); w[1] = ZEROES \
+	:: op == PUNCH -> w[0] = hz(w[0]); w[1] = ZEROES; w[2] = ZEROES \
 	:: op == ZERO -> w[1] = ZEROES; w[2] = ZEROES \
 	:: op == COLLAPSE -> w[1] = w[2]; w[2] = ZEROES; w[3] = ZEROES \
 	:: op == INSERT -> w[3] = w[2]; w[2] = w[1]; w[1] = ZEROES \
@@ -608,18 +612,23 @@ inline zero_block_part(l, g, ok) {
 	}
 }
 
-/* fs/ext2/falloc.c punch_hole over [1, 4) of a file of size 6. The
- * partial page stays locked (and its writeback waited for) from its
- * zeroing until the block map has changed, so writeback maps its blocks
- * before (and the punch waited for that write) or after the free (a hole:
- * nothing to write). NO_EDGE_HOLD unlocks it at once, as before. */
+/* fs/ext2/falloc.c punch_hole over [1, 6) of a file of size 6: both
+ * pages are partial (truncate_inode_pages_hold_edges), and each stays
+ * locked (its writeback waited for) from its zeroing until the block map
+ * has changed, so writeback maps a page's blocks before (and the punch
+ * waited for that write) or after the free (holes: nothing to write); a
+ * read of a page not uptodate waits too. NO_EDGE_HOLD unlocks each at
+ * once, as before. */
 inline punch_hole(held, g, ok) {
-	/* truncate_inode_pages_range(1, 4): page 0 is a partial edge page */
 	trunc_page(0, 1, H_PAGE, EDGE_HOLD, held);
+	trunc_page(1, 0, 2, EDGE_HOLD, held);
 	race_point(RACE_INVAL_DROPPED);
 	gate_inval_dropped();
-	/* ext2_free_range(1, 2) */
-	d_step { free_block(amap[1]); amap[1] = 0 };
+	/* ext2_free_range(1, 3) */
+	d_step {
+		free_block(amap[1]); amap[1] = 0;
+		free_block(amap[2]); amap[2] = 0
+	};
 	release_held(held);	/* truncate_release_edges */
 	printf("point RACE_INVAL_FREED by task %d\n", _pid);
 	/* zero_partial_blocks: the half of block 0 in the range */
@@ -1139,7 +1148,13 @@ init {
 #endif
 		owner[2] = FILE_A; bdata[2] = A1; amap[1] = 2;
 		wantS[1] = A1; wantE[1] = A1;
-		bdata[3] = POISON; bdata[4] = POISON;
+#ifdef NO_HOLE
+		owner[3] = FILE_A; bdata[3] = A2; amap[2] = 3;
+		wantS[2] = A2; wantE[2] = A2;
+#else
+		bdata[3] = POISON;
+#endif
+		bdata[4] = POISON;
 		pstate[1] = NOTUPTODATE; pgen[1] = 1;
 #ifdef LOCK_TWO
 		run lock_two(0, 1); run lock_two(1, 0); run lock_two(1, 1)
