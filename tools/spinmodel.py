@@ -30,13 +30,20 @@ Check = collections.namedtuple("Check", "name defines expect what")
 # the invariant fails, trail written), "deadlock" (invalid end state).
 CHECKS = [
     Check("fixed", [], "pass",
-          "kernel protocol: every operation x every fill path, no bad state"),
+          "kernel protocol: every operation x every fill path, with "
+          "writeback and file B, no bad state"),
+    Check("fixed_no_hole", ["-DNO_HOLE"], "pass",
+          "the same with block 2 on disk: both of punch's partial pages "
+          "have blocks to free"),
+    Check("readers", ["-DREADERS", "-DINVAL=PUNCH"], "pass",
+          "punch x every fill path with the readers that take no lock "
+          "(a cached hit, RWF_NOWAIT)"),
     Check("legacy_read_miss", ["-DLEGACY", "-DFILL=1"], "assert",
           "fills without the lock: read of an absent page"),
     Check("legacy_read_notuptodate", ["-DLEGACY", "-DFILL=2"], "assert",
           "fills without the lock: read of a page not uptodate"),
     Check("legacy_fault_mkwrite", ["-DLEGACY", "-DFILL=3"], "assert",
-          "fills without the lock: fault, then page_mkwrite and writeback"),
+          "fills without the lock: a store's fault, page_mkwrite, writeback"),
     Check("legacy_readahead", ["-DLEGACY", "-DFILL=4"], "assert",
           "fills without the lock: a readahead batch"),
     Check("legacy_leak", ["-DLEGACY", "-DLEAK_ONLY", "-DFILL=1",
@@ -57,6 +64,43 @@ CHECKS = [
           "lock_two in both orders and with itself: no deadlock"),
     Check("lock_two_unordered", ["-DLOCK_TWO", "-DUNORDERED"], "deadlock",
           "lock_two without the address order: deadlock found"),
+    # Mutants: one lock (or the edge hold, or the write-protection at a
+    # size change) taken out of the fixed protocol; each must break it.
+    Check("no_lock_read_miss", ["-DNO_LOCK_MISS"], "assert",
+          "the read miss alone without invalidate_lock"),
+    Check("no_lock_read_notuptodate", ["-DNO_LOCK_NOTUPTODATE"], "assert",
+          "the read of a page not uptodate alone without invalidate_lock"),
+    Check("no_lock_readahead", ["-DNO_LOCK_RA"], "assert",
+          "readahead alone without invalidate_lock"),
+    Check("no_lock_mkwrite", ["-DNO_LOCK_MKWRITE"], "assert",
+          "page_mkwrite alone without invalidate_lock"),
+    Check("no_excl_punch", ["-DNO_EXCL=PUNCH", "-DINVAL=PUNCH"], "assert",
+          "punch without invalidate_lock"),
+    Check("no_excl_zero", ["-DNO_EXCL=ZERO", "-DINVAL=ZERO"], "assert",
+          "zero range without invalidate_lock"),
+    Check("no_excl_collapse", ["-DNO_EXCL=COLLAPSE", "-DINVAL=COLLAPSE"],
+          "assert", "collapse range without invalidate_lock"),
+    Check("no_excl_insert", ["-DNO_EXCL=INSERT", "-DINVAL=INSERT"], "assert",
+          "insert range without invalidate_lock"),
+    Check("no_excl_truncate", ["-DNO_EXCL=TRUNCATE", "-DINVAL=TRUNCATE"],
+          "assert", "truncate without invalidate_lock"),
+    Check("no_edge_hold", ["-DNO_EDGE_HOLD", "-DLEAK_ONLY", "-DINVAL=PUNCH",
+                           "-DFILL=3"], "assert",
+          "punch unlocks its edge page before the free: writeback "
+          "overwrites B's block"),
+    Check("no_edge_hold_reread", ["-DNO_HOLE", "-DNO_EDGE_HOLD",
+                                   "-DNO_LOCK_NOTUPTODATE", "-DINVAL=PUNCH",
+                                   "-DFILL=2"], "assert",
+          "no edge hold, no lock for the re-read: the re-read of a partial "
+          "page caches a freed block"),
+    Check("reread_edge_held", ["-DNO_HOLE", "-DNO_LOCK_NOTUPTODATE",
+                               "-DINVAL=PUNCH"], "pass",
+          "the edge hold alone keeps the re-read of a partial page from "
+          "punch's freed blocks"),
+    Check("no_isize_extended_mkclean", ["-DNO_ISIZE_EXTENDED_MKCLEAN",
+                                        "-DINVAL=GROW", "-DFILL=5"], "assert",
+          "truncate up leaves the old EOF page writable: a store's data "
+          "has no block"),
 ]
 
 Result = collections.namedtuple(
@@ -133,18 +177,29 @@ def replay(defines, workdir):
     return events
 
 
-DATA_NAMES = {"0": "zeros", "1": "A's data", "2": "B's data",
-              "3": "poison (a freed block)"}
+DATA_NAMES = {0: "zeros", 1: "A's block 0", 2: "A's block 1",
+              3: "the store's", 4: "B's", 5: "poison", 6: "A's block 2"}
+HALF_ZEROED = 8
+
+
+def data_name(v):
+    """The model's data value @v (docs/model: ZEROES .. POISON, | HZ)."""
+    name = DATA_NAMES.get(v & ~HALF_ZEROED, str(v))
+    return name + (" half zeroed" if v & HALF_ZEROED else "")
 
 
 def readable(events):
-    """Number the events and name the data values of read completions."""
+    """Number the events and name the data values they print."""
     lines = []
     for i, ev in enumerate(events, 1):
-        ev = re.sub(r"data (\d)$",
-                    lambda m: f"data {m.group(1)} = {DATA_NAMES[m.group(1)]}",
+        ev = re.sub(r"data (\d+) (\d+)$",
+                    lambda m: (f"data {m.group(1)} {m.group(2)} = "
+                               f"{data_name(int(m.group(1)))}, "
+                               f"{data_name(int(m.group(2)))}"),
                     ev)
         ev = ev.replace("race point at_", "race point ")
+        if ev.startswith("invariant broken: ") and len(ev) > 160:
+            ev = ev[:157] + "..."
         lines.append(f"{i:3}  {ev}")
     return lines
 
@@ -170,25 +225,26 @@ def outcome(check, res):
 
 def kernel_schedule(events):
     """A legacy trail as tests/race_enum.c writes a schedule: the order of
-    the race points and of the two tasks' ends. The model drops the cache
-    page by page and labels RACE_INVAL_DROPPED after the whole range; the
-    kernel's point follows its drop of the one page the fill maps, so the
-    drop of that page stands for it. A's end is its freeing of the block,
-    B's the completion of its read."""
+    the race points and of the two tasks' ends. The model truncates the
+    cache page by page and labels RACE_INVAL_DROPPED after the whole range;
+    the kernel's point follows its truncation of the one page the fill
+    maps, so the drop (or the partial zeroing) of that page stands for it.
+    A's end is its freeing of the block, B's the completion of its read."""
     maps = [m.group(1) for m in (re.match(r"fill maps index (\d+) ", e)
                                  for e in events) if m]
     if not maps:
         return None
+    page = maps[-1]
     out = []
     for e in events:
         if "race point at_RACE_FILL_START" in e:
             out.append("B.FILL_START")
         elif "race point at_RACE_FILL_MAPPED" in e:
             out.append("B.FILL_MAPPED")
-        elif e == f"inval drops index {maps[-1]}":
+        elif re.match(rf"inval (drops|zeroes part of) index {page}$", e):
             out.append("A.INVAL_DROPPED")
         elif e.startswith("A frees block") and "A.end" not in out:
             out.append("A.end")
-        elif re.match(r"read of index \d+ from block \d+ done", e):
+        elif re.match(rf"read of index {page} from blocks [\d ]+ done", e):
             out.append("B.end")
     return " ".join(out)

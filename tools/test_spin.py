@@ -5,14 +5,20 @@
 
 Each check of tools/spinmodel.py is one full search of the model
 (docs/model/invalidate_lock.pml): the kernel's protocol must hold in every
-reachable state, and each fill path without its lock (legacy) must break
-it. The trail of the legacy read miss against punch must be the race the
-lock exists for (docs/locking.md): the punch drops the cache, the fill maps
-the old block, the punch frees it, another file reuses it, and the fill's
-read brings the other file's data into the cache; under the gates of the
+reachable state, with writeback and another file as tasks of their own and
+two blocks to a page; each fill path without its lock (legacy, and each
+alone), each invalidating operation without its exclusive lock, a punch
+that lets its partial edge page go before it frees the blocks under it and
+a truncate up that leaves the old EOF page writable must each break it.
+The trail of the legacy read miss against punch must be the race the lock
+exists for (docs/locking.md): the punch passes the page, the fill maps the
+old block, the punch frees it, another file reuses it, and the fill's read
+brings the other file's data into the cache; under the gates of the
 kernel's reproducers (tests/race.c) the trail is their schedule, race
-point by race point. Also: the race point
-names of the kernel and of the model are one list (tools/race_points.py).
+point by race point. The edge-hold trail must show writeback's write
+landing in file B's block, the grow trail a store's data with no block.
+Also: the race point names of the kernel and of the model are one list
+(tools/race_points.py).
 """
 
 import os
@@ -63,7 +69,18 @@ class SpinModelTest(unittest.TestCase):
         return res
 
     def test_protocol_holds(self):
-        self.assertHolds("fixed")
+        for name in ("fixed", "fixed_no_hole", "readers",
+                     "reread_edge_held"):
+            with self.subTest(name):
+                self.assertHolds(name)
+
+    def test_every_check_is_run(self):
+        # Each check of spinmodel.CHECKS is verified by a test here.
+        with open(os.path.abspath(__file__)) as f:
+            text = f.read()
+        for name in CHECKS:
+            if not name.startswith("no_excl_"):
+                self.assertIn(f'"{name}"', text)
 
     def test_preallocation_holds_and_breaks_without_its_wait(self):
         self.assertHolds("prealloc")
@@ -77,74 +94,118 @@ class SpinModelTest(unittest.TestCase):
 
     def test_each_fill_path_breaks_without_the_lock(self):
         for name in ("legacy_read_miss", "legacy_read_notuptodate",
-                     "legacy_fault_mkwrite", "legacy_readahead"):
+                     "legacy_fault_mkwrite", "legacy_readahead",
+                     "no_lock_read_miss", "no_lock_read_notuptodate",
+                     "no_lock_readahead", "no_lock_mkwrite"):
             with self.subTest(name):
                 self.assertBroken(name)
+
+    def test_each_operation_breaks_without_its_lock(self):
+        for op in ("punch", "zero", "collapse", "insert", "truncate"):
+            with self.subTest(op):
+                self.assertBroken("no_excl_" + op)
+
+    def at(self, ev, pattern, after=-1):
+        """Index of the first event after @after matching @pattern."""
+        for i, line in enumerate(ev):
+            if i > after and re.search(pattern, line):
+                return i
+        self.fail(f"no '{pattern}' after event {after} in:\n" +
+                  "\n".join(ev))
 
     def test_legacy_trail_is_the_race(self):
         check = CHECKS["legacy_leak"]
         self.assertBroken("legacy_leak")
         ev = spinmodel.replay(check.defines, self.tmp.name)
-        text = "\n".join(ev)
-
-        def at(pattern, after=-1):
-            for i, line in enumerate(ev):
-                if i > after and re.search(pattern, line):
-                    return i
-            self.fail(f"no '{pattern}' after event {after} in:\n{text}")
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
 
         maps = [i for i, e in enumerate(ev)
-                if re.match(r"fill maps index 0 to block [1-9]", e)]
-        self.assertTrue(maps, text)
-        block = re.search(r"block (\d+)", ev[maps[-1]]).group(1)
-        dropped = at(r"^inval drops index 0$")
+                if re.match(r"fill maps index 0 to blocks \d+ \d+$", e)]
+        self.assertTrue(maps, "\n".join(ev))
+        mapped = re.search(r"blocks (\d+) (\d+)$", ev[maps[-1]]).groups()
+        dropped = at(r"^inval (drops|zeroes part of) index 0$")
         self.assertGreater(maps[-1], dropped,
-                           "the fill must map the block after the drop")
+                           "the fill must map the blocks after the drop")
         at(r"race point at_RACE_FILL_MAPPED", maps[-1])
         inval_point = at(r"race point at_RACE_INVAL_DROPPED", dropped)
-        freed = at(rf"^A frees block {block}$", inval_point)
-        self.assertGreater(freed, maps[-1], text)
+        freed = at(r"^A frees block \d+$", inval_point)
+        block = re.search(r"(\d+)$", ev[freed]).group(1)
+        self.assertIn(block, mapped, "the fill mapped the freed block")
+        self.assertGreater(freed, maps[-1], "\n".join(ev))
         reused = at(rf"^B reuses block {block} ", freed)
-        read = at(rf"^read of index 0 from block {block} done: data 2$",
-                  reused)
+        read = at(r"^read of index 0 from blocks \d+ \d+ done: data "
+                  r"(4 \d+|\d+ 4)$", reused)
         at(r"^invariant broken", read)
 
-    def test_trail_as_a_kernel_schedule(self):
-        # tests/race_enum.c's notation for the trail; the legacy race boots'
-        # post-check (tools/boots.py) finds it among the kernel's failing
-        # schedules, and fails without it.
-        import boots
-        check = CHECKS["legacy_leak"]
-        self.assertBroken("legacy_leak")
+    def test_edge_page_released_early_loses_b_data(self):
+        # The punch zeroes its partial page and lets it go; writeback
+        # locks it, maps the punched block (still A's), the punch frees
+        # it, B is given it and writes, and writeback's write lands there.
+        check = CHECKS["no_edge_hold"]
+        self.assertBroken("no_edge_hold")
         ev = spinmodel.replay(check.defines, self.tmp.name)
-        want = "B.FILL_START A.INVAL_DROPPED B.FILL_MAPPED A.end B.end"
-        self.assertEqual(spinmodel.kernel_schedule(ev), want)
-        line = "    # race_enum: punch x read_miss: fails: {}: a freed block's poison\n"
-        boots.enum_matches_spin(line.format(want))
-        with self.assertRaises(boots.ext2img.CheckFailed):
-            boots.enum_matches_spin(line.format(
-                "A.INVAL_DROPPED A.end B.FILL_START B.FILL_MAPPED B.end"))
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
+        zeroed = at(r"^inval zeroes part of index 0$")
+        wb_map = at(r"^writeback of index 0 maps blocks \d+ \d+$", zeroed)
+        mapped = re.search(r"blocks (\d+) (\d+)$", ev[wb_map]).groups()
+        freed = at(r"^A frees block \d+$", wb_map)
+        block = re.search(r"(\d+)$", ev[freed]).group(1)
+        self.assertIn(block, mapped, "\n".join(ev))
+        reused = at(rf"^B reuses block {block} ", freed)
+        write = at(r"^writeback of index 0 writes blocks", reused)
+        at(rf"^WRITE: block {block} is not A's", write)
+        at(r"^invariant broken", write)
+
+    def test_reread_of_a_released_edge_page_caches_a_freed_block(self):
+        # Without the edge hold, a page not uptodate at the punch's edge
+        # stays cached and unlocked while its blocks are freed: a re-read
+        # without invalidate_lock maps one of them and reads the poison.
+        check = CHECKS["no_edge_hold_reread"]
+        self.assertBroken("no_edge_hold_reread")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
+        zeroed = at(r"^inval zeroes part of index 1$")
+        mapped = at(r"^fill maps index 1 to blocks 3 0$", zeroed)
+        freed = at(r"^A frees block 3$", mapped)
+        read = at(r"^read of index 1 from blocks 3 0 done: data [45] 0$",
+                  freed)
+        at(r"^invariant broken", read)
+
+    def test_grow_without_mkclean_loses_the_store(self):
+        check = CHECKS["no_isize_extended_mkclean"]
+        self.assertBroken("no_isize_extended_mkclean")
+        ev = spinmodel.replay(check.defines, self.tmp.name)
+        at = lambda pattern, after=-1: self.at(ev, pattern, after)  # noqa
+        writable = at(r"^page_mkwrite: index 1 dirty, mapped writable$")
+        grow = at(r"^inval sets size 8$", writable)
+        store = at(r"^store to block 3 lands in the page$", grow)
+        lost = at(r"^WRITE: dirty data for block 3, which has no disk "
+                  r"block: not written$", store)
+        at(r"^invariant broken", lost)
+        self.assertNotIn("inval write-protects index 1", "\n".join(ev))
 
     def test_protocol_holds_under_the_reproducers_gates(self):
         self.assertHolds("reproducer")
 
     def test_reproducers_schedule_is_the_trail(self):
         # tests/race.c's order: the fill stops at RACE_FILL_START, the
-        # punch drops the cache and stops at RACE_INVAL_DROPPED, the fill
-        # maps the old block and stops at RACE_FILL_MAPPED, then the punch
-        # frees it, B reuses it, and the fill's read returns B's data.
+        # punch truncates the cache (index 0 in part: it is not cached) and
+        # stops at RACE_INVAL_DROPPED, the fill inserts the page, maps the
+        # old blocks and stops at RACE_FILL_MAPPED, then the punch frees
+        # block 2 (the file's block 1), B reuses it, and the fill's read
+        # returns B's data there.
         check = CHECKS["legacy_reproducer"]
         self.assertBroken("legacy_reproducer")
         ev = spinmodel.replay(check.defines, self.tmp.name)
         order = [r"race point at_RACE_FILL_START by",
                  r"^inval PUNCH takes invalidate_lock exclusive$",
-                 r"^inval drops index 0$",
+                 r"^inval zeroes part of index 0$",
                  r"race point at_RACE_INVAL_DROPPED by",
-                 r"^fill maps index 0 to block 1$",
+                 r"^fill maps index 0 to blocks 1 2$",
                  r"race point at_RACE_FILL_MAPPED by",
-                 r"^A frees block 1$",
-                 r"^B reuses block 1 ",
-                 r"^read of index 0 from block 1 done: data 2$",
+                 r"^A frees block 2$",
+                 r"^B reuses block 2 ",
+                 r"^read of index 0 from blocks 1 2 done: data 1 4$",
                  r"^invariant broken"]
         i = -1
         for pattern in order:

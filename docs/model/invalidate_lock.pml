@@ -1,41 +1,124 @@
 /*
  * docs/model/invalidate_lock.pml: a SPIN model of whole's invalidate_lock
- * protocol (docs/locking.md) on one file's page cache and block map.
+ * protocol (docs/locking.md) on one file's page cache, its block map and
+ * writeback, with blocks smaller than a page.
  *
  * Run it with ./tools/spin (every check, trails printed readably) or by
  * hand:  spin -a [-DLEGACY] [-DINVAL=PUNCH] docs/model/invalidate_lock.pml
- *        gcc -O2 -DSAFETY -o pan pan.c && ./pan
- * Defines: LEGACY, LOCK_TWO, UNORDERED (below); INVAL=op and FILL=n pin the
- * operation and the fill path (else the search tries them all, see init);
- * REPRODUCER adds the kernel reproducers' gates; LEAK_ONLY narrows the
- * invariant to another file's data (see foreign()). PREALLOC_HOLE checks
- * preallocation instead (fallocate KEEP_SIZE over a hole at index 0, whose
- * old block is free and poisoned); NO_FILL_WAIT drops its wait for the
- * fills' locked pages (it must fail).
+ *        gcc -O0 -DSAFETY -o pan pan.c && ./pan
+ * Defines (tools/spinmodel.py CHECKS uses each):
+ *   INVAL=op, FILL=n     pin the operation and the fill path (else the
+ *                        search tries every one, see init)
+ *   LEGACY               no fill path takes invalidate_lock (nor reads
+ *                        i_size again under it): invalidate_lock=off
+ *   NO_LOCK_MISS, NO_LOCK_NOTUPTODATE, NO_LOCK_RA, NO_LOCK_MKWRITE
+ *                        the same for one path only: the read miss, the
+ *                        read of a page found not uptodate, readahead,
+ *                        page_mkwrite (its fault's read keeps its lock)
+ *   NO_EXCL=op           that operation takes no invalidate_lock
+ *   NO_EDGE_HOLD         punch unlocks its partial edge pages right after
+ *                        zeroing them, before it frees their blocks (the
+ *                        kernel before truncate_inode_pages_hold_edges)
+ *   NO_ISIZE_EXTENDED_MKCLEAN  growing the file leaves the old EOF page
+ *                        writable (no pagecache_isize_extended)
+ *   REPRODUCER           the kernel reproducers' gates (tests/race.c)
+ *   READERS              adds the two readers that take no lock (fast,
+ *                        nowait); they change nothing another task sees,
+ *                        and the monitor checks every state they could
+ *                        read, but they multiply the states by some 27
+ *   LEAK_ONLY            only another file's data counts as bad: in A's
+ *                        cache, or overwritten in B's blocks
+ *   NO_HOLE              block 2 starts on disk block 3 (data A2), not a
+ *                        hole: both of punch's edge pages have blocks
+ *                        to free, zero range allocates nothing
+ *   PREALLOC_HOLE        preallocation (fallocate KEEP_SIZE) over a hole
+ *                        at block 0, whose old block is free and poisoned;
+ *                        NO_FILL_WAIT drops its wait for the fills' locked
+ *                        pages (it must fail)
+ *   LOCK_TWO             filemap_invalidate_lock_two instead: two tasks
+ *                        lock the same two mappings in opposite argument
+ *                        orders, one locks a mapping with itself;
+ *                        UNORDERED drops the ordering by address (it must
+ *                        deadlock)
  *
- * The file A has two pages (indices 0 and 1) backed by blocks 1 and 2 of a
- * disk of NBLK blocks (0 stands for "hole"). Index 0 starts absent from the
- * cache, index 1 present but not uptodate (a read failed once), so both the
- * read-miss and the not-uptodate paths have work. Tasks:
- *   inval      one invalidating operation (PUNCH, TRUNCATE, ZERO range,
- *              COLLAPSE range; or PREALLOC) under invalidate_lock exclusive
- *   fill       read of index 0 (miss), read of index 1 (not uptodate),
- *              fault + page_mkwrite of index 0, a readahead batch of 0..1
- *   fast       the cached-hit reader: no lock at all
- *   nowait     the RWF_NOWAIT reader: trylock, -EAGAIN rather than wait
- *   other      file B: the allocator hands it a freed block and B writes
- *              its own data there
- *   writeback  writes dirty pages to the block their buffers name
- * LEGACY removes the fill paths' invalidate_lock (and their i_size recheck
- * under it), as the boot argument invalidate_lock=off does.
- * LOCK_TWO checks filemap_invalidate_lock_two instead: two tasks lock the
- * same two mappings in opposite argument orders, one locks a mapping with
- * itself; UNORDERED drops the ordering by address (it must deadlock).
+ * Geometry: a page holds two blocks (BPP). Sizes and ranges are counted
+ * in half blocks, so that a range can cut a block: a block is 2, a page 4.
+ * The file A has two pages, logical blocks 0..3 (page p holds 2p, 2p+1),
+ * and starts 6 half blocks long (3 blocks): block 0 on disk block 1
+ * (data A0), block 1 on disk block 2 (A1), block 2 a hole inside EOF
+ * (NO_HOLE: on disk block 3, A2), block 3 past EOF. The other disk blocks
+ * are free and hold garbage (POISON). Page 0 starts absent from the cache, page 1 cached but not
+ * uptodate (a read failed once), so both the read-miss and the
+ * not-uptodate paths have work.
+ *
+ * Pages remember no blocks, as in the C code: the fills (read_one_page)
+ * and writeback (wpages_one) look each block up in the live block map at
+ * the moment they do; a bio in flight keeps the disk block it was built
+ * for (iob[]) until it completes.
+ *
+ * Tasks:
+ *   inval      one operation under invalidate_lock exclusive:
+ *                PUNCH     [1, 6): half of block 0 (zeroed through the
+ *                          cache, filemap_zero_range), blocks 1 and 2
+ *                          freed; both pages are partial edge pages, held
+ *                          locked from their zeroing until the free
+ *                          (mm/truncate.c truncate_inode_pages_hold_edges)
+ *                ZERO      [2, 6): block 2 (a hole) allocated and zeroed,
+ *                          blocks 1 and 2 zeroed on disk; both pages are
+ *                          partial edges
+ *                COLLAPSE  block 1 out: flush_from page 0 (write back and
+ *                          drop everything), block 1 freed, block 2 moves
+ *                          down, size 4
+ *                INSERT    a hole at block 1: flush_from page 0, blocks
+ *                          1.. move up, size 8
+ *                TRUNCATE  to 3: the tail of block 1 zeroed and written
+ *                          (filemap_truncate_tail), page 1 dropped, blocks
+ *                          2.. freed
+ *                GROW      truncate up to 8: block 3 comes inside EOF; the
+ *                          old EOF page is write-protected (page_mkclean)
+ *                PREALLOC  (PREALLOC_HOLE) block 0 allocated, then zeroed
+ *   fill       FILL 1 read of page 0 (a miss), 2 read of page 1 (not
+ *              uptodate), 3 a store to block 1 through a shared mapping
+ *              (fault, page_mkwrite), 4 a readahead batch of 0..1, 5 a
+ *              store to block 2, then one to block 3 once the operation
+ *              has returned (past EOF before a GROW or an INSERT)
+ *   fast       (READERS) the cached-hit reader of page 0: no lock at all
+ *   nowait     (READERS) the RWF_NOWAIT reader of page 1: trylock, -EAGAIN
+ *   other      file B: the allocator hands it a block A freed (any of
+ *              them), B writes its own data there
+ *   writeback  the flusher (mm/writeback.c, fs/ext2/file.c): takes a
+ *              dirty page's lock, write-protects it, clears dirty, sets
+ *              writeback, reads i_size, zeroes the page past EOF, maps
+ *              each block inside EOF from the live map (a hole with data
+ *              in it: "dirty data ... no disk block: not written", data
+ *              lost, an assertion), unlocks; later the bio writes the
+ *              page's data to the blocks it mapped and writeback ends
+ *   init       at the end (every task done, no write in flight) writes
+ *              back what is dirty, as sync would, and checks the file
+ *
+ * What must hold (the monitor, init's end check and assertions on the
+ * way):
+ *   LEAK   no uptodate page of A holds B's data or a freed block's poison
+ *   B      each block B owns holds B's data (no write of A landed there)
+ *   WRITE  writeback writes only A's blocks, and loses no dirty data
+ *   EOF    once the operation is over, no page lies wholly past EOF
+ *   FILE   at the end, every block inside EOF reads (from the cache and
+ *          from the disk) what the operations and the store made of it:
+ *          wantE (the operation took effect at its end) or wantS (at its
+ *          start: a store that landed during the operation goes after it);
+ *          no block is mapped past EOF
  *
  * Race points: race_point(NAME) marks the place where the kernel's
  * race_point(NAME, obj) stands. kernel/race_points.def is the one list of
  * names (those marked MODEL are here); tools/race_points.py checks both
  * sides against it. A replayed trail prints "race point NAME by task N".
+ * The kernel's points marked KERNEL in that list that the model has too
+ * print "point NAME by task N", where the kernel places them:
+ * RACE_ALLOC_LINKED, RACE_WB_MAPPED (writeback has mapped a batch's
+ * blocks - here a batch of one page - and unlocked it, the bio not
+ * submitted), RACE_INVAL_FREED (the block map changed, held pages let go,
+ * partial blocks not zeroed yet) and RACE_INVAL_UNLOCK (invalidate_lock
+ * dropped next).
  */
 
 /* One mtype constant per point of the list that the model has: at_NAME. */
@@ -48,27 +131,35 @@ mtype = {
 };
 #define race_point(name) name: printf("race point %e by task %d\n", at_##name, _pid)
 
-mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE, PREALLOC };	/* the invalidating operations */
+/* the operations */
+mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE, INSERT, GROW, PREALLOC };
 
 #define NPAGE 2
-#define NBLK 4		/* blocks 1..3; 0 = hole */
+#define BPP 2		/* blocks per page */
+#define NLB 4		/* logical blocks of A: NPAGE * BPP */
+#define NBLK 5		/* disk blocks 1..4; 0 = hole */
+#define H_BLOCK 2	/* sizes in half blocks */
+#define H_PAGE 4
 
-/* fill kinds */
-#define READ 1		/* read of one index: miss or not uptodate */
-#define FAULT_MKWRITE 2	/* fault, then a store: page_mkwrite */
-#define READAHEAD 3	/* one batch over both indices */
-
-/* page states (the page lock is apart: plocked) */
+/* page states (the page lock, PG_writeback and a writable PTE apart) */
 #define ABSENT 0
 #define NOTUPTODATE 1
 #define UPTODATE 2
 #define DIRTY 3
 
-/* block contents and owners */
-#define DATA_ZERO 0
-#define DATA_A 1
-#define DATA_B 2
-#define POISON 3	/* a freed block, as the kernel's tests poison them */
+/* what a block holds, on disk or in its part of a cached page */
+#define ZEROES 0
+#define A0 1		/* A's data as the file began, block 0 */
+#define A1 2		/* and block 1 */
+#define A2 6		/* and block 2 (NO_HOLE) */
+#define NEW 3		/* what the store wrote */
+#define DATA_B 4	/* file B's data */
+#define POISON 5	/* a freed or never used block's garbage */
+#define HZ 8		/* flag: the half of the block that the operation's
+			 * range (or EOF) cuts is zeroed */
+#define hz(d) ((d) == ZEROES -> ZEROES : ((d) | HZ))
+
+/* owners */
 #define FREE 0
 #define FILE_A 1
 #define FILE_B 2
@@ -76,48 +167,102 @@ mtype = { PUNCH, TRUNCATE, ZERO, COLLAPSE, PREALLOC };	/* the invalidating opera
 /* Data A must never see: B's, or a freed block's poison. LEAK_ONLY keeps
  * B's alone, so that a trail shows the block freed and reused. */
 #ifdef LEAK_ONLY
-#define foreign(d) ((d) == DATA_B)
+#define foreign(d) (((d) & 7) == DATA_B)
 #else
-#define foreign(d) ((d) == DATA_B || (d) == POISON)
+#define foreign(d) (((d) & 7) == DATA_B || ((d) & 7) == POISON)
 #endif
 
 byte owner[NBLK];	/* FREE, FILE_A or FILE_B */
 byte bdata[NBLK];	/* what the block holds on disk */
-byte amap[NPAGE];	/* A's block map: index -> block, 0 = hole */
-byte isize = NPAGE;	/* A's size in pages */
+byte freed;		/* bit b: A freed block b (B's allocator takes it) */
+byte amap[NLB];		/* A's block map: logical block -> disk block */
+byte isize = 6;		/* A's size in half blocks */
+#define inside(l) (H_BLOCK * (l) < isize)	/* block l starts inside EOF */
 
 byte pstate[NPAGE];	/* page cache of A, one slot per index */
 bool plocked[NPAGE];	/* page lock of the page in the slot */
+bool pwb[NPAGE];	/* PG_writeback */
+bool pwrite[NPAGE];	/* a shared mapping maps it writable */
 byte pgen[NPAGE];	/* bumped at each insertion: which page is there */
-byte pblk[NPAGE];	/* the block the page's buffer maps (0 = hole) */
-byte pdata[NPAGE];	/* what the page holds */
-bool pmapped[NPAGE];	/* a PTE maps the page */
+byte pd[NLB];		/* the page data of each block (page p: 2p, 2p+1) */
+byte iob[NLB];		/* a bio in flight for the block: its disk block */
+
+byte wantS[NLB], wantE[NLB];	/* what the file must read, see FILE */
 
 short ilk;		/* invalidate_lock: 0 free, n readers, -1 writer */
 bool inval_done;	/* the invalidating operation has finished */
+byte nrun;		/* tasks that have not ended (B and writeback apart) */
+bool over;		/* init's end check ran */
+
+/* ---- which lock each path takes (the mutants drop one) ---- */
+
+#ifdef LEGACY
+#define NO_LOCK_MISS
+#define NO_LOCK_NOTUPTODATE
+#define NO_LOCK_RA
+#define NO_LOCK_MKWRITE
+#endif
+#ifdef NO_LOCK_MISS
+#define L_MISS 0
+#else
+#define L_MISS 1
+#endif
+#ifdef NO_LOCK_NOTUPTODATE
+#define L_NU 0
+#else
+#define L_NU 1
+#endif
+#ifdef NO_LOCK_RA
+#define L_RA 0
+#else
+#define L_RA 1
+#endif
+#ifdef NO_LOCK_MKWRITE
+#define L_MK 0
+#else
+#define L_MK 1
+#endif
+#ifdef NO_EXCL
+#define excl(op) ((op) != NO_EXCL)
+#else
+#define excl(op) true
+#endif
+#ifdef NO_EDGE_HOLD
+#define EDGE_HOLD 0
+#else
+#define EDGE_HOLD 1
+#endif
 
 /* ---- invalidate_lock, page lock, allocator ---- */
 
-inline lock_shared() { atomic { ilk >= 0 -> ilk++ } }
+inline lock_shared() { d_step { ilk >= 0 -> ilk++ } }
 inline unlock_shared() { assert(ilk > 0); ilk-- }
-inline lock_excl() { atomic { ilk == 0 -> ilk = -1 } }
+inline lock_excl() { d_step { ilk == 0 -> ilk = -1 } }
 inline unlock_excl() { assert(ilk == -1); ilk = 0 }
 
-#ifdef LEGACY
-inline fill_lock() { skip }
-inline fill_unlock() { skip }
-#else
-inline fill_lock() { lock_waiting = 1; lock_shared(); lock_waiting = 0 }
-inline fill_unlock() { unlock_shared() }
-#endif
+/* a fill path's lock, if it takes one (@on: L_MISS ...) */
+inline fill_lock(on) {
+	if
+	:: on -> lock_waiting = 1; lock_shared(); lock_waiting = 0
+	:: else
+	fi
+}
+inline fill_unlock(on) {
+	if
+	:: on -> unlock_shared()
+	:: else
+	fi
+}
 
 /* REPRODUCER: the gates of the kernel's race reproducers (tests/race.c)
  * force their schedule: the fill stops at RACE_FILL_START until the
  * invalidation stops at RACE_INVAL_DROPPED; the invalidation stays there
- * until the fill has passed RACE_FILL_MAPPED (and stopped there) or waits
- * for invalidate_lock; then the invalidation goes on, and the fill too.
+ * until the fill has passed RACE_FILL_MAPPED (and stopped there), waits
+ * for invalidate_lock or has ended (a hit: a page the operation read in
+ * itself); then the invalidation goes on, and the fill too.
  * A gate stops a task once. Without REPRODUCER every gate is open. */
 bool lock_waiting;	/* a fill waits for invalidate_lock */
+bool fill_gone;		/* the fill has ended */
 #ifdef REPRODUCER
 bool at_dropped, at_mapped, released, start_gate_used, mapped_gate_used;
 inline gate_fill_start() {
@@ -133,7 +278,7 @@ inline gate_fill_mapped() {
 	fi
 }
 inline gate_inval_dropped() {
-	at_dropped = 1; (at_mapped || lock_waiting); released = 1
+	at_dropped = 1; (at_mapped || lock_waiting || fill_gone); released = 1
 }
 #else
 inline gate_fill_start() { skip }
@@ -144,7 +289,7 @@ inline gate_inval_dropped() { skip }
 /* Lock the page a task found at @p in generation @g: ok = 0 if it left the
  * cache meanwhile (the kernel's page->mapping != mapping: start again). */
 inline lock_page(p, g, ok) {
-	atomic {
+	d_step {
 		(pstate[p] == ABSENT || pgen[p] != g || !plocked[p]) ->
 		if
 		:: pstate[p] != ABSENT && pgen[p] == g -> plocked[p] = 1; ok = 1
@@ -153,30 +298,26 @@ inline lock_page(p, g, ok) {
 	}
 }
 
-/* Take a free block for @file; b = 0 if there is none (ENOSPC). */
-inline alloc_block(file, b) {
-	atomic {
-		if
-		:: owner[1] == FREE -> b = 1
-		:: owner[2] == FREE -> b = 2
-		:: owner[3] == FREE -> b = 3
-		:: else -> b = 0
-		fi;
-		if
-		:: b != 0 -> owner[b] = file
-		:: else
-		fi
-	}
+/* A free block for A, the lowest; b = 0 if there is none (ENOSPC). */
+inline alloc_a(b) {
+	b = 1;
+	do
+	:: b < NBLK && owner[b] != FREE -> b++
+	:: else -> break
+	od;
+	if
+	:: b == NBLK -> b = 0
+	:: else -> owner[b] = FILE_A; freed = freed & ~(1 << b)
+	fi
 }
 
+/* A frees block b (ext2_free_range): poisoned, as the kernel's tests do. */
 inline free_block(b) {
 	if
 	:: b != 0 ->
 		assert(owner[b] == FILE_A);
-		atomic {
-			owner[b] = FREE; bdata[b] = POISON;
-			printf("A frees block %d\n", b)
-		}
+		owner[b] = FREE; bdata[b] = POISON; freed = freed | (1 << b);
+		printf("A frees block %d\n", b)
 	:: else
 	fi
 }
@@ -185,103 +326,197 @@ inline free_block(b) {
 
 /* Insertion (filemap_add_page): a new page, locked, not uptodate. */
 inline add_page(p) {
-	atomic {
-		assert(pstate[p] == ABSENT);
-		pstate[p] = NOTUPTODATE; plocked[p] = 1; pgen[p]++;
-		pblk[p] = 0; pdata[p] = DATA_ZERO
-	}
+	assert(pstate[p] == ABSENT);
+	pstate[p] = NOTUPTODATE; plocked[p] = 1; pgen[p]++;
+	pd[BPP * p] = ZEROES; pd[BPP * p + 1] = ZEROES
 }
 
-/* Map the locked page's block and read it; the read completes after the
- * fill may have dropped invalidate_lock, as the kernel's bio does. */
-inline map_block(p) {
-	pblk[p] = amap[p];
-	printf("fill maps index %d to block %d\n", p, pblk[p])
-}
-
-inline read_done(p) {
-	atomic {
-		pdata[p] = (pblk[p] != 0 -> bdata[pblk[p]] : DATA_ZERO);
-		pstate[p] = UPTODATE; plocked[p] = 0;
-		printf("read of index %d from block %d done: data %d\n", p, pblk[p], pdata[p])
-	}
-}
-
-/* Removal (truncate_inode_pages_range): caller holds invalidate_lock
- * exclusive; waits for the page lock like the kernel. */
-inline remove_page(p) {
-	assert(ilk == -1);
-	atomic {
-		!plocked[p] ->
-		pmapped[p] = 0; pstate[p] = ABSENT; pblk[p] = 0; pdata[p] = DATA_ZERO;
-		printf("inval drops index %d\n", p)
-	}
-}
-
-/* ---- the invalidating task ---- */
-
-/* Preallocation of index 0 (ext2 has no unwritten extents): the hole gets
- * a block, mapped first and written with zeroes after; the cached pages
- * over holes stay (they hold zeroes). A fill's new page is locked until
- * its read ends but the fill no longer holds the lock, so the kernel
- * first waits for every locked page of the range (filemap_wait_fills). */
-inline prealloc_hole(b) {
-#ifndef NO_FILL_WAIT
-	atomic { !plocked[0] -> printf("prealloc: no fill of index 0 in flight\n") };
-#endif
-	if
-	:: amap[0] == 0 ->
-		alloc_block(FILE_A, b);
+/* read_one_page: each block inside EOF looked up in the live map, the
+ * others (and holes) zeroes; the bio keeps its blocks. @inval: the
+ * invalidating task reads (filemap_zero_range, filemap_truncate_tail). */
+inline read_map(p, inval) {
+	d_step {
+		iob[BPP * p] = (inside(BPP * p) -> amap[BPP * p] : 0);
+		iob[BPP * p + 1] = (inside(BPP * p + 1) -> amap[BPP * p + 1] : 0);
 		if
-		:: b != 0 ->
-			amap[0] = b;
-			printf("prealloc maps index 0 to block %d, not zeroed yet\n", b);
-			bdata[b] = DATA_ZERO;
-			printf("prealloc zeroes block %d\n", b)
-		:: else /* ENOSPC: nothing changes */
+		:: inval -> printf("inval reads index %d: blocks %d %d\n",
+				   p, iob[BPP * p], iob[BPP * p + 1])
+		:: else -> printf("fill maps index %d to blocks %d %d\n",
+				  p, iob[BPP * p], iob[BPP * p + 1])
 		fi
+	}
+}
+
+/* The read completes (after the fill may have dropped invalidate_lock, as
+ * the kernel's bio does): the data the blocks hold now. */
+inline read_done(p) {
+	d_step {
+		pd[BPP * p] = (iob[BPP * p] != 0 -> bdata[iob[BPP * p]] : ZEROES);
+		pd[BPP * p + 1] = (iob[BPP * p + 1] != 0 -> bdata[iob[BPP * p + 1]] : ZEROES);
+		printf("read of index %d from blocks %d %d done: data %d %d\n",
+		       p, iob[BPP * p], iob[BPP * p + 1], pd[BPP * p], pd[BPP * p + 1]);
+		iob[BPP * p] = 0; iob[BPP * p + 1] = 0;
+		pstate[p] = UPTODATE; plocked[p] = 0
+	}
+}
+
+/* How much of block j of a page the half blocks [from, to) of the page
+ * cover: 2 all, 1 half, 0 none. */
+#define cover(j, from, to) \
+	(((from) <= H_BLOCK * (j) && H_BLOCK * (j) + H_BLOCK <= (to)) -> 2 : \
+	 (((from) < H_BLOCK * (j) + H_BLOCK && H_BLOCK * (j) < (to)) -> 1 : 0))
+
+inline zero_cover(l, n) {
+	if
+	:: n == 2 -> pd[l] = ZEROES
+	:: n == 1 -> pd[l] = hz(pd[l])
 	:: else
 	fi
 }
 
-proctype inval(byte op) {
-	byte b;
+/* Zero the half blocks [from, to) of the cached page p. */
+inline zero_part(p, from, to) {
+	zero_cover(BPP * p, cover(0, from, to));
+	zero_cover(BPP * p + 1, cover(1, from, to))
+}
 
-	lock_excl();
-	printf("inval %e takes invalidate_lock exclusive\n", op);
-	if
-	:: op == PREALLOC -> prealloc_hole(b); goto out
-	:: else
-	fi;
-	if
-	:: op == TRUNCATE -> isize = 0
-	:: else
-	fi;
-	/* unmap_mapping_range, then truncate_inode_pages_range */
-	remove_page(0);
-	remove_page(1);
-	race_point(RACE_INVAL_DROPPED);
-	gate_inval_dropped();
-	if
-	:: op != COLLAPSE ->
-		free_block(amap[0]); amap[0] = 0;
-		free_block(amap[1]); amap[1] = 0
-	:: else -> /* collapse index 0: index 1's block moves down */
-		free_block(amap[0]);
-		amap[0] = amap[1]; amap[1] = 0; isize = 1
-	fi;
-	if
-	:: op == ZERO -> /* ext2 has no unwritten extents: zeroed blocks */
-		alloc_block(FILE_A, b);
+/* truncate_page (mm/truncate.c), for truncate_inode_pages_range's walk:
+ * lock the page, wait for its writeback; a page the range covers leaves
+ * the cache (its entries first), a partial one is write-protected and
+ * zeroed in the range. @hold keeps a partial page locked (punch, the fix)
+ * and notes it in @held. An absent page: nothing to do. */
+inline trunc_page(p, from, to, hold, held) {
+	d_step {
+		(pstate[p] == ABSENT || (!plocked[p] && !pwb[p])) ->
 		if
-		:: b != 0 -> bdata[b] = DATA_ZERO; amap[0] = b
-		:: else /* ENOSPC after the punch: a hole reads zeros too */
+		:: from == 0 && to == H_PAGE ->
+			printf("inval drops index %d\n", p);
+			pwrite[p] = 0; pstate[p] = ABSENT;
+			pd[BPP * p] = ZEROES; pd[BPP * p + 1] = ZEROES
+		:: else ->
+			printf("inval zeroes part of index %d\n", p);
+			if
+			:: pstate[p] != ABSENT ->
+				pwrite[p] = 0;	/* page_mkclean */
+				if
+				:: pstate[p] != NOTUPTODATE -> zero_part(p, from, to)
+				:: else
+				fi;
+				if
+				:: hold -> plocked[p] = 1; held = held | (1 << p)
+				:: else
+				fi
+			:: else
+			fi
 		fi
+	}
+}
+
+inline release_held(held) {
+	d_step {
+		if
+		:: held & 1 -> plocked[0] = 0; printf("inval unlocks index 0\n")
+		:: else
+		fi;
+		if
+		:: held & 2 -> plocked[1] = 0; printf("inval unlocks index 1\n")
+		:: else
+		fi;
+		held = 0
+	}
+}
+
+/* ---- writeback ---- */
+
+/* One block of wpages_one: inside EOF, the live map's block, or (a hole)
+ * nothing: its data had better be zeroes, else it is lost. */
+inline wb_block(l) {
+	if
+	:: inside(l) -> iob[l] = amap[l]
+	:: else -> iob[l] = 0
+	fi
+}
+
+inline wb_lost(l) {
+	if
+	:: inside(l) && iob[l] == 0 && pd[l] != ZEROES ->
+		printf("WRITE: dirty data for block %d, which has no disk block: not written\n", l)
 	:: else
 	fi;
-out:
-	inval_done = 1;
-	unlock_excl()
+	assert(!inside(l) || iob[l] != 0 || pd[l] == ZEROES)
+}
+
+/* The page is locked: writeout_prepare (page_mkclean, clear dirty, set
+ * writeback), then wpages_one (i_size, the page zeroed past EOF, each
+ * block inside EOF mapped), then the page is unlocked. */
+inline wb_map(p) {
+	pwrite[p] = 0; pstate[p] = UPTODATE; pwb[p] = 1;
+	if
+	:: isize > H_PAGE * p && isize < H_PAGE * p + H_PAGE ->
+		zero_part(p, isize - H_PAGE * p, H_PAGE)
+	:: else
+	fi;
+	wb_block(BPP * p);
+	wb_block(BPP * p + 1);
+	printf("writeback of index %d maps blocks %d %d\n",
+	       p, iob[BPP * p], iob[BPP * p + 1]);
+	wb_lost(BPP * p);
+	wb_lost(BPP * p + 1);
+	printf("point RACE_WB_MAPPED by task %d\n", _pid)
+}
+
+/* The bio: the page's data to the blocks mapped, then writeback ends. */
+inline wb_write_block(l) {
+	if
+	:: iob[l] != 0 ->
+		if
+		:: owner[iob[l]] != FILE_A ->
+			printf("WRITE: block %d is not A's (owner %d)\n", iob[l], owner[iob[l]])
+		:: else
+		fi;
+#ifdef LEAK_ONLY
+		assert(owner[iob[l]] != FILE_B);
+#else
+		assert(owner[iob[l]] == FILE_A);
+#endif
+		bdata[iob[l]] = pd[l]; iob[l] = 0
+	:: else
+	fi
+}
+
+inline wb_write(p) {
+	printf("writeback of index %d writes blocks %d %d: data %d %d\n",
+	       p, iob[BPP * p], iob[BPP * p + 1], pd[BPP * p], pd[BPP * p + 1]);
+	wb_write_block(BPP * p);
+	wb_write_block(BPP * p + 1);
+	pwb[p] = 0
+}
+
+proctype writeback() {
+end_idle:
+	do
+	:: d_step { !over && pstate[0] == DIRTY && !plocked[0] && !pwb[0] -> wb_map(0) }
+	:: d_step { !over && pwb[0] -> wb_write(0) }
+	:: d_step { !over && pstate[1] == DIRTY && !plocked[1] && !pwb[1] -> wb_map(1) }
+	:: d_step { !over && pwb[1] -> wb_write(1) }
+	od
+}
+
+/* filemap_write_and_wait_range by the invalidating task for page p:
+ * written if dirty (as a sync writer: after any writeback in flight),
+ * then waited for. */
+inline sync_page(p, w) {
+	d_step {
+		(pstate[p] != DIRTY || !plocked[p]) && !pwb[p] ->
+		if
+		:: pstate[p] == DIRTY -> wb_map(p); w = 1
+		:: else -> w = 0
+		fi
+	};
+	if
+	:: w -> d_step { wb_write(p) }
+	:: else
+	fi
 }
 
 /* ---- file B takes what the allocator gives it ---- */
@@ -291,31 +526,240 @@ proctype other() {
 
 end_wait:
 	atomic {
-		(owner[1] == FREE || owner[2] == FREE || owner[3] == FREE) ->
-		alloc_block(FILE_B, b)
-	};
-	atomic {
-		bdata[b] = DATA_B;
+		if
+		:: freed & (1 << 1) -> b = 1
+		:: freed & (1 << 2) -> b = 2
+		:: freed & (1 << 3) -> b = 3
+		:: freed & (1 << 4) -> b = 4
+		fi;
+		assert(owner[b] == FREE);
+		owner[b] = FILE_B; bdata[b] = DATA_B; freed = freed & ~(1 << b);
 		printf("B reuses block %d and writes its data\n", b)
 	}
 }
 
-/* ---- writeback ---- */
+/* ---- the invalidating task ---- */
 
-inline write_page(p) {
-	printf("writeback of index %d to block %d\n", p, pblk[p]);
-	assert(pblk[p] != 0 && owner[pblk[p]] == FILE_A);
-	atomic { bdata[pblk[p]] = pdata[p]; pstate[p] = UPTODATE; plocked[p] = 0 }
+/* What an operation makes of the file's blocks: applied to wantS when it
+ * starts and to wantE when it ends. */
+#define apply_op(w, op) \
+	if \
+	:: op == PUNCH -> w[0] = hz(w[0]); w[1] = ZEROES; w[2] = ZEROES \
+	:: op == ZERO -> w[1] = ZEROES; w[2] = ZEROES \
+	:: op == COLLAPSE -> w[1] = w[2]; w[2] = ZEROES; w[3] = ZEROES \
+	:: op == INSERT -> w[3] = w[2]; w[2] = w[1]; w[1] = ZEROES \
+	:: op == TRUNCATE -> w[1] = hz(w[1]); w[2] = ZEROES; w[3] = ZEROES \
+	:: op == GROW -> w[3] = ZEROES \
+	:: op == PREALLOC -> skip \
+	fi
+
+/* filemap_wait_fills for page p: a fill's page stays locked until its
+ * read ends. */
+inline wait_fill(p) {
+	d_step { pstate[p] == ABSENT || !plocked[p] }
 }
 
-proctype writeback() {
-end_idle:
+/* ext2_alloc_range for a hole: the block is mapped first and zeroed on
+ * disk after. */
+inline alloc_hole(l, b) {
+	if
+	:: amap[l] == 0 ->
+		d_step { alloc_a(b) };
+		assert(b != 0);	/* the model has blocks enough */
+		amap[l] = b;
+		printf("inval maps block %d to block %d, not zeroed yet\n", l, b);
+		printf("point RACE_ALLOC_LINKED by task %d\n", _pid);
+		bdata[b] = ZEROES;
+		printf("inval zeroes block %d\n", b)
+	:: else
+	fi
+}
+
+/* grab_uptodate_page: page p locked and uptodate, read in (under the
+ * invalidating task's lock) if it must be. */
+inline grab_uptodate(p, g, ok) {
 	do
-	:: atomic { pstate[0] == DIRTY && !plocked[0] -> plocked[0] = 1 };
-		write_page(0)
-	:: atomic { pstate[1] == DIRTY && !plocked[1] -> plocked[1] = 1 };
-		write_page(1)
+	:: atomic {
+		if
+		:: pstate[p] == ABSENT ->
+			add_page(p); printf("inval inserts index %d\n", p)
+		:: pstate[p] != ABSENT && !plocked[p] -> plocked[p] = 1
+		fi
+	   };
+	   if
+	   :: pstate[p] == NOTUPTODATE ->
+		read_map(p, 1);
+		read_done(p);
+		g = pgen[p];
+		lock_page(p, g, ok);
+		if
+		:: ok -> break
+		:: else
+		fi
+	   :: else -> break
+	   fi
 	od
+}
+
+/* filemap_zero_range of the half of block l that the range cuts: the
+ * page read if need be, zeroed there (after its writeback) and dirtied. */
+inline zero_block_part(l, g, ok) {
+	grab_uptodate(l / BPP, g, ok);
+	atomic {
+		!pwb[l / BPP] ->
+		pd[l] = hz(pd[l]); pstate[l / BPP] = DIRTY; plocked[l / BPP] = 0;
+		printf("inval zeroes half of block %d in the cache (dirty)\n", l)
+	}
+}
+
+/* fs/ext2/falloc.c punch_hole over [1, 6) of a file of size 6: both
+ * pages are partial (truncate_inode_pages_hold_edges), and each stays
+ * locked (its writeback waited for) from its zeroing until the block map
+ * has changed, so writeback maps a page's blocks before (and the punch
+ * waited for that write) or after the free (holes: nothing to write); a
+ * read of a page not uptodate waits too. NO_EDGE_HOLD unlocks each at
+ * once, as before. */
+inline punch_hole(held, g, ok) {
+	trunc_page(0, 1, H_PAGE, EDGE_HOLD, held);
+	trunc_page(1, 0, 2, EDGE_HOLD, held);
+	race_point(RACE_INVAL_DROPPED);
+	gate_inval_dropped();
+	/* ext2_free_range(1, 3) */
+	d_step {
+		free_block(amap[1]); amap[1] = 0;
+		free_block(amap[2]); amap[2] = 0
+	};
+	release_held(held);	/* truncate_release_edges */
+	printf("point RACE_INVAL_FREED by task %d\n", _pid);
+	/* zero_partial_blocks: the half of block 0 in the range */
+	zero_block_part(0, g, ok)
+}
+
+/* alloc_or_zero(ZERO_RANGE) over [2, 6) of a file of size 6. */
+inline zero_range(held, b) {
+	wait_fill(0);
+	wait_fill(1);
+	/* ext2_alloc_range(1, 3): block 2 is a hole */
+	alloc_hole(1, b);
+	alloc_hole(2, b);
+	trunc_page(0, 2, H_PAGE, 0, held);
+	trunc_page(1, 0, 2, 0, held);
+	race_point(RACE_INVAL_DROPPED);
+	gate_inval_dropped();
+	/* ext2_alloc_range(1, 3, zero): the whole blocks zeroed on disk */
+	d_step {
+		bdata[amap[1]] = ZEROES;
+		printf("inval zeroes block %d on disk\n", amap[1])
+	};
+	d_step {
+		bdata[amap[2]] = ZEROES;
+		printf("inval zeroes block %d on disk\n", amap[2])
+	};
+	printf("point RACE_INVAL_FREED by task %d\n", _pid)
+	/* zero_partial_blocks: the range cuts no block */
+}
+
+/* collapse_range / insert_range of block 1 (off 2, len 2). */
+inline shift_range(w) {
+	/* flush_from(2): write back and drop from page 0 on */
+	sync_page(0, w);
+	sync_page(1, w);
+	trunc_page(0, 0, H_PAGE, 0, w);
+	trunc_page(1, 0, H_PAGE, 0, w);
+	race_point(RACE_INVAL_DROPPED);
+	gate_inval_dropped();
+	d_step {
+		if
+		:: op == COLLAPSE ->
+			free_block(amap[1]);
+			amap[1] = amap[2]; amap[2] = amap[3]; amap[3] = 0
+		:: else ->
+			amap[3] = amap[2]; amap[2] = amap[1]; amap[1] = 0
+		fi;
+		printf("inval shifts the map: %d %d %d %d\n",
+		       amap[0], amap[1], amap[2], amap[3])
+	};
+	isize = (op == COLLAPSE -> 4 : 8);
+	printf("point RACE_INVAL_FREED by task %d\n", _pid)
+}
+
+/* setsize down to 3 (fs/ext2/inode.c shrink). */
+inline shrink(held, g, ok, w) {
+	/* filemap_truncate_tail(3, 4): i_size, then the tail of block 1 */
+	grab_uptodate(0, g, ok);
+	atomic {
+		!pwb[0] ->
+		isize = 3; pd[1] = hz(pd[1]); pstate[0] = DIRTY; plocked[0] = 0;
+		printf("inval sets size 3, zeroes the tail of block 1 (dirty)\n")
+	};
+	/* truncate_pagecache(3) */
+	trunc_page(0, 3, H_PAGE, 0, held);
+	trunc_page(1, 0, H_PAGE, 0, held);
+	/* filemap_write_and_wait_range(3, 3) */
+	sync_page(0, w);
+	race_point(RACE_INVAL_DROPPED);
+	gate_inval_dropped();
+	/* ext2_truncate_blocks(3) */
+	d_step {
+		free_block(amap[2]); amap[2] = 0;
+		free_block(amap[3]); amap[3] = 0
+	};
+	printf("point RACE_INVAL_FREED by task %d\n", _pid)
+}
+
+/* setsize up to 8: the old EOF (6) is block-aligned, so there is no tail
+ * to zero (ext2_zero_past_eof); block 3 comes inside EOF with no disk
+ * block. Page 1 may be mapped writable by a page_mkwrite that saw size 6
+ * and so gave block 3 nothing: pagecache_isize_extended (mm/rmap.c), once
+ * the size is stored, write-protects it under its page lock, so that the
+ * next store faults into page_mkwrite again. */
+inline grow() {
+	isize = 8;
+	printf("inval sets size 8\n");
+#ifndef NO_ISIZE_EXTENDED_MKCLEAN
+	d_step {
+		!plocked[1] -> pwrite[1] = 0;
+		printf("inval write-protects index 1 (page_mkclean)\n")
+	}
+#endif
+}
+
+/* alloc_or_zero(KEEP_SIZE) over block 0, a hole: it first waits for every
+ * locked page of its range (filemap_wait_fills), since it keeps the cached
+ * pages over holes and the new block holds old bytes until zeroed. */
+inline prealloc_hole(b) {
+#ifndef NO_FILL_WAIT
+	wait_fill(0);
+	printf("prealloc: no fill of index 0 in flight\n");
+#endif
+	alloc_hole(0, b)
+}
+
+proctype inval(byte op) {
+	byte held, b, g, w;
+	bool ok;
+
+	if
+	:: excl(op) -> lock_excl();
+		printf("inval %e takes invalidate_lock exclusive\n", op)
+	:: else -> printf("inval %e takes no invalidate_lock\n", op)
+	fi;
+	d_step { apply_op(wantS, op) };
+	if
+	:: op == PUNCH -> punch_hole(held, g, ok)
+	:: op == ZERO -> zero_range(held, b)
+	:: op == COLLAPSE || op == INSERT -> shift_range(w)
+	:: op == TRUNCATE -> shrink(held, g, ok, w)
+	:: op == GROW -> grow()
+	:: op == PREALLOC -> prealloc_hole(b)
+	fi;
+	d_step { apply_op(wantE, op); inval_done = 1 };
+	printf("point RACE_INVAL_UNLOCK by task %d\n", _pid);
+	if
+	:: excl(op) -> unlock_excl()
+	:: else
+	fi;
+	nrun--
 }
 
 /* ---- readers with no lock ---- */
@@ -323,33 +767,42 @@ end_idle:
 /* The cached hit (read or fault): page uptodate, no lock of any kind. The
  * task keeps its reference, so the page it copies stays even if it is
  * dropped meanwhile: it reads the file as it was before the punch. */
-inline copy_hit(p, ok) {
-	atomic {
+inline copy_hit(p, g, ok) {
+	d_step {
 		if
 		:: pstate[p] == UPTODATE || pstate[p] == DIRTY ->
-			assert(!foreign(pdata[p]));
-			ok = 1
+			if
+			:: foreign(pd[BPP * p]) || foreign(pd[BPP * p + 1]) ->
+				printf("LEAK: a reader copies index %d: data %d %d\n",
+				       p, pd[BPP * p], pd[BPP * p + 1])
+			:: else
+			fi;
+			assert(!foreign(pd[BPP * p]) && !foreign(pd[BPP * p + 1]));
+			g = pgen[p]; ok = 1
 		:: else -> ok = 0
 		fi
 	}
 }
 
 proctype fast(byte p) {
+	byte g;
 	bool ok;
 
-	copy_hit(p, ok);
-	printf("fast reader of index %d: %d\n", p, ok)
+	copy_hit(p, g, ok);
+	printf("fast reader of index %d: %d\n", p, ok);
+	nrun--
 }
 
 /* RWF_NOWAIT: a hit, or trylock shared; never waits, never starts I/O. */
 proctype nowait(byte p) {
+	byte g;
 	bool ok;
 
-	copy_hit(p, ok);
+	copy_hit(p, g, ok);
 	if
 	:: ok
 	:: else ->
-		atomic {
+		d_step {
 			if
 			:: ilk >= 0 -> ilk++; ok = 1
 			:: else -> ok = 0
@@ -361,205 +814,278 @@ proctype nowait(byte p) {
 		:: else
 		fi;
 		printf("nowait reader of index %d: EAGAIN\n", p)
-	fi
+	fi;
+	nrun--
 }
 
 /* ---- the fill paths ---- */
 
-/* Bring index p uptodate, invalidate_lock held shared (unless LEGACY) on
- * entry and dropped here: right after inserting a new page (ok = 1), whose
- * lock then orders the read against every invalidation (remove_page waits
- * for it before any block is freed); after the read's block look-up for a
- * page found not uptodate (ok = 2), which an invalidation may have passed
- * already (in the kernel: the partial page at a punch's edge stays cached,
- * not uptodate, while its blocks are freed; the model has no partial
- * pages). ok = 0 if the page left the cache (start again). */
-inline fill_page(p, g, ok) {
-	atomic {
+/* read()'s way to an uptodate page p (the fault's too): a hit; else a
+ * miss, invalidate_lock shared around the insertion (the read then runs
+ * under the new page's lock, which every invalidation waits for before it
+ * frees a block); else a page found not uptodate, the lock held from
+ * before lock_page through the read's submission (an invalidation may
+ * have passed that page: partial edge pages stay cached). Ends with ok = 1
+ * and g the page's generation when the page is uptodate, ok = 0 at EOF. */
+inline read_path(p, sz, g, ok, miss) {
+	do
+	:: sz = isize;
+	   if
+	   :: H_PAGE * p >= sz -> ok = 0; break	/* EOF */
+	   :: else
+	   fi;
+	   copy_hit(p, g, ok);
+	   if
+	   :: ok -> break
+	   :: else
+	   fi;
+	   race_point(RACE_FILL_START);
+	   gate_fill_start();
+	   d_step { miss = (pstate[p] == ABSENT); g = pgen[p] };
+	   if
+	   :: miss ->
+		fill_lock(L_MISS);
 		if
-		:: pstate[p] == ABSENT -> add_page(p); ok = 1
-		:: else -> g = pgen[p]; ok = 2
-		fi
-	};
-	if
-	:: ok == 1 -> fill_unlock()
-	:: else ->
+		:: L_MISS -> sz = isize	/* again, under the lock */
+		:: else
+		fi;
+		d_step {
+			if
+			:: H_PAGE * p < sz && pstate[p] == ABSENT ->
+				add_page(p); ok = 1;
+				printf("fill inserts index %d\n", p)
+			:: else -> ok = 0
+			fi
+		};
+		fill_unlock(L_MISS)
+	   :: else ->
+		fill_lock(L_NU);
 		lock_page(p, g, ok);
 		if
-		:: ok -> ok = 2
+		:: ok && pstate[p] != NOTUPTODATE ->
+			plocked[p] = 0; ok = 0; fill_unlock(L_NU)
+		:: !ok -> fill_unlock(L_NU)
 		:: else
 		fi
-	fi;
-	if
-	:: ok && pstate[p] == NOTUPTODATE ->
-		map_block(p);
+	   fi;
+	   if
+	   :: ok ->
+		read_map(p, 0);
 		race_point(RACE_FILL_MAPPED);
 		gate_fill_mapped();
 		if
-		:: ok == 2 -> fill_unlock()
+		:: !miss -> fill_unlock(L_NU)
 		:: else
 		fi;
 		read_done(p)
-	:: ok && pstate[p] != NOTUPTODATE ->
-		plocked[p] = 0; fill_unlock()
-	:: else -> fill_unlock()
-	fi
+	   :: else
+	   fi
+	   /* and look again: the hit */
+	od
 }
 
-/* i_size as the fill sees it: sampled before the lock; the fixed kernel
- * samples it again under the lock (truncate changes it under exclusive). */
-inline fill_size(sz) {
-#ifndef LEGACY
-	sz = isize
-#else
-	skip
-#endif
+proctype fill(byte p) {
+	byte sz, g, miss;
+	bool ok;
+
+	read_path(p, sz, g, ok, miss);
+	fill_gone = 1;
+	nrun--
 }
 
-proctype fill(byte kind; byte p) {
-	byte sz, g, q, mine;
-	byte ok;
+/* A readahead batch: every absent index below EOF inserted under the
+ * lock, then mapped and read with the new pages' locks alone. */
+proctype readahead() {
+	byte sz, mine;
 
-again:
 	sz = isize;
-	copy_hit(p, ok);
+	race_point(RACE_FILL_START);
+	gate_fill_start();
+	fill_lock(L_RA);
 	if
-	:: ok && kind != READAHEAD -> goto mapped
+	:: L_RA -> sz = isize
+	:: else
+	fi;
+	d_step {
+		if
+		:: sz > 0 && pstate[0] == ABSENT ->
+			add_page(0); mine = 1; printf("fill inserts index 0\n")
+		:: else
+		fi
+	};
+	d_step {
+		if
+		:: sz > H_PAGE && pstate[1] == ABSENT ->
+			add_page(1); mine = mine | 2; printf("fill inserts index 1\n")
+		:: else
+		fi
+	};
+	fill_unlock(L_RA);
+	if
+	:: mine & 1 -> read_map(0, 0)
+	:: else
+	fi;
+	if
+	:: mine & 2 -> read_map(1, 0)
+	:: else
+	fi;
+	race_point(RACE_FILL_MAPPED);
+	gate_fill_mapped();
+	if
+	:: mine & 1 -> read_done(0)
+	:: else
+	fi;
+	if
+	:: mine & 2 -> read_done(1)
+	:: else
+	fi;
+	fill_gone = 1;
+	nrun--
+}
+
+/* page_mkwrite's allocation for block l, a hole inside EOF; b = 0 and
+ * ok = 0 on ENOSPC. */
+inline mk_alloc(l, b, ok) {
+	d_step {
+		if
+		:: ok && inside(l) && amap[l] == 0 ->
+			alloc_a(b);
+			if
+			:: b != 0 -> amap[l] = b;
+				printf("page_mkwrite maps block %d to block %d\n", l, b)
+			:: else -> ok = 0
+			fi
+		:: else
+		fi
+	}
+}
+
+/* Stores to page p through a shared mapping: to block l, then (if l2 is
+ * a block, not NLB) to block l2 once the operation has returned - the
+ * program stores past the old EOF only after a truncate up it made. A
+ * store faults when the entry is not writable: the fault gets the page
+ * uptodate (read()'s path), then page_mkwrite, under invalidate_lock
+ * shared and the page lock, gives the page's blocks inside EOF disk space
+ * and dirties it, and the entry becomes writable; the store lands if the
+ * entry is still writable then, else it faults again. */
+proctype mkwrite(byte p; byte l; byte l2) {
+	byte sz, g, miss, b;
+	bool ok;
+
+store:
+	atomic {
+		if
+		:: !inside(l) -> ok = 1	/* past EOF: the store is not file data */
+		:: inside(l) && pwrite[p] ->
+			assert(pstate[p] == DIRTY);
+			pd[l] = NEW; wantS[l] = NEW; wantE[l] = NEW; ok = 1;
+			printf("store to block %d lands in the page\n", l)
+		:: else -> ok = 0
+		fi
+	};
+	if
+	:: ok && l2 == NLB -> goto done
+	:: ok ->
+end_second:
+		inval_done;
+		l = l2; l2 = NLB; goto store
+	:: else
+	fi;
+	/* the fault */
+	read_path(p, sz, g, ok, miss);
+	if
+	:: !ok -> goto done	/* past EOF: SIGBUS */
 	:: else
 	fi;
 	race_point(RACE_FILL_START);
 	gate_fill_start();
-	fill_lock();
-	fill_size(sz);
-	if
-	:: kind == READAHEAD ->
-		/* one batch: every absent index below EOF inserted under the
-		 * lock, then mapped and read with the new pages' locks alone */
-		q = 0;
-		do
-		:: q < NPAGE ->
-			atomic {
-				if
-				:: q < sz && pstate[q] == ABSENT ->
-					add_page(q); mine = mine | (1 << q)
-				:: else
-				fi
-			};
-			q++
-		:: else -> break
-		od;
-		fill_unlock();
-		q = 0;
-		do
-		:: q < NPAGE ->
-			if
-			:: mine & (1 << q) -> map_block(q)
-			:: else
-			fi;
-			q++
-		:: else -> break
-		od;
-		race_point(RACE_FILL_MAPPED);
-		gate_fill_mapped();
-		q = 0;
-		do
-		:: q < NPAGE ->
-			if
-			:: mine & (1 << q) -> read_done(q)
-			:: else
-			fi;
-			q++
-		:: else -> break
-		od;
-		goto done
-	:: kind != READAHEAD && p >= sz -> fill_unlock(); goto done /* EOF */
-	:: else -> fill_page(p, g, ok)
-	fi;
-	if
-	:: !ok -> goto again
-	:: else
-	fi;
-	copy_hit(p, ok);
-	if
-	:: !ok -> goto again /* dropped meanwhile: the kernel retries */
-	:: else
-	fi;
-mapped:
-	if
-	:: kind == FAULT_MKWRITE -> goto mkwrite
-	:: else -> goto done
-	fi;
-mkwrite:
-	/* the fault maps the page; the first store calls page_mkwrite, which
-	 * allocates a block for a hole and dirties the page. The page's buffer
-	 * keeps the block it mapped at read time (block_page_mkwrite). */
-	fill_lock();
-	g = pgen[p];
+	fill_lock(L_MK);
 	lock_page(p, g, ok);
 	if
-	:: ok && (pstate[p] == UPTODATE || pstate[p] == DIRTY) ->
-		if
-		:: pblk[p] == 0 ->
-			atomic { /* the block map and the page's buffer */
-				alloc_block(FILE_A, q);
-				if
-				:: q != 0 -> amap[p] = q; pblk[p] = q
-				:: else
-				fi
-			}
-		:: else
-		fi;
-		if
-		:: pblk[p] != 0 ->
-			atomic { pmapped[p] = 1; pdata[p] = DATA_A; pstate[p] = DIRTY }
-		:: else /* ENOSPC: SIGBUS */
-		fi;
-		plocked[p] = 0
-	:: ok && !(pstate[p] == UPTODATE || pstate[p] == DIRTY) -> plocked[p] = 0
-	:: else /* truncated meanwhile: SIGBUS or refault */
+	:: !ok -> fill_unlock(L_MK); goto store
+	:: else
 	fi;
-	fill_unlock();
+	if
+	:: H_PAGE * p >= isize ->	/* SIGBUS */
+		plocked[p] = 0; fill_unlock(L_MK); goto done
+	:: else
+	fi;
+	!pwb[p];	/* wait_on_page_writeback */
+	mk_alloc(BPP * p, b, ok);
+	mk_alloc(BPP * p + 1, b, ok);
+	if
+	:: !ok -> plocked[p] = 0; fill_unlock(L_MK); goto done	/* ENOSPC */
+	:: else
+	fi;
+	pstate[p] = DIRTY;
+	race_point(RACE_FILL_MAPPED);
+	gate_fill_mapped();
+	d_step {
+		pwrite[p] = 1; plocked[p] = 0;
+		printf("page_mkwrite: index %d dirty, mapped writable\n", p)
+	};
+	fill_unlock(L_MK);
+	goto store;
 done:
-	skip
+	fill_gone = 1;
+	nrun--
 }
 
 /* ---- invariants ---- */
 
-/* STALE: an uptodate or dirty page holds what the block the file maps
- * there now holds: its buffer names that block (0 = hole both). */
-#define page_fresh(p) \
-	(!(pstate[p] == UPTODATE || pstate[p] == DIRTY) || pblk[p] == amap[p])
-/* LEAK: no uptodate or dirty page holds another file's data or a freed
- * block's poison. */
 #define page_clean(p) \
-	(!(pstate[p] == UPTODATE || pstate[p] == DIRTY) || !foreign(pdata[p]))
+	(!(pstate[p] == UPTODATE || pstate[p] == DIRTY) || \
+	 (!foreign(pd[BPP * p]) && !foreign(pd[BPP * p + 1])))
+#define b_intact(b) (owner[b] != FILE_B || bdata[b] == DATA_B)
+#define page_inside(p) (!inval_done || pstate[p] == ABSENT || H_PAGE * p < isize)
 
-/* EOF: once the operation is over, no page lies at or past EOF. */
-#define page_inside(p) (!inval_done || pstate[p] == ABSENT || p < isize)
-
+#define LEAK_OK (page_clean(0) && page_clean(1))
+#define B_OK (b_intact(1) && b_intact(2) && b_intact(3) && b_intact(4))
 #ifdef LEAK_ONLY
-#define INVARIANT (page_clean(0) && page_clean(1))
-#elif defined(PREALLOC_HOLE)
-/* A kept page over the hole still names no block (its zeroes are right):
- * no freshness by buffer; no poison and no other file's data in a page. */
-#define INVARIANT (page_clean(0) && page_clean(1))
+#define EOF_OK true
 #else
-#define INVARIANT (page_fresh(0) && page_fresh(1) && page_clean(0) && \
-		   page_clean(1) && page_inside(0) && page_inside(1))
+#define EOF_OK (page_inside(0) && page_inside(1))
 #endif
+#define INVARIANT (LEAK_OK && B_OK && EOF_OK)
 
 #ifndef LOCK_TWO
 active proctype monitor() {
 end_watch:
-	atomic { !INVARIANT -> assert(INVARIANT) }
+	d_step {
+		!INVARIANT ->
+		if
+		:: !LEAK_OK -> printf("LEAK: a page of A holds another file's data or poison\n")
+		:: else
+		fi;
+		if
+		:: !B_OK -> printf("B: a block of B no longer holds B's data\n")
+		:: else
+		fi;
+		if
+		:: !EOF_OK -> printf("EOF: a page lies past EOF\n")
+		:: else
+		fi;
+		assert(INVARIANT)
+	}
 }
 #endif
+
+/* FILE: what block l reads now, from the disk and, if cached, the page;
+ * a block that EOF cuts compares its inside half only. */
+#define disk(l) (amap[l] != 0 -> bdata[amap[l]] : ZEROES)
+#define cached(l) (pstate[(l) / BPP] == UPTODATE || pstate[(l) / BPP] == DIRTY)
+#define cut(l) (H_BLOCK * (l) < isize && isize < H_BLOCK * (l) + H_BLOCK)
+#define same(l, a, b) (cut(l) -> hz(a) == hz(b) : (a) == (b))
+#define blk_is(l, w) (!inside(l) || (same(l, disk(l), w[l]) && \
+			(!cached(l) || same(l, pd[l], w[l]))))
+#define file_is(w) (blk_is(0, w) && blk_is(1, w) && blk_is(2, w) && blk_is(3, w))
+#define mapped_inside(l) (inside(l) || amap[l] == 0)
 
 /* ---- filemap_invalidate_lock_two ---- */
 
 short ilk2[2];	/* two mappings' invalidate_lock; index = address order */
 
-inline lock_excl2(m) { atomic { ilk2[m] == 0 -> ilk2[m] = -1 } }
+inline lock_excl2(m) { d_step { ilk2[m] == 0 -> ilk2[m] = -1 } }
 inline unlock_excl2(m) { assert(ilk2[m] == -1); ilk2[m] = 0 }
 
 /* Lock a and b (the same mapping once), lower address first. */
@@ -586,46 +1112,101 @@ proctype lock_two(byte a; byte b) {
 }
 
 /* One invalidating operation and one fill path per run, each chosen by the
- * search (all of them are verified) unless INVAL=op or FILL=n pins it:
- * FILL 1 read of index 0 (a miss), 2 read of index 1 (not uptodate),
- * 3 fault and page_mkwrite of index 0, 4 a readahead batch. */
+ * search (all of them are verified) unless INVAL=op or FILL=n pins it.
+ * The reproducers' gates wait for RACE_INVAL_DROPPED, which GROW has not,
+ * and hold the operation for the fill, which fill 5 may wait for. */
 #ifdef PREALLOC_HOLE
 #define choose_op(op) op = PREALLOC
 #elif defined(INVAL)
 #define choose_op(op) op = INVAL
+#elif defined(REPRODUCER)
+#define choose_op(op) if :: op = PUNCH :: op = TRUNCATE :: op = ZERO \
+			 :: op = COLLAPSE :: op = INSERT fi
 #else
-#define choose_op(op) if :: op = PUNCH :: op = TRUNCATE :: op = ZERO :: op = COLLAPSE fi
+#define choose_op(op) if :: op = PUNCH :: op = TRUNCATE :: op = ZERO \
+			 :: op = COLLAPSE :: op = INSERT :: op = GROW fi
 #endif
 #ifdef FILL
 #define may_fill(n) (FILL == n)
+#elif defined(REPRODUCER)
+#define may_fill(n) (n != 5)	/* its second store waits for the operation */
 #else
 #define may_fill(n) true
 #endif
 
 init {
 	mtype op;
+	byte q;
 
 	atomic {
 #ifdef PREALLOC_HOLE
 		owner[1] = FREE; bdata[1] = POISON; amap[0] = 0;
+		wantS[0] = ZEROES; wantE[0] = ZEROES;
 #else
-		owner[1] = FILE_A; bdata[1] = DATA_A; amap[0] = 1;
+		owner[1] = FILE_A; bdata[1] = A0; amap[0] = 1;
+		wantS[0] = A0; wantE[0] = A0;
 #endif
-		owner[2] = FILE_A; bdata[2] = DATA_A; amap[1] = 2;
-		owner[3] = FILE_B; bdata[3] = DATA_B;
+		owner[2] = FILE_A; bdata[2] = A1; amap[1] = 2;
+		wantS[1] = A1; wantE[1] = A1;
+#ifdef NO_HOLE
+		owner[3] = FILE_A; bdata[3] = A2; amap[2] = 3;
+		wantS[2] = A2; wantE[2] = A2;
+#else
+		bdata[3] = POISON;
+#endif
+		bdata[4] = POISON;
 		pstate[1] = NOTUPTODATE; pgen[1] = 1;
 #ifdef LOCK_TWO
 		run lock_two(0, 1); run lock_two(1, 0); run lock_two(1, 1)
 #else
 		choose_op(op);
+		nrun = 2;
 		run inval(op); run other(); run writeback();
+#ifdef READERS
+		nrun = 4;
 		run fast(0); run nowait(1);
+#endif
 		if
-		:: may_fill(1) -> run fill(READ, 0)
-		:: may_fill(2) -> run fill(READ, 1)
-		:: may_fill(3) -> run fill(FAULT_MKWRITE, 0)
-		:: may_fill(4) -> run fill(READAHEAD, 0)
+		:: may_fill(1) -> run fill(0)
+		:: may_fill(2) -> run fill(1)
+		:: may_fill(3) -> run mkwrite(0, 1, NLB)
+		:: may_fill(4) -> run readahead()
+		:: may_fill(5) -> run mkwrite(1, 2, 3)
 		fi
 #endif
+	};
+#if !defined(LOCK_TWO) && !defined(LEAK_ONLY)
+	/* The end: every task but B and writeback has ended and no write is
+	 * in flight. Write back what is dirty (sync), then check the file. */
+	d_step {
+		nrun == 0 && !pwb[0] && !pwb[1] ->
+		over = 1;
+		assert(!plocked[0] && !plocked[1]);
+		q = 0;
+		do
+		:: q < NPAGE ->
+			if
+			:: pstate[q] == DIRTY -> wb_map(q); wb_write(q)
+			:: else
+			fi;
+			q++
+		:: else -> break
+		od;
+		printf("the end: size %d, map %d %d %d %d, disk %d %d %d %d\n",
+		       isize, amap[0], amap[1], amap[2], amap[3],
+		       disk(0), disk(1), disk(2), disk(3));
+		printf("the end: cache %d %d %d %d (pages %d %d), wantE %d %d %d %d, wantS %d %d %d %d\n",
+		       pd[0], pd[1], pd[2], pd[3], pstate[0], pstate[1],
+		       wantE[0], wantE[1], wantE[2], wantE[3],
+		       wantS[0], wantS[1], wantS[2], wantS[3]);
+		if
+		:: !(file_is(wantE) || file_is(wantS)) ->
+			printf("FILE: the file is neither wantE nor wantS\n")
+		:: else
+		fi;
+		assert(file_is(wantE) || file_is(wantS));
+		assert(mapped_inside(0) && mapped_inside(1) && mapped_inside(2) &&
+		       mapped_inside(3))
 	}
+#endif
 }
