@@ -430,6 +430,8 @@ static int ext2_write_end(struct address_space *m,
 			  struct page *page)
 {
 	struct inode *inode = m->host;
+	loff_t old = READ_ONCE(inode->i_size);
+	bool grows = false;
 
 	if (!page_test(page, PG_uptodate)) {
 		if (copied < len)
@@ -438,8 +440,7 @@ static int ext2_write_end(struct address_space *m,
 			page_set(page, PG_uptodate);
 	}
 	if (copied) {
-		bool grows = pos + copied > READ_ONCE(inode->i_size);
-
+		grows = pos + copied > old;
 		if (grows) {
 			inode_set_size(inode, pos + copied);
 			ext2_note_large_file(EXT2_SBI(inode->i_sb), inode);
@@ -450,6 +451,8 @@ static int ext2_write_end(struct address_space *m,
 	}
 	unlock_page(page);
 	put_page(page);
+	if (grows) /* as Linux's generic_write_end, once the page is let go */
+		pagecache_isize_extended(inode, old, pos + copied);
 	if (copied < len)
 		write_failed(inode, copied);
 	EXT2_I(inode)->i_wnew_mask = 0;
@@ -531,8 +534,6 @@ ext2_file_write(struct file *f, const void *buf, size_t len, loff_t *pos)
 		ei->i_ahead_limit = (((uint64_t)*pos + len - 1) >> bits) + 1;
 	n = filemap_write(f, buf, len, pos);
 	ahead_end(inode);
-	if (READ_ONCE(inode->i_size) > old)
-		pagecache_isize_extended(inode, old, READ_ONCE(inode->i_size));
 	return n;
 }
 
