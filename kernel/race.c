@@ -27,6 +27,7 @@ static DEFINE_WAIT_QUEUE_HEAD(race_wq);
 /* protected by race_lock: */
 static struct gate {
 	struct task *only;    /* the task the gate is for, or NULL: any */
+	void *obj;	      /* the object it is for, or NULL: any */
 	struct task *stopped; /* the task held here, or NULL */
 	bool released;
 	struct wait_queue_head wq; /* the stopped task waits here */
@@ -57,14 +58,15 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_INVAL_UNLOCK] = "invalidation: done, lock not dropped yet",
 };
 
-static void gate_reached(enum race_id rp)
+static void gate_reached(enum race_id rp, void *obj)
 {
 	struct gate *g = &gates[rp];
 	bool stop;
 
 	spin_lock(&race_lock);
 	stop = READ_ONCE(race_hooks[rp]) && !g->stopped &&
-	       (!g->only || g->only == current_task());
+	       (!g->only || g->only == current_task()) &&
+	       (!g->obj || g->obj == obj);
 	if (stop) {
 		g->stopped = current_task();
 		g->released = false;
@@ -80,86 +82,72 @@ static void gate_reached(enum race_id rp)
 /* A hook knows its object, not its point: one per gated point. */
 static void gate_fill_start(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_FILL_START);
+	gate_reached(RACE_FILL_START, obj);
 }
 
 static void gate_fill_mapped(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_FILL_MAPPED);
+	gate_reached(RACE_FILL_MAPPED, obj);
 }
 
 static void gate_inval_dropped(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_INVAL_DROPPED);
+	gate_reached(RACE_INVAL_DROPPED, obj);
 }
 
 static void gate_lock_two_first(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_LOCK_TWO_FIRST);
+	gate_reached(RACE_LOCK_TWO_FIRST, obj);
 }
 
 static void gate_inodes_two_first(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_INODES_TWO_FIRST);
+	gate_reached(RACE_INODES_TWO_FIRST, obj);
 }
 
 static void gate_read_copy(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_READ_COPY);
+	gate_reached(RACE_READ_COPY, obj);
 }
 
 static void gate_fill_inserted(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_FILL_INSERTED);
+	gate_reached(RACE_FILL_INSERTED, obj);
 }
 
 static void gate_alloc_linked(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_ALLOC_LINKED);
+	gate_reached(RACE_ALLOC_LINKED, obj);
 }
 
 static void gate_ra_worker(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_RA_WORKER);
+	gate_reached(RACE_RA_WORKER, obj);
 }
 
 static void gate_wb_mapped(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_WB_MAPPED);
+	gate_reached(RACE_WB_MAPPED, obj);
 }
 
 static void gate_reclaim_chosen(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_RECLAIM_CHOSEN);
+	gate_reached(RACE_RECLAIM_CHOSEN, obj);
 }
 
 static void gate_write_copy(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_WRITE_COPY);
+	gate_reached(RACE_WRITE_COPY, obj);
 }
 
 static void gate_inval_freed(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_INVAL_FREED);
+	gate_reached(RACE_INVAL_FREED, obj);
 }
 
 static void gate_inval_unlock(void *obj)
 {
-	(void)obj;
-	gate_reached(RACE_INVAL_UNLOCK);
+	gate_reached(RACE_INVAL_UNLOCK, obj);
 }
 
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
@@ -186,10 +174,16 @@ void race_arm(enum race_id rp)
 
 void race_arm_for(enum race_id rp, struct task *only)
 {
+	race_arm_for_obj(rp, only, NULL);
+}
+
+void race_arm_for_obj(enum race_id rp, struct task *only, void *obj)
+{
 	if (WARN_ON_ONCE(!gate_hooks[rp]))
 		return; /* not a point where the code may sleep */
 	spin_lock(&race_lock);
 	gates[rp].only = only;
+	gates[rp].obj = obj;
 	gates[rp].stopped = NULL;
 	gates[rp].released = false;
 	spin_unlock(&race_lock);

@@ -62,9 +62,11 @@ struct task;
  * RACE_ALLOC_LINKED, RACE_RA_WORKER, RACE_WB_MAPPED, RACE_RECLAIM_CHOSEN,
  * RACE_WRITE_COPY, RACE_INVAL_FREED and RACE_INVAL_UNLOCK (points that
  * may sleep).
- * race_arm_for stops only task @only. */
+ * race_arm_for stops only task @only; race_arm_for_obj only a task that
+ * passes with @obj (the point's object: a page, an inode), @only if set. */
 void race_arm(enum race_id id);
 void race_arm_for(enum race_id id, struct task *only);
+void race_arm_for_obj(enum race_id id, struct task *only, void *obj);
 /* Return: 1 if a task stopped at @id, 0 if @cond(@arg) became true
  * first, -ETIMEDOUT after RACE_TIMEOUT_MS (a test failure, never a
  * schedule). */

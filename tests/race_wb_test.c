@@ -23,6 +23,11 @@
  * A write mapped before the free and submitted after it lands in G: G,
  * read back from disk, must hold only 'G', and F, written back and read
  * from disk, what the operation's rule says (a model of its bytes here).
+ * And reclaim the other way round: it chooses page 2 (a reference, no
+ * lock: RACE_RECLAIM_CHOSEN) before A starts, A runs to its end, G is
+ * written, and reclaim goes on with a page that left the cache, or stayed
+ * partly zeroed over holes: it must free it or write only what the block
+ * map holds now.
  * W takes no invalidate_lock in either mode, so the suite runs in the
  * legacy boots too and must pass there: what keeps W out is the page lock
  * of the partial pages, held by the operation across the block change
@@ -48,12 +53,14 @@
 #define VICTIM ((loff_t)RACE_VICTIM * PAGE_SIZE)
 
 enum wb_op { OP_PUNCH, OP_ZERO, OP_TRUNCATE, OP_COLLAPSE, OP_INSERT, NR_OPS };
-enum third { BY_FLUSH, BY_FSYNC, BY_RECLAIM, NR_THIRD };
+enum third { BY_FLUSH, BY_FSYNC, BY_RECLAIM, BY_RECLAIM_FIRST, NR_THIRD };
 
 static const char *const op_names[] = {
 	"punch", "zero", "truncate", "collapse", "insert"
 };
-static const char *const third_names[] = { "flush", "fsync", "reclaim" };
+static const char *const third_names[] = {
+	"flush", "fsync", "reclaim", "reclaim chose first"
+};
 
 struct wb_case {
 	enum wb_op op;
@@ -136,7 +143,8 @@ static int third_party(void *arg)
 		return -ETIMEDOUT;
 	switch (c->by) {
 	case BY_FLUSH: return writeback_all(false);
-	case BY_RECLAIM: reclaim_pages(ULONG_MAX / 4); return 0;
+	case BY_RECLAIM:
+	case BY_RECLAIM_FIRST: reclaim_pages(ULONG_MAX / 4); return 0;
 	default:
 		fd = open(RACE_F_PATH, O_RDONLY);
 		if (fd < 0)
@@ -230,6 +238,25 @@ static void check_f(struct ktest *t, const char *model, loff_t size)
 	kfree(buf);
 }
 
+/* Reclaim holds page 2, chosen, while A runs from start to end; G takes
+ * what A freed; then reclaim goes on. */
+static void reclaim_first(struct ktest *t, struct wb_case *c)
+{
+	c->w = task_create(third_names[c->by], third_party, c);
+	KTEST_ASSERT_FALSE(t, IS_ERR(c->w));
+	race_arm_for_obj(RACE_RECLAIM_CHOSEN, c->w, c->victim);
+	WRITE_ONCE(c->go, true);
+	KTEST_EXPECT_EQ(t, race_wait(RACE_RECLAIM_CHOSEN, NULL, NULL), 1);
+	c->a = task_create(op_names[c->op], run_op, c);
+	KTEST_ASSERT_FALSE(t, IS_ERR(c->a));
+	task_join(c->a);
+	KTEST_EXPECT_EQ(t, c->a_ret, 0);
+	KTEST_EXPECT_EQ(
+	    t, race_write_file(RACE_G_PATH, 'G', 0, RACE_NPAGES), 0);
+	race_release(RACE_RECLAIM_CHOSEN);
+	KTEST_EXPECT_EQ(t, task_join(c->w), 0);
+}
+
 static void run_case(struct ktest *t, enum wb_op op, enum third by)
 {
 	struct wb_case c = { .op = op, .by = by };
@@ -246,6 +273,10 @@ static void run_case(struct ktest *t, enum wb_op op, enum third by)
 	sb = c.sb;
 	ext2_debug_reuse_freed(sb, true);
 
+	if (by == BY_RECLAIM_FIRST) {
+		reclaim_first(t, &c);
+		goto check;
+	}
 	race_arm(RACE_INVAL_DROPPED);
 	c.a = task_create(op_names[op], run_op, &c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(c.a));
@@ -276,6 +307,7 @@ static void run_case(struct ktest *t, enum wb_op op, enum third by)
 	    t, race_write_file(RACE_G_PATH, 'G', 0, RACE_NPAGES), 0);
 	race_release(RACE_WB_MAPPED);
 	KTEST_EXPECT_EQ(t, task_join(c.w), 0);
+check:
 	ext2_debug_reuse_freed(sb, false);
 	writeback_hold_flusher(false);
 	put_page(c.victim);
