@@ -538,8 +538,9 @@ int filemap_add_page(struct address_space *m,
  * Bring the source of a write into the page tables, as the task's own
  * loads would, but with no page lock held and a bad address reported, not
  * fatal: the copy under the page lock (arch_copy_nofault) then stops at a
- * fault rather than take it. Only the file-mapping area can fault; the
- * rest of the one address space is always mapped.
+ * fault rather than take it. Only the file-mapping area can be faulted
+ * in; elsewhere what is not mapped (a guard page, a wild pointer) never
+ * will be.
  * Return: how many of @len bytes could not be brought in (0: none).
  */
 static size_t fault_in_readable(const void *buf, size_t len)
@@ -548,12 +549,11 @@ static size_t fault_in_readable(const void *buf, size_t len)
 
 	for (uintptr_t va = start; va < end;
 	     va = ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE) {
-		bool writable;
+		uintptr_t page = ALIGN_DOWN(va, PAGE_SIZE);
 
-		if (!vm_in_mmap_area(va) ||
-		    vm_mmap_lookup(ALIGN_DOWN(va, PAGE_SIZE), &writable))
+		if (arch_pt_lookup(page, NULL))
 			continue;
-		if (vm_mmap_fault(va, false))
+		if (!vm_in_mmap_area(va) || vm_mmap_fault(va, false))
 			return end - va;
 	}
 	return 0;

@@ -168,6 +168,30 @@ static void write_source_unmapped(struct ktest *t)
 	KTEST_EXPECT_EQ(t, unlink(DEST_NAME), 0);
 }
 
+/* A source nothing maps - low memory, or a mapping's area after munmap -
+ * fails the write with EFAULT before any page is taken, and the writer
+ * lives. */
+static void write_source_never_mapped(struct ktest *t)
+{
+	const void *low = (const void *)0x1000;
+	void *gone;
+	int fd;
+
+	make_dest(t);
+	fd = open(DEST_NAME, O_RDWR);
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	gone = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	KTEST_ASSERT_TRUE(t, gone != MAP_FAILED);
+	munmap(gone, 4096);
+	KTEST_EXPECT_EQ(t, write(fd, low, 4096), -1);
+	KTEST_EXPECT_EQ(t, errno, EFAULT);
+	KTEST_EXPECT_EQ(t, pwrite(fd, gone, 4096, 0), -1);
+	KTEST_EXPECT_EQ(t, errno, EFAULT);
+	close(fd);
+	check_dest(t, NULL);
+	KTEST_EXPECT_EQ(t, unlink(DEST_NAME), 0);
+}
+
 #define GROW_NAME "/mmap_grow.bin"
 
 enum grow_how { GROW_TRUNCATE, GROW_WRITE, GROW_FALLOCATE, NR_GROW };
@@ -226,6 +250,7 @@ static struct ktest_case mmap_write_cases[] = {
 	KTEST_CASE(grow_write_protects_eof_page),
 	KTEST_CASE(write_source_entry_dropped),
 	KTEST_CASE(write_source_unmapped),
+	KTEST_CASE(write_source_never_mapped),
 	{},
 };
 KTEST_SUITE(vfs_mmap_write, mmap_write_cases);
