@@ -194,9 +194,12 @@ def race_prepare(name, block):
 def race_check(name, legacy=False):
     def post_check(build: Path) -> None:
         ext2img.check_image(build / f"{name}.img")
-        if legacy:
-            enum_matches_spin((build / "test-logs" / f"{name}.log").read_text(
-                errors="replace"))
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
+        # A run of some suites only (./tools/test race_legacy race_punch)
+        # has no schedules to compare; a full run must run race_enum (the
+        # boot lists it), so this never skips the comparison there.
+        if legacy and re.search(r"^\s*# Subtest: race_enum\s*$", log, re.M):
+            enum_matches_spin(log)
     return post_check
 
 
