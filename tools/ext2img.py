@@ -83,9 +83,11 @@ def make_uboot_disk(path, image, append):
     if table not in (bytes(66), ours):
         raise CheckFailed(f"{path}: its boot block holds a partition table "
                           "already; not touching it")
+    # An empty append line is a syntax error to U-Boot's extlinux parser
+    # ("Expected string literal"), after which it jumps to a bad address.
     conf = ("# written by tools/run --uboot (tools/ext2img.py)\n"
             "default whole\nlabel whole\n  kernel /boot/Image\n"
-            f"  append {append}\n")
+            + (f"  append {append}\n" if append.strip() else ""))
     with tempfile.NamedTemporaryFile("w", suffix=".conf") as c:
         c.write(conf)
         c.flush()
