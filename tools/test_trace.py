@@ -96,6 +96,21 @@ class TraceShellTest(unittest.TestCase):
                     ET.fromstring(out.stdout)
                     self.assertIn(f"page 0 of ino {ino} inserted", out.stdout)
 
+    def test_race_names_are_listed(self):
+        """--list names every reproducer; a name that is not one is
+        answered with that list (not with the suites), and no boot."""
+        trace = [sys.executable, str(ROOT / "tools" / "trace"), "race"]
+        names = subprocess.run(trace + ["--list"], capture_output=True,
+                               text=True, check=True).stdout.split()
+        self.assertIn("race_punch_fault", names)
+        self.assertIn("race_truncate_page_mkwrite", names)
+        self.assertEqual(len(names), 5 * 11)   # operations x fill paths
+        bad = subprocess.run(trace + ["punch-vs-fault"], capture_output=True,
+                             text=True)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("race_punch_fault", bad.stderr)
+        self.assertNotIn("race_enum", bad.stderr)
+
     def test_bad_dump_is_refused(self):
         with self.assertRaises(tracefmt.BadDump):
             tracefmt.parse("trace: begin 1 128\ntrace: e 1 0 1 10 0 0\n")
