@@ -6,7 +6,8 @@
 The KTAP parser (tools/ktap.py) skips log lines; this module reads them.
 A log line (after its "[ seconds]" stamp) that matches one of REPORTS is a
 kernel report of a bug: a WARNING, a lock-order violation, an oops (trap in
-a task), a task ending with locks held, an unclean root unmount at
+a task; a bus error past a mapped file's EOF, "sigbus", is a kind of its
+own), a task ending with locks held, an unclean root unmount at
 poweroff, completions found without an interrupt, ... Each is a failure of
 its boot unless an allow-list entry (kind, glob over `where`) expects it.
 
@@ -28,6 +29,14 @@ import ktap
 REPORTS = [
     ("warning", r"WARNING: "),
     ("lockdep", r"lockdep: "),
+    # A task ended by a bus error: a load or store in a file mapping past
+    # the file's EOF (arch/riscv64/trap.c mmap_fault, Linux's SIGBUS), the
+    # whole line as it prints it, nothing else. A truncate racing a
+    # mapping's user provokes it on purpose; any other oops (a segfault,
+    # a fault in the kernel's own code, an illegal instruction, a stack
+    # overflow) is "oops", never this.
+    ("sigbus", r"Oops: bus error \(SIGBUS\) at (0x[0-9a-f]+|0), address "
+               r"(0x[0-9a-f]+|0) in task \S+ on cpu \d+$"),
     ("oops", r"Oops: "),
     ("locks-at-exit", r"task \S+ exits holding \d+ locks"),
     ("unclean-unmount", r"poweroff: root not unmounted cleanly"),
@@ -79,6 +88,7 @@ def _kind(raw):
     msg = _message(raw)
     if msg is None:
         return None
+    msg = msg.rstrip()
     return next((kind for kind, pat in _REPORTS if pat.match(msg)), None)
 
 

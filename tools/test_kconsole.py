@@ -9,6 +9,7 @@ import textwrap
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import boots  # noqa: E402
 import kconsole  # noqa: E402
 
 # One line per kind, as the kernel's printk format makes it.
@@ -16,6 +17,9 @@ SAMPLES = {
     "warning": "WARNING: !page at mm/page_alloc.c:208 (cpu 1, task t)",  # kernel/panic.c
     "lockdep": "lockdep: lock order violation in task t",               # kernel/lockdep.c
     "oops": "Oops: load page fault at 0x80, address 0x10 in task t on cpu 0",
+    # kernel/arch/riscv64/trap.c oops() of mmap_fault's -EIO
+    "sigbus": "Oops: bus error (SIGBUS) at 0x80267a9c, address 0xffffffd000003000 "
+              "in task filler on cpu 2",
     "locks-at-exit": "task reader exits holding 1 locks",               # kernel/sched.c
     "unclean-unmount": "poweroff: root not unmounted cleanly (-5)",     # kernel/main.c
     "lost-interrupt": "vda: 2 completions without an interrupt (isr 0, plic pending 0);"
@@ -81,6 +85,29 @@ class KconsoleTest(unittest.TestCase):
             with self.subTest(msg=msg):
                 self.assertEqual([r.kind for r in scan(f"[ 1.0] {msg}\n")], ["ext2-error"])
 
+    def test_only_the_bus_error_line_is_sigbus(self):
+        """Every other oops trap.c prints, and a bus error line with
+        anything changed, is an "oops"."""
+        for msg in ("Oops: segmentation fault (SIGSEGV) at 0x80265a36, address "
+                    "0xffffffd000002000 in task mmap-touch on cpu 0",
+                    "Oops: segmentation fault (SIGSEGV: no execute) at 0x1, "
+                    "address 0x2 in task t on cpu 0",
+                    "Oops: file-mapping fault where the task cannot sleep at "
+                    "0x1, address 0x2 in task t on cpu 0",
+                    "Oops: load page fault at 0x8020efb0, address 0x0 in task "
+                    "victim on cpu 1",
+                    "Oops: illegal instruction at 0x80200aee, address 0 in task "
+                    "victim on cpu 1",
+                    "Oops: stack overflow (sp 0xffffffc00011bdd0, stack bottom "
+                    "0xffffffc00011c000) in task victim on cpu 0",
+                    "Oops: bus error (SIGBUS) at 0x1, address 0x2 in task t on cpu 0 "
+                    "and more",
+                    "Oops: bus error (SIGBUS)"):
+            with self.subTest(msg=msg):
+                self.assertEqual([r.kind for r in scan(f"[ 1.0] {msg}\n")], ["oops"])
+        self.assertEqual([r.kind for r in scan(f"[ 1.0] {SAMPLES['sigbus']}\r\n")],
+                         ["sigbus"])
+
     def test_ordinary_lines_are_not_reports(self):
         lines = ["[    0.1] ext2: vda: no ext2 superblock (magic 0x4746)",
                  "[    0.1] vfs: cannot mount vda (ext2) as root: Invalid argument",
@@ -116,6 +143,32 @@ class KconsoleTest(unittest.TestCase):
         self.assertEqual([(r.kind, r.where) for r in left],
                          [("lost-interrupt", "<ktest>"), ("warning", "mm_b.#2")])
         self.assertEqual(left[1].failure("core").name, "core.mm_b.#2")
+
+    def test_an_allowed_bus_error_allows_no_other_oops(self):
+        """The race boots expect a filler's bus error in the truncate
+        cases, and nothing else: a segmentation fault or a fault in the
+        kernel in the same case fails the boot."""
+        case = "race_truncate.race_truncate_fault"
+        text = f"""\
+            KTAP version 1
+            1..1
+                KTAP version 1
+                # Subtest: race_truncate
+                1..1
+            [    1.0] {SAMPLES['sigbus']}
+            [    1.1] Oops: segmentation fault (SIGSEGV) at 0x1, address 0x2 in task filler on cpu 1
+            [    1.2] Oops: store page fault at 0x3, address 0x4 in task filler on cpu 1
+                ok 1 race_truncate_fault
+            ok 1 race_truncate
+            """
+        reports = scan(text)
+        self.assertEqual([(r.kind, r.where) for r in reports],
+                         [("sigbus", case), ("oops", case), ("oops", case)])
+        for name in ("race", "race_1k", "race_legacy", "race_1k_legacy"):
+            with self.subTest(boot=name):
+                boot = next(b for b in boots.BOOTS if b.name == name)
+                left = kconsole.unexpected(reports, boots.allowed_reports(boot))
+                self.assertEqual([r.line for r in left], [7, 8])
 
 
 if __name__ == "__main__":
