@@ -165,3 +165,25 @@ def allowed(report, allow):
 
 def unexpected(reports, allow):
     return [r for r in reports if not allowed(r, allow)]
+
+
+class Reported(AssertionError):
+    """Kernel reports on a console that its test does not expect."""
+
+
+def check(console, allow=()):
+    """Raise Reported, with each report's lines, if @console (text or
+    lines, "\\r" dropped) holds a kernel report of a bug that @allow, the
+    (kind, glob over `where`) pairs of tools/boots.py, does not expect.
+    A console with no KTAP block (a shell's, tools/run -c) is all
+    "<boot>". Return the reports that were allowed."""
+    if isinstance(console, str):
+        console = console.split("\n")
+    lines = [raw.replace("\r", "") for raw in console]
+    reports = scan(lines)
+    bad = unexpected(reports, allow)
+    if bad:
+        raise Reported("\n".join(
+            f"kernel report '{r.kind}' in {r.where} (console line {r.line}):\n"
+            + "\n".join(r.context) for r in bad))
+    return reports

@@ -13,6 +13,9 @@ come from --seed, so a run can be repeated. After each cut:
     earlier boots', which lived through the later cuts and repairs too) must have exactly the size and
     POSIX cksum the kernel printed after its fsync returned (debugfs dump,
     host cksum).
+Each boot's console, up to the cut, must hold no kernel report of a bug
+(tools/kconsole.py: WARNING, lockdep, oops, ext2 error, ...): the image
+the kernel mounts has been repaired, and the cut itself says nothing.
 Prints one line per cut and a summary; exit status 1 on the first failure.
 """
 
@@ -30,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ext2img  # noqa: E402
+import kconsole  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SEALED = re.compile(r"^powercut: sealed (\S+) (\d+) (\d+)\r?$")
@@ -77,6 +81,10 @@ def boot_and_cut(image, seed, directory, delay):
         raise Failed(f"the workload never started:\n{text[-2000:]}")
     if not running:
         raise Failed(f"the workload ended before the cut:\n{text[-2000:]}")
+    try:
+        kconsole.check(text)
+    except kconsole.Reported as e:
+        raise Failed(str(e))
     return text
 
 

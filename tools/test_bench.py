@@ -5,25 +5,22 @@ figure is asserted (benchmarks are not timed tests)."""
 
 import argparse
 import json
-import subprocess
 import tempfile
 import time
 import unittest
 from unittest import mock
-from pathlib import Path
 
 import bench
+import wholerun
 
-ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"bench", "mode", "params", "metric", "unit", "median", "min", "max",
         "samples"}
 
 
 def run_c(cmd, timeout=300, append=None):
     extra = ["--append", append] if append else []
-    return subprocess.run([str(ROOT / "tools" / "run"), "--smp", "2", "--mem",
-                           "512M", *extra, "-c", cmd], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return wholerun.run(["--smp", "2", "--mem", "512M", *extra, "-c", cmd],
+                        timeout=timeout)
 
 
 def lockstat(out):

@@ -7,14 +7,13 @@ clean for e2fsck (tools/ext2img.py's strict check). Correctness only: the
 figures themselves depend on the host and are not asserted.
 """
 import re
-import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
 import ext2img
+import wholerun
 
-ROOT = Path(__file__).resolve().parent.parent
 LINES = ("write+fsync", "cold read 1M", "cached read 1M", "cached read 4K")
 
 
@@ -23,11 +22,8 @@ class BenchFsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             img = Path(tmp) / "bench.img"
             ext2img.make_image(img, "100M")
-            run = subprocess.run(
-                [str(ROOT / "tools" / "run"), "--smp", "1", "--mem", "256M",
-                 "--disk", str(img), "-c", "bench fs; drop_caches; ls /"],
-                cwd=ROOT, capture_output=True, text=True, timeout=300,
-                stdin=subprocess.DEVNULL)
+            run = wholerun.run(["--smp", "1", "--mem", "256M", "--disk", img,
+                                "-c", "bench fs; drop_caches; ls /"], timeout=300)
             out = run.stdout
             self.assertEqual(run.returncode, 0, out[-2000:])
             self.assertIn("bench fs /: 64 MiB file", out)
@@ -41,10 +37,7 @@ class BenchFsTest(unittest.TestCase):
             ext2img.check_image(img)
 
     def test_bench_l_lists_the_benchmarks(self):
-        run = subprocess.run(
-            [str(ROOT / "tools" / "run"), "--smp", "2", "-c", "bench -l"],
-            cwd=ROOT, capture_output=True, text=True, timeout=120,
-            stdin=subprocess.DEVNULL)
+        run = wholerun.run(["--smp", "2", "-c", "bench -l"])
         self.assertEqual(run.returncode, 0, run.stdout[-800:])
         self.assertIn("usage: bench blk [vdX]", run.stdout)
         self.assertIn("usage: bench fs [DIR]", run.stdout)

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import ext2img  # noqa: E402
-from test_fs_shell import (ENV, RUN, boot, debugfs, dump,  # noqa: E402
+from test_fs_shell import (ENV, boot, console, debugfs, dump,  # noqa: E402
                            inode_info, normalize, sections)
 
 PAGE = 4096
@@ -359,13 +359,9 @@ class BadInputChangesNothing(unittest.TestCase):
         # read-only descriptor EBADF; QEMU must not write a byte.
         digest = hashlib.sha256(img.read_bytes()).hexdigest()
         env = dict(os.environ, WHOLE_QEMU=qemu_readonly(tmp))
-        res = subprocess.run(RUN + ["--disk", str(img), "-c",
-                                    io_line("", ["fpunch 0 4k"], "b") + "; " +
-                                    io_line("-r", self.RO_CMDS, "b")],
-                             cwd=ROOT, env=env, capture_output=True, text=True,
-                             errors="replace", timeout=120,
-                             stdin=subprocess.DEVNULL)
-        out = res.stdout.replace("\r", "")
+        _, lines, _ = console(img, io_line("", ["fpunch 0 4k"], "b") + "; " +
+                              io_line("-r", self.RO_CMDS, "b"), env=env)
+        out = "\n".join(lines)
         self.assertIn("mounted read-only", out)
         tail = out[out.index('bootargs "'):].split("\n")[1:]
         self.assertEqual([l for l in tail if l][:1 + len(self.RO_CMDS)],

@@ -11,7 +11,8 @@ that are not ours (docs/design.md, "Correctness oracles"):
 - cksum: the host's POSIX cksum, byte for byte.
 - ls, cat, mkdir, mv, rm, rmdir, stat: tools/test_fs_tree.py.
 
-Every image must pass e2fsck -fn strictly (tools/ext2img.py's check).
+Every image must pass e2fsck -fn strictly (tools/ext2img.py's check), and
+every console must hold no kernel report (tools/wholerun.py).
 tools/test_fs_tail.py reuses these helpers for random truncate/extend runs.
 """
 import errno
@@ -28,8 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import ext2img  # noqa: E402
+import wholerun  # noqa: E402
 
-RUN = [str(ROOT / "tools" / "run"), "--smp", "2", "--mem", "128M"]
+ARGS = ["--smp", "2", "--mem", "128M"]
 SIX_MONTHS = 31556952 // 2  # GNU ls's, as fs/shell_ls.c
 ENV = ext2img._ENV
 # "5 KiB, 2 ops; 0.0028 sec (1.721 MiB/sec and 721.7871 ops/sec)"; the rates
@@ -37,19 +39,19 @@ ENV = ext2img._ENV
 TIMING = re.compile(r"^(.*, \d+ ops); [0-9.]+ sec \(\S+ \S+/sec and \S+ ops/sec\)$")
 
 
-def console(img, commands, timeout=120):
+def console(img, commands, timeout=120, allow=(), env=None):
     """Run @commands on @img; return (status, every console line, and
-    tools/run's stderr: tools/setup's build messages)."""
-    res = subprocess.run(RUN + ["--disk", str(img), "-c", commands], cwd=ROOT,
-                         capture_output=True, text=True, errors="replace",
-                         timeout=timeout, stdin=subprocess.DEVNULL)
+    tools/run's stderr: tools/setup's build messages). A kernel report on
+    the console fails, unless @allow expects it (tools/wholerun.py)."""
+    res = wholerun.run([*ARGS, "--disk", img, "-c", commands], timeout=timeout,
+                       allow=allow, env=env)
     # The console is QEMU's stdout; stderr has tools/setup's build messages.
     return res.returncode, res.stdout.replace("\r", "").split("\n"), res.stderr
 
 
-def boot(img, commands, timeout=120):
+def boot(img, commands, timeout=120, allow=()):
     """Run @commands on @img; return (status, console lines after the bootargs line)."""
-    status, lines, stderr = console(img, commands, timeout)
+    status, lines, stderr = console(img, commands, timeout, allow)
     for i, line in enumerate(lines):
         if re.match(r"^\[ *[0-9.]+\] whole: .*bootargs ", line):
             out = lines[i + 1:]

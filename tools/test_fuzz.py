@@ -23,8 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzrun  # noqa: E402
-import kconsole  # noqa: E402
 from test_fs_shell import console  # noqa: E402
+
+# The regression images are damaged: ext2 saying so is what the kernel must
+# do; any other kernel report fails (tools/wholerun.py).
+DAMAGE_REPORTED = (("ext2-error", "*"),)
 
 FIXED_RUNS = 3000
 SEED_INODES = 52  # the seed tree's inodes and lost+found, root excluded
@@ -92,13 +95,10 @@ class RegressionImages(unittest.TestCase):
                 disk = Path(tmp) / "disk.img"
                 shutil.copy(img, disk)
                 status, lines, _ = console(disk, "; ".join(kernel_commands(err)),
-                                           timeout=300)
+                                           timeout=300, allow=DAMAGE_REPORTED)
                 text = "\n".join(lines)
                 self.assertEqual(status, 0, text[-3000:])
                 self.assertIn("@@done", lines, text[-3000:])
-                bad = kconsole.unexpected(kconsole.scan(lines),
-                                          [("ext2-error", "*")])
-                self.assertEqual(bad, [], text[-3000:])
                 if s[2]:
                     self.assertRegex(text, r"\] (ext2|vfs): ",
                                      "the target reported errors; the kernel none")

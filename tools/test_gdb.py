@@ -23,6 +23,8 @@ import unittest
 from pathlib import Path
 
 import ext2img
+import kconsole
+import wholerun
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,9 +37,10 @@ def free_port():
 
 def debug_session(run_args, gdb_args, timeout=180):
     """Boot halted with @run_args, run tools/gdb -batch @gdb_args; return
-    gdb's output. QEMU is killed afterwards whatever happened."""
+    gdb's output. QEMU is killed afterwards whatever happened; the console
+    up to then must hold no kernel report (kconsole.check)."""
     env = dict(os.environ, WHOLE_GDB_PORT=str(free_port()))
-    qemu = subprocess.Popen([str(ROOT / "tools" / "run"), "--gdb", "--smp", "2",
+    qemu = subprocess.Popen([wholerun.RUN, "--gdb", "--smp", "2",
                              "--mem", "128M"] + run_args, cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -58,12 +61,14 @@ def debug_session(run_args, gdb_args, timeout=180):
         res = subprocess.run([str(ROOT / "tools" / "gdb"), "-batch"] + args,
                              cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=timeout, stdin=subprocess.DEVNULL)
-        return res.stdout + res.stderr
     finally:
         if qemu.poll() is None:
             os.killpg(qemu.pid, signal.SIGKILL)
         qemu.wait()
+        console = qemu.stdout.read().decode(errors="replace")
         qemu.stdout.close()
+    kconsole.check(console)
+    return res.stdout + res.stderr
 
 
 def task_block(out, name):

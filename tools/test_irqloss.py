@@ -11,6 +11,7 @@ import subprocess
 import unittest
 from pathlib import Path
 
+import wholerun
 from qemu_smp import smp_arg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,15 +30,12 @@ class IrqLossTest(unittest.TestCase):
         self.assertEqual(smp_arg(4), "4")
 
     def test_run_at_smp_1(self):
-        run = [str(ROOT / "tools" / "run"), "--smp", "1", "-c", "echo up"]
+        run = ["--smp", "1", "-c", "echo up"]
         # WHOLE_QEMU=echo: tools/run prints the QEMU command it would run.
-        res = subprocess.run(run, cwd=ROOT, capture_output=True, text=True,
-                             timeout=60, stdin=subprocess.DEVNULL,
-                             env=dict(os.environ, WHOLE_QEMU="echo"))
+        res = wholerun.run(run, timeout=60, env=dict(os.environ, WHOLE_QEMU="echo"))
         self.assertEqual(res.returncode, 0, res.stderr[-2000:])
         self.assertIn("-smp 1,maxcpus=2 ", res.stdout)
-        res = subprocess.run(run, cwd=ROOT, capture_output=True, text=True,
-                             timeout=120, stdin=subprocess.DEVNULL)
+        res = wholerun.run(run)
         self.assertEqual(res.returncode, 0, res.stdout[-2000:])
         self.assertIn("smp: 1 of 1 harts online", res.stdout)
 

@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """tools/test_kconsole.py: host unit tests for tools/kconsole.py: each kind of
 kernel report is found (lines written as the kernel's format strings print
-them), and each is placed in the case, suite or boot phase it fell in."""
+them), and each is placed in the case, suite or boot phase it fell in;
+kconsole.check and tools/wholerun.py, which check the console of every
+host test's boot, fail on a report and name its line."""
 
 import os
 import sys
+import tempfile
 import textwrap
 import unittest
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boots  # noqa: E402
 import kconsole  # noqa: E402
+import wholerun  # noqa: E402
 
 # One line per kind, as the kernel's printk format makes it.
 SAMPLES = {
@@ -169,6 +174,60 @@ class KconsoleTest(unittest.TestCase):
                 boot = next(b for b in boots.BOOTS if b.name == name)
                 left = kconsole.unexpected(reports, boots.allowed_reports(boot))
                 self.assertEqual([r.line for r in left], [7, 8])
+
+
+
+SHELL_CONSOLE = """\
+OpenSBI v1.2\r
+[    0.010000] whole: 2 harts, 128 MiB RAM, bootargs "-- uptime"\r
+[    0.020000] ext2: inode 12: read error -5 at block 40\r
+[    0.030000] WARNING: cond at mm/vm.c:3 (cpu 1, task main)\r
+[    0.030001]  sepc: 0000000080210818 f+0x8/0x10\r
+up 0.100 s\r
+"""
+
+
+class CheckTest(unittest.TestCase):
+    def test_a_report_fails_with_its_lines(self):
+        with self.assertRaises(AssertionError) as cm:
+            kconsole.check(SHELL_CONSOLE, (("ext2-error", "<boot>"),))
+        msg = str(cm.exception)
+        self.assertIn("kernel report 'warning' in <boot> (console line 4)", msg)
+        self.assertIn("WARNING: cond at mm/vm.c:3", msg)
+        self.assertIn(" sepc: 0000000080210818", msg)
+        self.assertNotIn("\r", msg)
+        self.assertNotIn("ext2", msg)
+
+    def test_allowed_reports_pass(self):
+        allow = (("ext2-error", "<boot>"), ("warning", "*"))
+        got = kconsole.check(SHELL_CONSOLE.split("\n"), allow)
+        self.assertEqual([r.kind for r in got], ["ext2-error", "warning"])
+        self.assertEqual(kconsole.check("[ 0.1] all well\n"), [])
+
+
+class WholeRunTest(unittest.TestCase):
+    """tools/run with WHOLE_QEMU standing in for QEMU: the console it
+    prints is checked."""
+
+    def run_fake(self, console, allow=()):
+        with tempfile.TemporaryDirectory() as tmp:
+            fake, disk = Path(tmp) / "qemu", Path(tmp) / "disk.img"
+            (Path(tmp) / "console").write_text(console)
+            fake.write_text(f"#!/bin/sh\ncat {tmp}/console\n")
+            fake.chmod(0o755)
+            disk.write_bytes(b"")
+            return wholerun.run(["--disk", disk, "-c", "uptime"], allow=allow,
+                                env=dict(os.environ, WHOLE_QEMU=str(fake)))
+
+    def test_a_report_on_the_console_fails(self):
+        with self.assertRaises(kconsole.Reported) as cm:
+            self.run_fake(SHELL_CONSOLE, (("ext2-error", "<boot>"),))
+        self.assertIn("WARNING: cond at mm/vm.c:3", str(cm.exception))
+
+    def test_expected_reports_pass(self):
+        res = self.run_fake(SHELL_CONSOLE, (("ext2-error", "*"), ("warning", "*")))
+        self.assertEqual(res.returncode, 0)
+        self.assertIn("up 0.100 s", res.stdout)
 
 
 if __name__ == "__main__":

@@ -3,16 +3,19 @@
 
 A boot that does little but copy memory (`bench memcpy`) must give
 samples, more of them in memcpy (named with its caller, a leaf) than in
-any other function, none of idle harts unless asked; the symbol lookup names addresses by the function
+any other function, none of idle harts unless asked, and no kernel report
+on its console (tools/kconsole.py); the symbol lookup names addresses by the function
 that holds them."""
 import unittest
 
+import kconsole
 import profile as wprofile  # tools/profile.py, not the standard module
 
 
 class ProfileTest(unittest.TestCase):
     def test_a_copy_loop_is_found_in_memcpy(self):
         counts, console = wprofile.profile("bench -r 20 memcpy", smp=2, mem="256M")
+        kconsole.check(console)
         total = sum(counts.values())
         self.assertIn('"bench": "memcpy_1m"', console)
         self.assertGreater(total, 50, counts)

@@ -3,23 +3,28 @@
 
 They boot the real kernel (build/whole.elf, built by tools/setup): -c runs
 commands and exits with the last one's status; typed input reaches the
-shell through the UART's receive interrupt and the line editor.
+shell through the UART's receive interrupt and the line editor. Every
+console is checked for kernel reports (tools/wholerun.py).
 """
 import os
 import re
 import select
 import subprocess
+import sys
 import time
 import unittest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RUN = [str(ROOT / "tools" / "run"), "--smp", "2", "--mem", "128M"]
+sys.path.insert(0, str(ROOT / "tools"))
+import kconsole  # noqa: E402
+import wholerun  # noqa: E402
+
+ARGS = ["--smp", "2", "--mem", "128M"]
 
 
-def run_c(commands, timeout=120):
-    return subprocess.run(RUN + ["-c", commands], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+def run_c(commands, timeout=120, extra=()):
+    return wholerun.run([*ARGS, *extra, "-c", commands], timeout=timeout)
 
 
 def console(res):
@@ -52,7 +57,7 @@ class Interactive:
     stdin; read until a string shows up."""
 
     def __init__(self, args=()):
-        self.proc = subprocess.Popen(RUN + list(args), cwd=ROOT,
+        self.proc = subprocess.Popen([wholerun.RUN, *ARGS, *args], cwd=ROOT,
                                      stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT,
@@ -70,6 +75,18 @@ class Interactive:
                 raise AssertionError(f"EOF before {text!r}: {self.out[-1500:]!r}")
             self.out += chunk
         return self.out
+
+    def wait(self, timeout=60, allow=()):
+        """Wait for QEMU to exit; check the whole console for kernel
+        reports (kconsole.check, @allow as there). Return: its status."""
+        status = self.proc.wait(timeout=timeout)
+        self.out += self.proc.stdout.read()
+        self.check_console(allow)
+        return status
+
+    def check_console(self, allow=()):
+        """Kernel reports in what the console printed so far fail."""
+        kconsole.check(self.out.decode(errors="replace"), allow)
 
     def type(self, text):
         self.proc.stdin.write(text.encode())
@@ -168,8 +185,7 @@ class ShellTest(unittest.TestCase):
                                  capture_output=True, text=True).stdout.strip() or "unknown"
         for extra, mode in (([], "fixed (fill paths take invalidate_lock shared)"),
                             (["--legacy"], "legacy (invalidate_lock=off: fill paths unlocked)")):
-            res = subprocess.run(RUN + extra + ["-c", "uptime"], cwd=ROOT, capture_output=True,
-                                 text=True, timeout=120, stdin=subprocess.DEVNULL)
+            res = run_c("uptime", extra=extra)
             self.assertEqual(res.returncode, 0, res.stdout[-800:])
             lines = [re.sub(r"^\[ *[0-9.]+\] ", "", l)
                      for l in res.stdout.replace("\r", "").split("\n")]
@@ -183,9 +199,8 @@ class ShellTest(unittest.TestCase):
             self.assertRegex(banner[5], r"^whole: 2 harts, 128 MiB RAM, bootargs ")
 
     def test_harts_past_the_table_are_reported(self):
-        res = subprocess.run([str(ROOT / "tools" / "run"), "--smp", "10", "--mem", "128M",
-                              "-c", "uptime"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=240, stdin=subprocess.DEVNULL)
+        res = wholerun.run(["--smp", "10", "--mem", "128M", "-c", "uptime"],
+                           timeout=240)
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
         self.assertIn("platform: the device tree has 10 harts; whole runs on the "
                       "first 8 (MAX_CPUS), the other 2 stay stopped", res.stdout)
@@ -206,7 +221,7 @@ class ShellTest(unittest.TestCase):
             sh.type("ecx\x7fho\x1b[H\x1b[F typed-ok\r")
             sh.expect("typed-ok\r\nwhole> ")
             sh.type("poweroff\r")
-            self.assertEqual(sh.proc.wait(timeout=60), 0)
+            self.assertEqual(sh.wait(), 0)
         finally:
             sh.close()
 
@@ -223,7 +238,7 @@ class ShellTest(unittest.TestCase):
             sh.type("echo still-here\r")
             sh.expect("still-here\r\nwhole> ")
             sh.type("poweroff\r")
-            self.assertEqual(sh.proc.wait(timeout=60), 0)
+            self.assertEqual(sh.wait(), 0)
         finally:
             sh.close()
 

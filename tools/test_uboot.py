@@ -20,6 +20,7 @@ import unittest
 from pathlib import Path
 
 import ext2img
+import wholerun
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,12 +54,10 @@ class UBootTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             disk = Path(tmp) / "board.img"
             ext2img.make_image(disk, "64M", ROOT / "tools" / "disk-skel")
-            res = subprocess.run(
-                [str(ROOT / "tools" / "run"), "--uboot", "--disk", str(disk),
-                 "--smp", "2", "--mem", "256M", "-c",
+            res = wholerun.run(
+                ["--uboot", "--disk", disk, "--smp", "2", "--mem", "256M", "-c",
                  'io -f -c "pwrite -S 0x75 0 5" /proof; cat /proof; echo; ls /boot'],
-                cwd=ROOT, capture_output=True, text=True, timeout=240,
-                stdin=subprocess.DEVNULL)
+                timeout=240)
             out = res.stdout.replace("\r", "")
             self.assertEqual(res.returncode, 0, out[-2000:])
             for seen in ("U-Boot 20", "Found /extlinux/extlinux.conf",
