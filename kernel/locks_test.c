@@ -2,14 +2,17 @@
  * kernel/locks_test.c: suites locks_spinlock, locks_mutex, locks_rwsem.
  *
  * Counters updated with plain (non-atomic) increments stay exact under the
- * lock; a second mutex locker queues while the first holds it; readers
- * provably overlap; writers exclude everyone (checked over
- * a held critical section); readers arriving after a queued writer wait
- * behind it instead of starving it; a locker that finds either lock busy
- * and nobody queued spins for a while before it queues.
+ * lock; a marked spinlock says when another hart comes for it (the race
+ * hooks' signal); a second mutex locker queues while the first holds it;
+ * readers provably overlap; writers exclude everyone (checked over a held
+ * critical section); readers arriving after a queued writer wait behind it
+ * instead of starving it; a locker that finds either lock busy and nobody
+ * queued spins for a while before it queues.
  */
+#include <kernel/cpu.h>
 #include <kernel/ktest.h>
 #include <kernel/mutex.h>
+#include <kernel/race.h>
 #include <kernel/rwsem.h>
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
@@ -174,9 +177,72 @@ static void mutex_second_locker_waits(struct ktest *t)
 	KTEST_EXPECT_TRUE(t, READ_ONCE(h.acquired));
 }
 
+struct spin_mark {
+	struct spinlock lock;
+	bool go;		     /* the holder marked the lock */
+	bool early, seen, tried_too; /* what the holder saw */
+};
+
+static int spin_taker(void *arg)
+{
+	struct spin_mark *sm = arg;
+	unsigned long flags;
+
+	while (!ktest_flag_up(&sm->go))
+		task_yield();
+	flags = spin_lock_irqsave(&sm->lock);
+	spin_unlock_irqrestore(&sm->lock, flags);
+	return 0;
+}
+
+/* On its own hart (the taker is on another): hold, mark, let the taker
+ * come; then the same with a failed trylock of its own. */
+static int spin_marker(void *arg)
+{
+	struct spin_mark *sm = arg;
+	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+
+	spin_lock(&sm->lock);
+	spin_lock_mark(&sm->lock);
+	sm->early = spin_lock_wanted(&sm->lock);
+	ktest_flag_raise(&sm->go);
+	while (!spin_lock_wanted(&sm->lock) && time_ns() < give_up)
+		arch_cpu_relax();
+	sm->seen = spin_lock_wanted(&sm->lock) && spin_lock_held(&sm->lock);
+	spin_unlock(&sm->lock);
+	spin_lock(&sm->lock);
+	spin_lock_mark(&sm->lock);
+	sm->tried_too = !spin_trylock(&sm->lock) && spin_lock_wanted(&sm->lock);
+	spin_unlock(&sm->lock);
+	return 0;
+}
+
+/* A marked lock says when another hart comes for it (a locker, a failed
+ * trylock), and not before; the mark lets nobody in. */
+static void spinlock_mark_sees_the_next_locker(struct ktest *t)
+{
+	static struct spin_mark sm;
+	struct task *a, *b;
+
+	KTEST_ASSERT_GT(t, ncpus, 1);
+	sm = (struct spin_mark){ .go = false };
+	spin_lock_init(&sm.lock, "test.spin");
+	b = task_create_on("taker", spin_taker, &sm, 1);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	a = task_create_on("marker", spin_marker, &sm, 0);
+	KTEST_ASSERT_FALSE(t, IS_ERR(a));
+	KTEST_EXPECT_EQ(t, task_join(a), 0);
+	KTEST_EXPECT_EQ(t, task_join(b), 0);
+	KTEST_EXPECT_FALSE(t, sm.early);
+	KTEST_EXPECT_TRUE(t, sm.seen);
+	KTEST_EXPECT_TRUE(t, sm.tried_too);
+	KTEST_EXPECT_FALSE(t, spin_lock_held(&sm.lock));
+}
+
 static struct ktest_case spin_cases[] = {
 	KTEST_CASE(spinlock_counter_exact),
 	KTEST_CASE(spinlock_irqsave_restores),
+	KTEST_CASE(spinlock_mark_sees_the_next_locker),
 	{},
 };
 KTEST_SUITE(locks_spinlock, spin_cases);

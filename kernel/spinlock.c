@@ -15,7 +15,10 @@ void spin_lock_init(struct spinlock *l, const char *name)
 	*l = (struct spinlock){ .dep = { .name = name } };
 }
 
-/* Test-and-test-and-set: spin on plain reads, swap only when it is free. */
+#define SPIN_MARKED 2u /* held, and marked (spin_lock_mark) */
+
+/* Test-and-test-and-set: spin on plain reads, swap only when it is free.
+ * The swap stores 1 even when it fails: spin_lock_wanted sees it. */
 static void spin_wait_and_take(struct spinlock *l)
 {
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
@@ -110,6 +113,18 @@ void spin_unlock_irq(struct spinlock *l)
 bool spin_lock_held(const struct spinlock *l)
 {
 	return READ_ONCE(l->locked) && l->owner == this_cpu();
+}
+
+void spin_lock_mark(struct spinlock *l)
+{
+	if (WARN_ON_ONCE(!spin_lock_held(l)))
+		return;
+	__atomic_store_n(&l->locked, SPIN_MARKED, __ATOMIC_SEQ_CST);
+}
+
+bool spin_lock_wanted(const struct spinlock *l)
+{
+	return __atomic_load_n(&l->locked, __ATOMIC_ACQUIRE) != SPIN_MARKED;
 }
 
 void raw_spin_lock(struct spinlock *l)

@@ -36,6 +36,16 @@ void spin_lock_irq(struct spinlock *l);
 void spin_unlock_irq(struct spinlock *l);
 bool spin_lock_held(const struct spinlock *l);
 
+/* For a race hook (kernel/race.h) that holds @l and must know when the
+ * other side has come for it: spin_lock_mark() marks the held lock, and
+ * spin_lock_wanted() then says whether a spin_lock (any variant) or
+ * spin_trylock on another hart has tried to take it since - an attempt
+ * swaps a plain "locked" over the mark. A hart already spinning on @l
+ * when it was marked only reads the lock until it is free, and does not
+ * count: mark it before the other side can be there. */
+void spin_lock_mark(struct spinlock *l);
+bool spin_lock_wanted(const struct spinlock *l);
+
 /* Bare lock for the scheduler's run queue, held across a context switch:
  * no preemption count, no lockdep (the releasing task is not the taker).
  * Caller has interrupts off. */
