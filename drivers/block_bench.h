@@ -5,6 +5,17 @@
 
 #include <stdint.h>
 #include <drivers/block.h>
+#include <kernel/wait.h>
+
+/* A run of blk_bench, on its caller's stack; each request's completion
+ * counts it out and wakes the caller under wq.lock (the race point
+ * RACE_BLK_BENCH_WAKE is there: drivers/block_sync_test.c holds it). */
+struct bench {
+	struct block_device *dev;
+	struct wait_queue_head wq;
+	int inflight; /* atomic */
+	int errors;   /* atomic */
+};
 
 /* @nios I/Os of @size bytes on @dev, at most @depth in flight, sequential
  * from sector 0, or at random 4 KiB-aligned places in the first 64 MiB if

@@ -53,13 +53,6 @@ static int disks_cmd(int argc, char **argv)
 }
 SHELL_COMMAND(disks, disks_cmd, "disks", "list block devices");
 
-struct bench {
-	struct block_device *dev;
-	struct wait_queue_head wq;
-	int inflight;
-	int errors;
-};
-
 /*
  * @b lives on the waiter's stack (blk_bench). The count and the wake-up
  * are under the queue's lock, whose unlock is the last touch of @b: a

@@ -13,13 +13,18 @@
  *
  * Also: the driver's commit (its doorbell) is called once per dispatch that
  * gave it requests, never while the queue's lock is held; bio_add_buf
- * merges adjacent buffers into one vector.
+ * merges adjacent buffers into one vector; blk_bench (drivers/
+ * block_shell.c), whose bench lives on its stack, returns only once its
+ * last completion is done with it.
  */
 #include <errno.h>
 #include <string.h>
 #include <drivers/block.h>
+#include <drivers/block_bench.h>
+#include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
@@ -271,12 +276,146 @@ static void commit_after_unlock(struct ktest *t)
 	kfree(buf);
 }
 
+/* ---- blk_bench's bench, on its caller's stack ---- */
+
+#define WAITER_HART 1
+#define DEVICE_HART 0
+
+struct bench_race {
+	struct fake_disk *d;
+	void *buf;
+	struct task *waiter;
+	int armed;     /* atomic: the next completion is held */
+	int held_on;   /* the hart it was held on */
+	bool at_lock;  /* the woken waiter came for the bench's lock */
+	bool returned; /* atomic: blk_bench returned */
+	bool returned_in_end_io; /* the bug: its bench gone meanwhile */
+};
+
+static struct bench_race *bench_race;
+
+static bool bench_returned(struct bench_race *r)
+{
+	return __atomic_load_n(&r->returned, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * At RACE_BLK_BENCH_WAKE (count dropped, waiter not woken; the bench's
+ * lock held), on DEVICE_HART: wake the waiter, asleep on its own hart,
+ * and hold the completion until the waiter has come for the bench's lock
+ * (it wants it to see the count, and again before it returns) or has
+ * returned - the bug, had the count been dropped outside the lock. The
+ * wait ends at one of the two, not after a time (RACE_TIMEOUT_MS only
+ * bounds a broken run).
+ */
+static void hold_in_bench_end_io(void *obj)
+{
+	struct bench_race *r = bench_race;
+	struct bench *b = obj;
+	uint64_t end = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+	bool locked;
+
+	if (!r || !__atomic_exchange_n(&r->armed, 0, __ATOMIC_ACQ_REL))
+		return;
+	r->held_on = (int)cpu_id();
+	locked = spin_lock_held(&b->wq.lock);
+	if (locked) /* the waiter sleeps: it is not spinning on it yet */
+		spin_lock_mark(&b->wq.lock);
+	wake_up_task(r->waiter);
+	while (!bench_returned(r) &&
+	       !(locked && spin_lock_wanted(&b->wq.lock)) && time_ns() < end)
+		arch_cpu_relax();
+	r->at_lock = locked && spin_lock_wanted(&b->wq.lock);
+	r->returned_in_end_io = bench_returned(r);
+}
+
+static int bench_waiter(void *arg)
+{
+	struct bench_race *r = arg;
+	uint64_t ns =
+	    blk_bench(&r->d->bdev, BLK_OP_READ, r->buf, 4096, 1, 1, 0);
+
+	__atomic_store_n(&r->returned, true, __ATOMIC_RELEASE);
+	return ns ? 0 : -EIO;
+}
+
+/* The read is with the device and blk_bench waits for it, asleep. */
+static bool bench_waits(void *arg)
+{
+	struct bench_race *r = arg;
+	unsigned long flags = spin_lock_irqsave(&r->d->bdev.hwq[0].lock);
+	unsigned int held = r->d->nheld;
+
+	spin_unlock_irqrestore(&r->d->bdev.hwq[0].lock, flags);
+	return held == 1 && READ_ONCE(r->waiter->state) == TASK_SLEEPING &&
+	       !READ_ONCE(r->waiter->on_cpu);
+}
+
+/* The device: once blk_bench sleeps on its read, complete the read, with
+ * interrupts off as a device's interrupt would, on this hart. */
+static int bench_device(void *arg)
+{
+	struct bench_race *r = arg;
+	unsigned long flags;
+	unsigned int n;
+
+	if (race_wait_until(bench_waits, r))
+		return -ETIMEDOUT;
+	__atomic_store_n(&r->armed, 1, __ATOMIC_RELEASE);
+	flags = arch_irq_save();
+	n = fake_complete(r->d, 0x5a);
+	arch_irq_restore(flags);
+	return n == 1 ? 0 : -EIO;
+}
+
+/*
+ * One read through blk_bench from a task on WAITER_HART; the fake device
+ * completes it on DEVICE_HART once blk_bench sleeps, and the completion
+ * is held between counting the read done and waking the waiter, while
+ * the waiter, woken, runs: when blk_bench returns, the completion is done
+ * with the bench on its stack. Before, the test waited for the disk's
+ * interrupt and held it only if it came to another hart than the
+ * waiter's, trying up to 20 reads: the interrupt goes to whichever hart
+ * claims it first, and on a busy host that was the waiter's 21 times in a
+ * row. And it waited 50 ms for the waiter to return, whose hart a busy
+ * host may not run that long.
+ */
+static void bench_outlives_end_io(struct ktest *t)
+{
+	struct fake_disk d;
+	struct bench_race r = { .d = &d, .held_on = -1 };
+	struct task *dev;
+
+	KTEST_ASSERT_GE(t, ncpus, 2);
+	fake_init(&d);
+	r.buf = kmalloc(4096, GFP_KERNEL);
+	KTEST_ASSERT_NOT_NULL(t, r.buf);
+	bench_race = &r;
+	race_hook_set(RACE_BLK_BENCH_WAKE, hold_in_bench_end_io);
+	r.waiter = task_create_on("bwaiter", bench_waiter, &r, WAITER_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(r.waiter));
+	dev = task_create_on("bdevice", bench_device, &r, DEVICE_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(dev));
+	/* The waiter first: had it returned early, its stack goes now, and
+	 * the device's completion faults on the bench it still uses. */
+	KTEST_EXPECT_EQ(t, task_join(r.waiter), 0);
+	KTEST_EXPECT_EQ(t, task_join(dev), 0);
+	race_hook_set(RACE_BLK_BENCH_WAKE, NULL);
+	bench_race = NULL;
+	KTEST_EXPECT_EQ(t, r.held_on, DEVICE_HART);
+	KTEST_EXPECT_TRUE(t, r.at_lock || r.returned_in_end_io);
+	KTEST_EXPECT_FALSE(t, r.returned_in_end_io);
+	KTEST_EXPECT_TRUE(t, all_bytes(r.buf, 4096, 0x5a));
+	kfree(r.buf);
+}
+
 static struct ktest_case sync_cases[] = {
 	KTEST_CASE(commit_after_unlock),
 	KTEST_CASE(adjacent_buffers_merge),
 	KTEST_CASE(late_dma_after_timeout),
 	KTEST_CASE(late_command_after_timeout),
 	KTEST_CASE(answer_in_time),
+	KTEST_CASE(bench_outlives_end_io),
 	{},
 };
 KTEST_SUITE(blk_sync, sync_cases);

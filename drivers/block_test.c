@@ -2,22 +2,18 @@
  * drivers/block_test.c: the block layer under load, on the boot's test
  * disk (drivers/block_testutil.h): merging of a plugged batch, 64 async
  * requests in flight completing in any order, and tasks on every hart
- * doing random-offset, random-size I/O with the data checked, and
- * blk_bench's bench outliving its last completion.
+ * doing random-offset, random-size I/O with the data checked.
  *
  * Suites virtio_blk_queue and virtio_blk_stress (rw mode).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <drivers/block_bench.h>
 #include <drivers/block_testutil.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
-#include <kernel/race.h>
 #include <kernel/sched.h>
-#include <kernel/time.h>
 #include <kernel/wait.h>
 #include <mm/kmalloc.h>
 
@@ -310,88 +306,6 @@ static void all_harts_random_io(struct ktest *t)
 		  blk_inflight(dev));
 }
 
-/* ---- blk_bench's bench, on its caller's stack ---- */
-
-#define HOLD_NS	    (50 * NSEC_PER_MSEC)
-#define BENCH_TRIES 20
-#define WAITER_HART 1
-
-struct bench_race {
-	struct block_device *dev;
-	void *buf;
-	struct task *waiter;
-	int armed;		 /* atomic: the next completion is held */
-	bool forced;		 /* held off the waiter's hart, waiter woken */
-	bool returned;		 /* atomic: blk_bench returned */
-	bool returned_in_end_io; /* the bug: its bench gone meanwhile */
-};
-
-static struct bench_race *bench_race;
-
-/* At RACE_BLK_BENCH_WAKE (count dropped, not woken): wake the waiter, so
- * that it looks at the count now, and see whether blk_bench returns
- * while the completion is not done with its bench. Only off the waiter's
- * own hart, where the waiter can run meanwhile. */
-static void hold_in_bench_end_io(void *obj)
-{
-	struct bench_race *r = bench_race;
-	uint64_t end = time_ns() + HOLD_NS;
-
-	(void)obj;
-	if (!r || cpu_id() == WAITER_HART ||
-	    !__atomic_exchange_n(&r->armed, 0, __ATOMIC_ACQ_REL))
-		return;
-	r->forced = true;
-	wake_up_task(r->waiter);
-	while (!__atomic_load_n(&r->returned, __ATOMIC_ACQUIRE) &&
-	       time_ns() < end)
-		arch_cpu_relax();
-	r->returned_in_end_io = __atomic_load_n(&r->returned, __ATOMIC_ACQUIRE);
-}
-
-static int bench_waiter(void *arg)
-{
-	struct bench_race *r = arg;
-	uint64_t ns = blk_bench(r->dev, BLK_OP_READ, r->buf, 4096, 1, 1, 0);
-
-	__atomic_store_n(&r->returned, true, __ATOMIC_RELEASE);
-	return ns ? 0 : -EIO;
-}
-
-/* One read through blk_bench from a task on WAITER_HART, its completion
- * held on another hart (tried again while it lands on WAITER_HART): when
- * blk_bench returns, the completion is done with the bench on its stack. */
-static void bench_outlives_end_io(struct ktest *t)
-{
-	struct block_device *dev = blk_test_disk(t, NULL);
-	struct bench_race r = { .dev = dev };
-	int tries = 0;
-
-	if (!dev)
-		return;
-	KTEST_ASSERT_GE(t, ncpus, 2);
-	r.buf = kmalloc(4096, GFP_KERNEL);
-	KTEST_ASSERT_NOT_NULL(t, r.buf);
-	bench_race = &r;
-	race_hook_set(RACE_BLK_BENCH_WAKE, hold_in_bench_end_io);
-	while (!r.forced && tries++ < BENCH_TRIES) {
-		r.returned = false;
-		r.waiter =
-		    task_create_on("bwaiter", bench_waiter, &r, WAITER_HART);
-		KTEST_ASSERT_FALSE(t, IS_ERR(r.waiter));
-		__atomic_store_n(&r.armed, 1, __ATOMIC_RELEASE);
-		KTEST_EXPECT_EQ(t, task_join(r.waiter), 0);
-		__atomic_store_n(&r.armed, 0, __ATOMIC_RELEASE);
-	}
-	race_hook_set(RACE_BLK_BENCH_WAKE, NULL);
-	bench_race = NULL;
-	ktest_log(t, "held on another hart after %d tries", tries);
-	KTEST_EXPECT_TRUE(t, r.forced);
-	KTEST_EXPECT_FALSE(t, r.returned_in_end_io);
-	kfree(r.buf);
-}
-
 static struct ktest_case stress_cases[] = { KTEST_CASE(all_harts_random_io),
-					    KTEST_CASE(bench_outlives_end_io),
 					    {} };
 KTEST_SUITE(virtio_blk_stress, stress_cases);
