@@ -5,11 +5,15 @@
  *
  * The interleaving is forced: the victim's last switch stops at
  * RACE_TASK_EXIT_WAKE (off the cpu, rq_lock dropped, joiners not yet
- * woken) and only then lets the joiner, on another hart, call task_join;
- * it waits up to HOLD_NS for the join to return and looks whether the
- * task is still registered (a freed task leaves the task list first).
- * Before tasks were reference counted, task_join returned there, having
- * freed the task, and finish_switch went on to wake a freed wait queue.
+ * woken, the exited queue's lock held) and only then lets the joiner, on
+ * another hart, call task_join; it holds until the joiner has come for
+ * that lock (spin_lock_wanted) or task_join has returned, and looks
+ * whether the task is still registered (a freed task leaves the task
+ * list first). Before tasks were reference counted, task_join returned
+ * there, having freed the task, and finish_switch went on to wake a freed
+ * wait queue. (Before, the hold waited up to a second for the joiner to
+ * start and then 50 ms for the join to return: a host that did not run
+ * the joiner's hart that long failed the case or hid the bug.)
  */
 #include <kernel/cpu.h>
 #include <kernel/err.h>
@@ -18,7 +22,6 @@
 #include <kernel/sched.h>
 #include <kernel/time.h>
 
-#define HOLD_NS	  (50 * NSEC_PER_MSEC)
 #define EXIT_CODE 42
 
 struct join_race {
@@ -28,6 +31,7 @@ struct join_race {
 	bool joining;	/* the joiner is calling task_join */
 	bool joined;	/* task_join(victim) returned */
 	bool hook_ran;
+	bool at_lock; /* the joiner came for the exited queue's lock */
 	bool joining_in_window, joined_in_window;
 	bool registered; /* set by find_task */
 };
@@ -49,25 +53,33 @@ static bool victim_registered(struct join_race *r)
 	return r->registered;
 }
 
+static bool joined(struct join_race *r)
+{
+	return __atomic_load_n(&r->joined, __ATOMIC_ACQUIRE);
+}
+
+/* RACE_TIMEOUT_MS only bounds a broken run: the hold ends when the
+ * joiner has come for the lock or its join has returned. */
 static void hold_exit_wake(void *obj)
 {
 	struct join_race *r = race;
-	uint64_t end = time_ns() + HOLD_NS;
+	struct task *victim = obj;
+	uint64_t end = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+	bool locked;
 
-	if (!r || obj != READ_ONCE(r->victim))
+	if (!r || victim != READ_ONCE(r->victim))
 		return;
 	r->hook_ran = true;
+	locked = spin_lock_held(&victim->exited.lock);
+	if (locked) /* before in_window: the joiner is not at the lock yet */
+		spin_lock_mark(&victim->exited.lock);
 	__atomic_store_n(&r->in_window, true, __ATOMIC_RELEASE);
-	/* The joiner starts its join (a starved hart gets a second), then
-	 * has HOLD_NS to return from it. */
-	while (!__atomic_load_n(&r->joining, __ATOMIC_ACQUIRE) &&
-	       time_ns() < end + NSEC_PER_SEC)
-		arch_cpu_relax();
-	end = time_ns() + HOLD_NS;
-	while (!__atomic_load_n(&r->joined, __ATOMIC_ACQUIRE) &&
+	while (!joined(r) &&
+	       !(locked && spin_lock_wanted(&victim->exited.lock)) &&
 	       time_ns() < end)
 		arch_cpu_relax();
-	r->joined_in_window = __atomic_load_n(&r->joined, __ATOMIC_ACQUIRE);
+	r->at_lock = locked && spin_lock_wanted(&victim->exited.lock);
+	r->joined_in_window = joined(r);
 	r->joining_in_window = __atomic_load_n(&r->joining, __ATOMIC_ACQUIRE);
 }
 
@@ -113,6 +125,7 @@ static void join_during_last_switch(struct ktest *t)
 	/* The joiner was in task_join during the hold, and did not return
 	 * (and free the task) before the last switch was done with it. */
 	KTEST_EXPECT_TRUE(t, r.joining_in_window);
+	KTEST_EXPECT_TRUE(t, r.at_lock || r.joined_in_window);
 	KTEST_EXPECT_FALSE(t, r.joined_in_window);
 	/* Once task_join returned, the task is freed. */
 	KTEST_EXPECT_FALSE(t, victim_registered(&r));
