@@ -13,6 +13,7 @@
 #include <kernel/init.h>
 #include <kernel/irq.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
@@ -79,6 +80,7 @@ void synchronize_rcu(void)
 	smp_mb(); /* the caller's unpublishing comes before the depths */
 	for_each_cpu (c)
 		ends[c->id] = __atomic_load_n(&c->rcu_ends, __ATOMIC_ACQUIRE);
+	race_point(RACE_RCU_GP_WAIT, NULL);
 	for_each_cpu (c) {
 		for (unsigned int spins = 0; !cpu_quiescent(c, ends[c->id]);
 		     spins++) {

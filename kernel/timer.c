@@ -5,6 +5,7 @@
  * Callbacks run without the lock held.
  */
 #include <kernel/timer.h>
+#include <kernel/race.h>
 #include <kernel/time.h>
 #include <kernel/cpu.h>
 #include <kernel/sched.h>
@@ -62,6 +63,7 @@ bool timer_cancel(struct ktimer *tm)
 		spin_unlock_irqrestore(&timer_lock, flags);
 		if (!busy)
 			return was;
+		race_point(RACE_TIMER_CANCEL_WAIT, tm);
 		arch_cpu_relax();
 	}
 }
