@@ -2,10 +2,17 @@
  * kernel/timer_test.c: suite timers - a timer fires after its deadline, a
  * cancelled one never fires, and cancel waits for a callback that is
  * already running (callers free timers that live on their stack).
+ *
+ * No case sleeps for a time and then looks: each waits for what must
+ * happen (the timer's callback; a later timer, which runs after the
+ * cancelled one would have; the cancel coming round to wait,
+ * RACE_TIMER_CANCEL_WAIT), so a host that runs a hart late cannot make
+ * a case fail, or a bug pass.
  */
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/ktest.h>
+#include <kernel/race.h>
 #include <kernel/time.h>
 #include <kernel/timer.h>
 #include <kernel/sched.h>
@@ -15,64 +22,103 @@ struct probe {
 	volatile int started, finished;
 	volatile unsigned int hart; /* where the callback ran */
 	uint64_t fired_at, finished_at;
-	uint64_t spin_ns;
+	bool hold;	      /* run until the cancel waits or has returned */
+	bool cancel_waits;    /* atomic: timer_cancel came round to wait */
+	bool cancel_returned; /* atomic */
 };
 
 static void probe_fn(struct ktimer *tm)
 {
 	struct probe *p = tm->data;
+	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 
 	p->hart = cpu_id();
 	p->fired_at = time_ns();
 	p->started = 1;
-	time_delay_ns(p->spin_ns);
+	while (p->hold && !ktest_flag_up(&p->cancel_waits) &&
+	       !ktest_flag_up(&p->cancel_returned) && time_ns() < give_up)
+		arch_cpu_relax();
 	p->finished_at = time_ns();
 	p->finished = 1;
 }
 
+static void probe_init(struct probe *p)
+{
+	*p = (struct probe){ 0 };
+	timer_init(&p->tm, probe_fn);
+	p->tm.data = p;
+}
+
+static bool probe_finished(void *arg)
+{
+	return ((struct probe *)arg)->finished;
+}
+
 static void fires_after_deadline(struct ktest *t)
 {
-	struct probe p = { 0 };
+	struct probe p;
 	uint64_t deadline = time_ns() + 10 * NSEC_PER_MSEC;
 
-	timer_init(&p.tm, probe_fn);
-	p.tm.data = &p;
+	probe_init(&p);
 	timer_arm(&p.tm, deadline);
-	task_sleep_ms(100);
+	KTEST_EXPECT_EQ(t, race_wait_until(probe_finished, &p), 0);
 	KTEST_EXPECT_EQ(t, p.finished, 1);
 	KTEST_EXPECT_GE(t, p.fired_at, deadline);
 	KTEST_EXPECT_FALSE(t, timer_cancel(&p.tm));
 }
 
+/* A timer due 10 ms after the cancelled one: timers run in the order of
+ * their deadlines, so once it has run, the cancelled one would have
+ * been taken (and a second cancel waits for its callback). */
 static void cancelled_never_fires(struct ktest *t)
 {
-	struct probe p = { 0 };
+	struct probe p, later;
+	uint64_t due = time_ns() + 50 * NSEC_PER_MSEC;
 
-	timer_init(&p.tm, probe_fn);
-	p.tm.data = &p;
-	timer_arm(&p.tm, time_ns() + 50 * NSEC_PER_MSEC);
+	probe_init(&p);
+	probe_init(&later);
+	timer_arm(&p.tm, due);
 	KTEST_EXPECT_TRUE(t, timer_cancel(&p.tm));
-	task_sleep_ms(100);
+	timer_arm(&later.tm, due + 10 * NSEC_PER_MSEC);
+	KTEST_EXPECT_EQ(t, race_wait_until(probe_finished, &later), 0);
+	KTEST_EXPECT_FALSE(t, timer_cancel(&p.tm));
 	KTEST_EXPECT_EQ(t, p.started, 0);
 }
 
 /*
  * The callback must run on another hart while this one cancels: with
  * interrupts off here, this hart cannot run it, and cannot be preempted
- * off the cancel either. The callback spins 20 ms; the cancel starts
- * while it runs (checked) and must not return before it finished.
+ * off the cancel either. The callback runs until the cancel has come
+ * round to wait for it (RACE_TIMER_CANCEL_WAIT) or has returned (the
+ * bug), so the cancel starts while it runs, and must not return before
+ * it finished. (Before, the callback spun 20 ms: a host that did not run
+ * this hart that long between the callback's start and the cancel
+ * failed the case.)
  */
+static struct probe *cancelling;
+
+static void cancel_waits(void *obj)
+{
+	struct probe *p = READ_ONCE(cancelling);
+
+	if (p && obj == &p->tm)
+		ktest_flag_raise(&p->cancel_waits);
+}
+
 static void cancel_waits_for_running_callback(struct ktest *t)
 {
-	struct probe p = { .spin_ns = 20 * NSEC_PER_MSEC };
-	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC, entered, left;
+	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+	uint64_t entered, left;
+	struct probe p;
 	unsigned long flags;
 	unsigned int me;
 	int finished;
 
 	KTEST_ASSERT_GE(t, ncpus, 2); /* the boot gives it more harts */
-	timer_init(&p.tm, probe_fn);
-	p.tm.data = &p;
+	probe_init(&p);
+	p.hold = true;
+	WRITE_ONCE(cancelling, &p);
+	race_hook_set(RACE_TIMER_CANCEL_WAIT, cancel_waits);
 	flags = arch_irq_save();
 	me = cpu_id();
 	timer_arm(&p.tm, time_ns());
@@ -81,10 +127,16 @@ static void cancel_waits_for_running_callback(struct ktest *t)
 	entered = time_ns();
 	timer_cancel(&p.tm);
 	finished = p.finished;
+	ktest_flag_raise(&p.cancel_returned);
 	left = time_ns();
 	arch_irq_restore(flags);
+	/* p is on this stack: the callback done, whatever happened */
+	KTEST_EXPECT_EQ(t, race_wait_until(probe_finished, &p), 0);
+	race_hook_set(RACE_TIMER_CANCEL_WAIT, NULL);
+	WRITE_ONCE(cancelling, NULL);
 	KTEST_ASSERT_EQ(t, p.started, 1);
 	KTEST_EXPECT_NE(t, p.hart, me);
+	KTEST_EXPECT_TRUE(t, ktest_flag_up(&p.cancel_waits));
 	KTEST_EXPECT_LT(
 	    t, entered, p.finished_at); /* overlapped the callback */
 	KTEST_EXPECT_EQ(t, finished, 1);
