@@ -16,9 +16,13 @@
  * (the door's grace period and second zap) the punched page stays mapped
  * and the load reads the old bytes, not the hole; without munmap's grace
  * period (mm_write_begin) the entry outlives the area. The munmap case
- * lets the munmap run on for HOLD_MS before mapping: a kernel that waits
- * for the fault cannot return meanwhile, one that does not returns at
- * once, so the second kind fails every time.
+ * lets the munmap run on before mapping, until it waits for the fault's
+ * grace period (RACE_RCU_GP_WAIT, in the munmap's task) or has returned:
+ * a kernel that waits for the fault cannot return meanwhile, one that
+ * does not returns, so the second kind fails every time. (Before, it ran
+ * on for 100 ms: a host that did not run the munmap's hart that long let
+ * the second kind pass.) The bounds, RACE_TIMEOUT_MS, are for a broken
+ * run only.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -38,8 +42,7 @@
 #include <mm/vm.h>
 
 #define FILE_NAME "/mmap_lockless.bin"
-#define SPIN_NS	  (2000 * NSEC_PER_MSEC) /* a bound, not a schedule */
-#define HOLD_NS	  (100 * NSEC_PER_MSEC)
+#define BOUND_NS  (RACE_TIMEOUT_MS * NSEC_PER_MSEC) /* not a schedule */
 
 enum actor_kind { ACT_PUNCH, ACT_MUNMAP };
 
@@ -49,8 +52,10 @@ struct lockless_race {
 	volatile uint8_t *p;
 	struct page *page; /* the page the fault found */
 	bool at_point;	   /* the faulter stopped at the race point */
-	bool acted;	   /* the punch or munmap returned */
-	bool saw_other;	   /* the faulter saw the other side's part */
+	struct task *actor;
+	bool actor_gp;	/* the munmap waits for a grace period */
+	bool acted;	/* the punch or munmap returned */
+	bool saw_other; /* the faulter saw the other side's part */
 	int act_err;
 	int fault_err; /* vm_mmap_fault's */
 };
@@ -74,13 +79,26 @@ static void hold_fault(void *obj)
 		return;
 	r->page = obj;
 	ktest_flag_raise(&r->at_point);
-	while (!other_part_done(r) && time_ns() - start < SPIN_NS)
+	while (!other_part_done(r) && time_ns() - start < BOUND_NS)
 		arch_cpu_relax();
 	r->saw_other = other_part_done(r);
-	/* Give an munmap that does not wait for us a chance to finish first. */
+	/* Let an munmap that does not wait for us finish first. */
 	if (r->kind == ACT_MUNMAP)
-		while (!ktest_flag_up(&r->acted) && time_ns() - start < HOLD_NS)
+		while (!ktest_flag_up(&r->acted) &&
+		       !ktest_flag_up(&r->actor_gp) &&
+		       time_ns() - start < BOUND_NS)
 			arch_cpu_relax();
+}
+
+/* At RACE_RCU_GP_WAIT in the actor: its munmap waits for the faulter's
+ * read-side section. */
+static void actor_waits(void *obj)
+{
+	struct lockless_race *r = READ_ONCE(cur);
+
+	(void)obj;
+	if (r && current_task() == READ_ONCE(r->actor))
+		ktest_flag_raise(&r->actor_gp);
 }
 
 /* The fault handler's own entry, not a load: a load would be retried
@@ -99,7 +117,7 @@ static int actor(void *arg)
 	struct lockless_race *r = arg;
 	uint64_t start = time_ns();
 
-	while (!ktest_flag_up(&r->at_point) && time_ns() - start < SPIN_NS)
+	while (!ktest_flag_up(&r->at_point) && time_ns() - start < BOUND_NS)
 		task_yield();
 	if (r->kind == ACT_PUNCH)
 		r->act_err =
@@ -140,7 +158,10 @@ static void run_race(struct ktest *t, struct lockless_race *r)
 	KTEST_ASSERT_GE(t, ncpus, 2u);
 	WRITE_ONCE(cur, r);
 	race_hook_set(RACE_FAULT_LOCKLESS, hold_fault);
+	race_hook_set(RACE_RCU_GP_WAIT, actor_waits);
 	a = task_create_on("lockless-act", actor, r, there);
+	if (!IS_ERR(a)) /* before the faulter: the actor waits for it */
+		__atomic_store_n(&r->actor, a, __ATOMIC_RELEASE);
 	f = task_create_on("lockless-fault", faulter, r, here);
 	KTEST_EXPECT_FALSE(t, IS_ERR(a) || IS_ERR(f));
 	if (!IS_ERR(f))
@@ -148,6 +169,7 @@ static void run_race(struct ktest *t, struct lockless_race *r)
 	if (!IS_ERR(a))
 		KTEST_EXPECT_EQ(t, task_join(a), 0);
 	race_hook_set(RACE_FAULT_LOCKLESS, NULL);
+	race_hook_set(RACE_RCU_GP_WAIT, NULL);
 	WRITE_ONCE(cur, NULL);
 	KTEST_EXPECT_TRUE(t, r->at_point);
 	KTEST_EXPECT_TRUE(t, r->saw_other);
@@ -185,7 +207,9 @@ static void lockless_fault_vs_munmap(struct ktest *t)
 	r.p = prepare(t, fd);
 	KTEST_ASSERT_NOT_NULL(t, r.p);
 	run_race(t, &r);
-	/* The munmap has returned: nothing is mapped in its range. */
+	/* The munmap waited for the fault, and has returned: nothing is
+	 * mapped in its range. */
+	KTEST_EXPECT_TRUE(t, r.actor_gp);
 	KTEST_EXPECT_EQ(t, vm_mmap_lookup((uintptr_t)r.p, NULL), 0);
 	close(fd);
 	KTEST_EXPECT_EQ(t, unlink(FILE_NAME), 0);
