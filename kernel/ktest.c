@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <kernel/ktest.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 #include <kernel/time.h>
 #include <kernel/trace.h>
@@ -183,13 +184,13 @@ int ktest_run(const char *filter)
 	return failed;
 }
 
-bool ktest_barrier_wait(unsigned int *arrived, unsigned int n)
+bool ktest_overlap_enter_all(struct ktest_overlap *o, unsigned int n)
 {
-	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC;
+	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 
-	__atomic_add_fetch(arrived, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(arrived, __ATOMIC_SEQ_CST) < n &&
+	ktest_overlap_enter(o);
+	while (__atomic_load_n(&o->inside, __ATOMIC_SEQ_CST) < n &&
 	       time_ns() < give_up)
 		task_yield();
-	return __atomic_load_n(arrived, __ATOMIC_SEQ_CST) >= n;
+	return __atomic_load_n(&o->inside, __ATOMIC_SEQ_CST) >= n;
 }

@@ -141,8 +141,11 @@ __noreturn void ktest_abort(struct ktest *t);
 /*
  * Overlap recorder for concurrency cases, which must show that what they
  * claim ran concurrently did: each worker brackets its work with
- * ktest_overlap_enter/exit, and the case checks .max (the most workers
- * inside at once) with KTEST_EXPECT_GE(t, o.max, 2) where it has harts.
+ * ktest_overlap_enter_all/exit, and the case checks .max (the most
+ * workers inside at once), which is then every worker: each waits inside
+ * until all are, before it does its work. (Counting on workers started
+ * together to overlap by chance failed when the host ran one hart's
+ * worker to its end before another's began.)
  */
 struct ktest_overlap {
 	unsigned int inside, max; /* atomic */
@@ -172,9 +175,10 @@ static inline bool ktest_flag_up(const bool *flag)
 	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }
 
-/* Start barrier: count this worker in @arrived (atomic, shared) and yield
- * until @n have arrived or 5 s have passed. Return: whether all did. */
-bool ktest_barrier_wait(unsigned int *arrived, unsigned int n);
+/* Enter @o and yield until @n workers are inside it together; a worker
+ * that never comes ends the wait after RACE_TIMEOUT_MS (kernel/race.h),
+ * and the case's check of .max fails. Return: whether all @n came. */
+bool ktest_overlap_enter_all(struct ktest_overlap *o, unsigned int n);
 
 static inline void ktest_overlap_exit(struct ktest_overlap *o)
 {

@@ -19,14 +19,12 @@
 #define PAYLOAD	       "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 static struct ktest_overlap chatting; /* tasks printing at once */
-static unsigned int chatters;	      /* start barrier */
 
 static int chatter(void *arg)
 {
 	int id = (int)(uintptr_t)arg;
 
-	ktest_barrier_wait(&chatters, ncpus);
-	ktest_overlap_enter(&chatting);
+	ktest_overlap_enter_all(&chatting, ncpus);
 	for (int i = 0; i < LINES_PER_TASK; i++)
 		pr_info("printk-test task=%d seq=%d %s end\n", id, i, PAYLOAD);
 	ktest_overlap_exit(&chatting);
@@ -44,8 +42,9 @@ static void lines_from_all_harts(struct ktest *t)
 	}
 	for (unsigned int c = 0; c < ncpus; c++)
 		KTEST_EXPECT_EQ(t, task_join(tasks[c]), 0);
-	/* Lines can only be cut or mixed if tasks printed at the same time. */
-	KTEST_EXPECT_GE(t, chatting.max, 2);
+	/* Lines can only be cut or mixed if tasks printed at the same time:
+	 * all were printing together. */
+	KTEST_EXPECT_EQ(t, chatting.max, ncpus);
 	ktest_log(t, "printk-test tasks=%u lines=%d", ncpus, LINES_PER_TASK);
 }
 

@@ -4,10 +4,10 @@
  *   failures = mm_test_on_every_hart(t, "name", fn, args, sizeof(args[0]));
  *
  * starts fn(&args[i]) pinned to hart i for every online hart, joins them
- * all and returns how many did not return 0 (a killed task counts). The
- * tasks wait for each other at a start barrier, and the helper records
- * how many were inside fn at once: fewer than two on a machine with two
- * harts or more fails the case, as the run proved nothing concurrent.
+ * all and returns how many did not return 0 (a killed task counts). Each
+ * task waits, before it calls fn, until every one is there
+ * (ktest_overlap_enter_all): the calls overlap however the host runs the
+ * harts, and the case fails if they did not all come.
  *
  *   mm_test_alone(t, fn, arg);
  *
@@ -27,7 +27,6 @@
 struct mm_hart_run {
 	int (*fn)(void *);
 	void *arg;
-	unsigned int *arrived; /* atomic, shared */
 	struct ktest_overlap *overlap;
 };
 
@@ -36,8 +35,7 @@ static inline int mm_test_hart_main(void *p)
 	struct mm_hart_run *r = p;
 	int ret;
 
-	ktest_barrier_wait(r->arrived, ncpus);
-	ktest_overlap_enter(r->overlap);
+	ktest_overlap_enter_all(r->overlap, ncpus);
 	ret = r->fn(r->arg);
 	ktest_overlap_exit(r->overlap);
 	return ret;
@@ -51,21 +49,20 @@ static inline int mm_test_on_every_hart(struct ktest *t,
 {
 	struct mm_hart_run runs[MAX_CPUS];
 	struct task *tasks[MAX_CPUS];
-	unsigned int arrived = 0;
 	struct ktest_overlap overlap = { 0, 0 };
 	int failures = 0;
 
 	for (unsigned int c = 0; c < ncpus; c++) {
-		runs[c] = (struct mm_hart_run){
-			fn, (char *)args + c * arg_size, &arrived, &overlap
-		};
+		runs[c] = (struct mm_hart_run){ fn,
+						(char *)args + c * arg_size,
+						&overlap };
 		tasks[c] =
 		    task_create_on(name, mm_test_hart_main, &runs[c], (int)c);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[c]));
 	}
 	for (unsigned int c = 0; c < ncpus; c++)
 		failures += task_join(tasks[c]) != 0;
-	KTEST_EXPECT_GE(t, overlap.max, ncpus < 2 ? 1U : 2U);
+	KTEST_EXPECT_EQ(t, overlap.max, ncpus); /* all ran together */
 	return failures;
 }
 

@@ -159,14 +159,12 @@ static int par_work(int n)
 }
 
 static struct ktest_overlap par_busy; /* workers inside at once */
-static unsigned int par_arrived;      /* start barrier */
 
 static int par_worker(void *arg)
 {
 	int err;
 
-	ktest_barrier_wait(&par_arrived, NPAR);
-	ktest_overlap_enter(&par_busy);
+	ktest_overlap_enter_all(&par_busy, NPAR);
 	err = par_work((int)(uintptr_t)arg);
 	ktest_overlap_exit(&par_busy);
 	return err;
@@ -185,7 +183,7 @@ static void write_parallel(struct ktest *t)
 	}
 	for (int n = 0; n < NPAR; n++)
 		KTEST_EXPECT_EQ(t, task_join(tasks[n]), 0);
-	KTEST_EXPECT_GE(t, par_busy.max, 2); /* they did run together */
+	KTEST_EXPECT_EQ(t, par_busy.max, NPAR); /* they did run together */
 	for (int n = 0; n < NPAR; n++) {
 		snprintf(path, sizeof(path), "/w/par/t%d", n);
 		ext2_test_check(t, path, 20 + n, 0, 64 * KiB);
