@@ -8,6 +8,7 @@
 #include <kernel/time.h>
 #include <kernel/wait.h>
 #include <kernel/arch.h>
+#include <kernel/race.h>
 #include <kernel/spinlock.h>
 
 #define MANY 64
@@ -52,6 +53,7 @@ static void every_hart_runs_tasks(struct ktest *t)
 
 struct spin_state {
 	volatile bool stop;
+	bool running; /* busy has its hart */
 	uint64_t deadline;
 };
 
@@ -60,9 +62,15 @@ static int busy(void *arg)
 {
 	struct spin_state *s = arg;
 
+	ktest_flag_raise(&s->running);
 	while (!s->stop && time_ns() < s->deadline)
 		;
 	return s->stop ? 0 : -1;
+}
+
+static bool flag_up(void *flag)
+{
+	return ktest_flag_up(flag);
 }
 
 static int stopper(void *arg)
@@ -79,7 +87,9 @@ static void preemption_switches_busy_task(struct ktest *t)
 	struct task *st;
 
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
-	task_sleep_ms(20); /* let busy take the hart */
+	/* busy has the hart before stopper exists (a sleep of 20 ms here let
+	 * a late busy find stop already set, and proved nothing) */
+	KTEST_ASSERT_EQ(t, race_wait_until(flag_up, &s.running), 0);
 	st = task_create_on("stopper", stopper, &s, cpu);
 	KTEST_ASSERT_FALSE(t, IS_ERR(st));
 	KTEST_EXPECT_EQ(t, task_join(st), 0);
@@ -141,15 +151,26 @@ static void completion_times_out(struct ktest *t)
 			  wait_for_completion_timeout(&c, 20 * NSEC_PER_MSEC));
 }
 
+static uint64_t ticks_before[MAX_CPUS];
+
+static bool every_hart_ticked(void *arg)
+{
+	(void)arg;
+	for (unsigned int c = 0; c < ncpus; c++)
+		if (READ_ONCE(cpus[c].ticks) <= ticks_before[c])
+			return false;
+	return true;
+}
+
+/* Each hart takes a tick: wait for one on each (not a 50 ms sleep, after
+ * which a hart the host had not run yet failed the case). */
 static void ticks_on_every_hart(struct ktest *t)
 {
-	uint64_t before[MAX_CPUS];
-
 	for (unsigned int c = 0; c < ncpus; c++)
-		before[c] = READ_ONCE(cpus[c].ticks);
-	task_sleep_ms(50);
+		ticks_before[c] = READ_ONCE(cpus[c].ticks);
+	KTEST_EXPECT_EQ(t, race_wait_until(every_hart_ticked, NULL), 0);
 	for (unsigned int c = 0; c < ncpus; c++)
-		KTEST_EXPECT_GT(t, READ_ONCE(cpus[c].ticks), before[c]);
+		KTEST_EXPECT_GT(t, READ_ONCE(cpus[c].ticks), ticks_before[c]);
 }
 
 static unsigned long ipis_sent(void)
@@ -188,28 +209,42 @@ static int kick_sleeper_fn(void *arg)
 	return 0;
 }
 
-/* One wake-up of a task sleeping on another hart, made under a spinlock.
- * Return: 1 if it owed that hart an IPI (a kick was chosen) and sent it
- * only after the lock was dropped, 0 if no IPI was chosen (the hart was
- * not idle, or this task ran on it), -1 if the IPI went under the lock
- * or was still owed after it. */
-static int wake_under_lock_once(struct ktest *t)
+#define WAKER_HART   0
+#define SLEEPER_HART 1
+
+static bool asleep_off_its_hart(void *arg)
+{
+	struct task *t = arg;
+
+	return READ_ONCE(t->state) == TASK_SLEEPING && !READ_ONCE(t->on_cpu);
+}
+
+/* One wake-up, on WAKER_HART, of a task asleep on SLEEPER_HART, made under
+ * a spinlock. Return: 1 if it owed that hart an IPI (a kick was chosen)
+ * and sent it only after the lock was dropped, 0 if no IPI was chosen
+ * (another task ran on that hart), -1 if the IPI went under the lock or
+ * was still owed after it, or the sleeper never slept. */
+static int wake_under_lock_once(void)
 {
 	static DEFINE_SPINLOCK(lock);
 	struct kick_sleeper s = { .go = 0 };
-	unsigned int other = (cpu_id() + 1) % ncpus;
+	unsigned int other = SLEEPER_HART;
 	struct task *sl;
 	unsigned long ipis, owed, left, flags;
 	int ret = 0;
 
 	wait_queue_init(&s.wq);
 	sl = task_create_on("kick_sleeper", kick_sleeper_fn, &s, (int)other);
-	if (IS_ERR(sl)) {
-		KTEST_EXPECT_FALSE(t, IS_ERR(sl));
+	if (IS_ERR(sl))
+		return -1;
+	/* Off its hart, not only marked sleeping (still on it, the wake-up
+	 * needs no IPI) */
+	if (race_wait_until(asleep_off_its_hart, sl)) {
+		__atomic_store_n(&s.go, 1, __ATOMIC_RELEASE);
+		wake_up_all(&s.wq);
+		task_join(sl);
 		return -1;
 	}
-	while (READ_ONCE(sl->state) != TASK_SLEEPING)
-		task_sleep_ms(1);
 	spin_lock(&lock);
 	ipis = READ_ONCE(this_cpu()->ipis_sent);
 	__atomic_store_n(&s.go, 1, __ATOMIC_RELEASE);
@@ -217,7 +252,7 @@ static int wake_under_lock_once(struct ktest *t)
 	flags = arch_irq_save();
 	owed = this_cpu()->kicks;
 	arch_irq_restore(flags);
-	if (READ_ONCE(this_cpu()->ipis_sent) != ipis && cpu_id() != other)
+	if (READ_ONCE(this_cpu()->ipis_sent) != ipis)
 		ret = owed & (1UL << other) ? 1 : -1;
 	spin_unlock(&lock);
 	flags = arch_irq_save();
@@ -229,26 +264,36 @@ static int wake_under_lock_once(struct ktest *t)
 	return ret;
 }
 
+/* On WAKER_HART: try until a wake-up needed an IPI. Return: 1, or
+ * what the last try found. */
+static int wake_under_lock_tries(void *arg)
+{
+	int r = 0;
+
+	(void)arg;
+	for (int i = 0; i < 50 && !r; i++)
+		r = wake_under_lock_once();
+	return r;
+}
+
 /* A waker holds its queue's lock (a mutex's or an rw-semaphore's
  * wait_lock, a wait queue's lock): the IPI that wakes an idle hart, an SBI
  * call through M-mode, waits until the lock is dropped, and then goes
  * (send_kick in kernel/sched.c). Before, it went under the lock, and
  * every hart that wanted the lock spun meanwhile: in `bench mixed` the
- * harts spun ~0.8 s of each 2 s round on rw-semaphores' wait_locks. A
- * try where the other hart was busy (no IPI needed) proves nothing and is
- * tried again. */
+ * harts spun ~0.8 s of each 2 s round on rw-semaphores' wait_locks. The
+ * waker and the sleeper are pinned to two harts, and the sleeper is off
+ * its hart before the wake-up; a try still proves nothing when another
+ * task (a daemon woken by its timer) happens to run on the sleeper's
+ * hart then, and is tried again. */
 static void wake_under_lock_sends_ipi_after_unlock(struct ktest *t)
 {
-	int proved = 0;
+	struct task *w;
 
 	KTEST_ASSERT_GT(t, ncpus, 1);
-	for (int i = 0; i < 50 && !proved; i++) {
-		int r = wake_under_lock_once(t);
-
-		KTEST_ASSERT_GE(t, r, 0);
-		proved = r;
-	}
-	KTEST_EXPECT_EQ(t, proved, 1);
+	w = task_create_on("waker", wake_under_lock_tries, NULL, WAKER_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(w));
+	KTEST_EXPECT_EQ(t, task_join(w), 1);
 }
 
 static int nothing(void *arg)
