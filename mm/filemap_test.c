@@ -66,6 +66,7 @@ static void filemap_second_read_hits_cache(struct ktest *t)
 
 struct locker {
 	struct page *page;
+	struct task *task;
 	bool locked;
 };
 
@@ -81,6 +82,19 @@ static int locker_fn(void *arg)
 	return 0;
 }
 
+/* The locker has the page (the bug) or sleeps waiting for it. */
+static bool locker_locked_or_waits(void *arg)
+{
+	struct locker *l = arg;
+
+	return READ_ONCE(l->locked) ||
+	       (READ_ONCE(l->task->state) == TASK_SLEEPING &&
+		!READ_ONCE(l->task->on_cpu));
+}
+
+/* A second locker sleeps until the page is unlocked (it is waited for
+ * until it sleeps or, the bug, has the page: not for 20 ms, which a host
+ * that did not run it let a lock that excludes nobody pass). */
 static void filemap_lock_page_excludes(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, PAGE_SIZE, TDISK_RAM);
@@ -94,7 +108,8 @@ static void filemap_lock_page_excludes(struct ktest *t)
 	KTEST_EXPECT_TRUE(t, page_test(l.page, PG_locked));
 	task = task_create("locker", locker_fn, &l);
 	KTEST_ASSERT_FALSE(t, IS_ERR(task));
-	task_sleep_ms(20);
+	l.task = task;
+	KTEST_EXPECT_EQ(t, race_wait_until(locker_locked_or_waits, &l), 0);
 	KTEST_EXPECT_FALSE(t, READ_ONCE(l.locked));
 	unlock_page(l.page);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
@@ -130,11 +145,37 @@ static int reader_fn(void *arg)
 	return n < 0 || pos != CONC_PAGES * PAGE_SIZE;
 }
 
+static void count_asleep_reader(struct task *task, void *arg)
+{
+	if (!strcmp(task->name, "reader") &&
+	    READ_ONCE(task->state) == TASK_SLEEPING && !READ_ONCE(task->on_cpu))
+		++*(unsigned int *)arg;
+}
+
+/* Page 0's read is held (every reader needs page 0 first): two readers
+ * asleep are the one whose read it is and one that found the page
+ * locked, not uptodate, and waits for that read - not a second read. */
+static bool readers_wait_for_page0(void *arg)
+{
+	unsigned int asleep = 0;
+
+	(void)arg;
+	task_for_each(count_asleep_reader, &asleep);
+	return asleep >= 2;
+}
+
+/* Every hart reads the whole file at once; each page is read from the
+ * disk once. The first page's read ends only once a second reader waits
+ * for it (before, the completer slept 1 ms before each read, "to let
+ * readers find the pages locked", which a busy host may not do). */
 static void filemap_concurrent_readers(struct ktest *t)
 {
 	struct tdisk *d =
 	    tdisk_create(t, CONC_PAGES * PAGE_SIZE, TDISK_RAM | TDISK_ASYNC);
 	struct reader r[MAX_CPUS];
+
+	KTEST_ASSERT_GE(t, ncpus, 2);
+	d->first_until = readers_wait_for_page0;
 
 	for (unsigned int c = 0; c < ncpus; c++) {
 		r[c].d = d;
@@ -146,6 +187,7 @@ static void filemap_concurrent_readers(struct ktest *t)
 	    t,
 	    mm_test_on_every_hart(t, "reader", reader_fn, r, sizeof(r[0])),
 	    0);
+	KTEST_EXPECT_TRUE(t, d->first_held);
 	for (unsigned int i = 0; i < CONC_PAGES; i++)
 		KTEST_EXPECT_EQ(t, d->reads[i], 1);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrpages, CONC_PAGES);
@@ -305,6 +347,8 @@ static void filemap_truncate_range_exact(struct ktest *t)
 
 struct truncate_arg {
 	struct address_space *m;
+	struct tdisk *d;
+	struct task *task;
 	volatile int done;
 };
 
@@ -319,18 +363,30 @@ static int truncate_all(void *arg)
 	return 0;
 }
 
+/* The truncation is done (the bug) or, past pages 0 and 1, asleep: it
+ * waits for page 2's write. */
+static bool truncate_done_or_waits(void *arg)
+{
+	struct truncate_arg *a = arg;
+
+	return a->done || (!tdisk_cached(a->d, 0) && !tdisk_cached(a->d, 1) &&
+			   READ_ONCE(a->task->state) == TASK_SLEEPING &&
+			   !READ_ONCE(a->task->on_cpu));
+}
+
 /*
  * A page under writeback may not leave the cache (and be freed or reused)
  * until its write ends: truncation waits for it. The write is simulated
  * by setting PG_writeback as filemap_writeout_page does. The truncating
- * task must be seen past the pages before it and stuck at this one.
+ * task must be seen past the pages before it and asleep at this one, or
+ * done (the bug). (Before, the case gave it 20 ms "to go wrong" after it
+ * was past them: a host that did not run it that long let the bug pass.)
  */
 static void filemap_truncate_waits_for_writeback(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, 4 * PAGE_SIZE, TDISK_RAM);
-	struct truncate_arg a = { d->inode.i_mapping, 0 };
+	struct truncate_arg a = { .m = d->inode.i_mapping, .d = d };
 	char *buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
-	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
 	struct page *page;
 	struct task *task;
 
@@ -342,10 +398,8 @@ static void filemap_truncate_waits_for_writeback(struct ktest *t)
 	page_set(page, PG_writeback);
 	task = task_create("truncate", truncate_all, &a);
 	KTEST_ASSERT_FALSE(t, IS_ERR(task));
-	while ((tdisk_cached(d, 0) || tdisk_cached(d, 1)) && !a.done &&
-	       time_ns() < give_up)
-		task_sleep_ms(1);
-	task_sleep_ms(20);			   /* time to go wrong */
+	a.task = task;
+	KTEST_EXPECT_EQ(t, race_wait_until(truncate_done_or_waits, &a), 0);
 	KTEST_EXPECT_FALSE(t, tdisk_cached(d, 1)); /* it got this far */
 	KTEST_EXPECT_EQ(t, a.done, 0);
 	KTEST_EXPECT_TRUE(t, page->mapping == a.m);
@@ -387,7 +441,7 @@ static void filemap_lockless_find_outlives_truncate(struct ktest *t)
 	struct tdisk *d = tdisk_create(t, PAGE_SIZE, TDISK_RAM);
 	struct address_space *m = d->inode.i_mapping;
 	struct dropper dr = { m, false };
-	uint64_t end = time_ns() + NSEC_PER_SEC;
+	uint64_t end = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 	struct page *page, *found;
 	struct task *task;
 	char c;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/panic.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include <mm/pcache_test.h>
 
@@ -110,13 +111,15 @@ static int tdisk_completer(void *arg)
 
 		wait_event(&d->queue_wq,
 			   READ_ONCE(d->queued) || READ_ONCE(d->stop));
-		task_sleep_ms(1); /* let readers find the pages locked */
 		spin_lock(&d->queue_lock);
 		if (d->queued)
 			page = d->queue[--d->queued];
 		spin_unlock(&d->queue_lock);
 		if (!page && READ_ONCE(d->stop))
 			return 0;
+		if (page && page->index == 0 && d->first_until &&
+		    !d->first_held)
+			d->first_held = !race_wait_until(d->first_until, d);
 		if (page) {
 			tdisk_load(d, page);
 			page_read_done(page, 0);

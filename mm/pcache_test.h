@@ -48,7 +48,10 @@ struct tdisk {
 	long ahead_at_first_begin; /* -1 until a write_begin ran */
 	/* write_begins handed the page put in ahead at their index */
 	unsigned long begins_handed;
-	/* TDISK_ASYNC: */
+	/* TDISK_ASYNC: page 0's read ends only once @first_until(@d) (a
+	 * test's condition, e.g. readers wait for it) or RACE_TIMEOUT_MS */
+	bool (*first_until)(void *d);
+	bool first_held; /* page 0 was held until then */
 	struct spinlock queue_lock;
 	struct page *queue[TDISK_QUEUE];
 	unsigned int queued;
