@@ -129,30 +129,6 @@ static int second_locker(void *arg)
 	return 0;
 }
 
-/* Entries of @waiters, counted under @lock: the tasks queued on a lock. */
-static unsigned int count_waiters(struct spinlock *lock,
-				  struct list_head *waiters)
-{
-	unsigned int n = 0;
-
-	spin_lock(lock);
-	for (struct list_head *pos = waiters->next; pos != waiters;
-	     pos = pos->next)
-		n++;
-	spin_unlock(lock);
-	return n;
-}
-
-static unsigned int mutex_waiting(struct mutex *m)
-{
-	return count_waiters(&m->wait_lock, &m->waiters);
-}
-
-static unsigned int rwsem_waiting(struct rw_semaphore *s)
-{
-	return count_waiters(&s->wait_lock, &s->waiters);
-}
-
 /* While this task holds the mutex, a second locker queues and sleeps: it
  * gets the mutex only at the unlock. No timing decides it: the check waits
  * until the locker is queued or (the bug) has the mutex. */
@@ -167,11 +143,11 @@ static void mutex_second_locker_waits(struct ktest *t)
 	mutex_lock(&h.m);
 	b = task_create("locker", second_locker, &h);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
-	while (!READ_ONCE(h.acquired) && !mutex_waiting(&h.m) &&
+	while (!READ_ONCE(h.acquired) && !mutex_nr_waiters(&h.m) &&
 	       time_ns() < give_up)
 		task_sleep_ms(1);
 	KTEST_EXPECT_FALSE(t, READ_ONCE(h.acquired));
-	KTEST_EXPECT_EQ(t, mutex_waiting(&h.m), 1u);
+	KTEST_EXPECT_EQ(t, mutex_nr_waiters(&h.m), 1u);
 	mutex_unlock(&h.m);
 	KTEST_EXPECT_EQ(t, task_join(b), 0);
 	KTEST_EXPECT_TRUE(t, READ_ONCE(h.acquired));
@@ -274,8 +250,8 @@ static void spin_op(struct spin_test *st, enum spin_kind kind, bool on)
 
 static unsigned int spin_waiting(struct spin_test *st)
 {
-	return st->kind == SPIN_MUTEX ? mutex_waiting(&st->m)
-				      : rwsem_waiting(&st->s);
+	return st->kind == SPIN_MUTEX ? mutex_nr_waiters(&st->m)
+				      : rwsem_nr_waiters(&st->s);
 }
 
 static int spinner(void *arg)
@@ -295,9 +271,9 @@ static bool wait_mutex_waiters(struct mutex *m, unsigned int n)
 {
 	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
 
-	while (mutex_waiting(m) != n && time_ns() < give_up)
+	while (mutex_nr_waiters(m) != n && time_ns() < give_up)
 		task_sleep_ms(1);
-	return mutex_waiting(m) == n;
+	return mutex_nr_waiters(m) == n;
 }
 
 /* Wait up to 2 s for a task of @st to call its lock. */
@@ -364,10 +340,10 @@ static void mutex_spin_is_bounded(struct ktest *t)
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_EXPECT_TRUE(t, wait_called(&st));
 	give_up = time_ns() + 2 * NSEC_PER_SEC;
-	while (!mutex_waiting(&st.m) && time_ns() < give_up)
+	while (!mutex_nr_waiters(&st.m) && time_ns() < give_up)
 		arch_cpu_relax();
 	queued = time_ns();
-	KTEST_EXPECT_EQ(t, mutex_waiting(&st.m), 1u);
+	KTEST_EXPECT_EQ(t, mutex_nr_waiters(&st.m), 1u);
 	KTEST_EXPECT_GE(t, queued - st.called, (uint64_t)LOCK_SPIN_NS);
 	mutex_unlock(&st.m);
 	KTEST_EXPECT_EQ(t, task_join(b), 0);
@@ -530,9 +506,9 @@ static bool wait_for_waiters(struct rw_semaphore *s, unsigned int n)
 {
 	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
 
-	while (rwsem_waiting(s) != n && time_ns() < give_up)
+	while (rwsem_nr_waiters(s) != n && time_ns() < give_up)
 		task_sleep_ms(1);
-	return rwsem_waiting(s) == n;
+	return rwsem_nr_waiters(s) == n;
 }
 
 /* A reader that came after the writer queued: it must get in only after

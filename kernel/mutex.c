@@ -113,3 +113,15 @@ bool mutex_is_locked(struct mutex *m)
 {
 	return READ_ONCE(m->owner) != NULL;
 }
+
+unsigned int mutex_nr_waiters(struct mutex *m)
+{
+	struct mutex_waiter *w;
+	unsigned int n = 0;
+
+	spin_lock(&m->wait_lock);
+	list_for_each_entry (w, &m->waiters, node)
+		n++;
+	spin_unlock(&m->wait_lock);
+	return n;
+}

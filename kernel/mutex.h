@@ -46,6 +46,8 @@ void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 bool mutex_is_locked(struct mutex *m);
+/* Tasks queued for @m now (a test sees a task blocked on it). */
+unsigned int mutex_nr_waiters(struct mutex *m);
 /* When a spin for a holder that starts now must end: 0 (no spin) with
  * one hart or @spin_ns 0. */
 uint64_t lock_spin_deadline(uint32_t spin_ns);

@@ -6,10 +6,13 @@
  * being written by ext2_bsync_all. The interleaving is forced: the sync
  * task stops at RACE_BUF_WRITE (dirty flag taken, write not started) on
  * the test's block; only then the test frees the block and writes the
- * next owner's bytes to it directly; the sync waits up to HOLD_NS for
- * that write before its own. On disk the next owner's bytes must be what
- * stays (read back with the block cache bypassed). Had ext2_bforget not
- * waited for the write in flight, the stale buffer would land last.
+ * next owner's bytes to it directly; the sync holds until that write is
+ * done (the bug) or the test waits for the buffer's b_io_lock, which the
+ * sync holds (mutex_nr_waiters), before its own write. On disk the next
+ * owner's bytes must be what stays (read back with the block cache
+ * bypassed). Had ext2_bforget not waited for the write in flight, the
+ * stale buffer would land last. (Before, the sync waited 100 ms for that
+ * write: a host that did not run the test that long let the bug pass.)
  *
  * data_run_stops_at_metadata: the run bound of fs/ext2/super.c.
  */
@@ -22,7 +25,6 @@
 #include "ext2.h"
 #include "ext2_test.h"
 
-#define HOLD_NS	  (100 * NSEC_PER_MSEC)
 #define OLD_BYTE  0x0d
 #define NEXT_BYTE 0x4e
 
@@ -32,6 +34,7 @@ struct forget_race {
 	bool in_write;	   /* the sync holds at the race point */
 	bool next_written; /* the next owner's bytes are on disk */
 	bool hook_ran;
+	bool forget_waits; /* someone waits for the buffer's b_io_lock */
 	int sync_err;
 };
 
@@ -41,15 +44,22 @@ static void hold_buffer_write(void *obj)
 {
 	struct forget_race *r = race;
 	struct ext2_buf *b = obj;
-	uint64_t end = time_ns() + HOLD_NS;
+	uint64_t end = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 
 	if (!r || b->b_blocknr != r->blk)
 		return;
 	r->hook_ran = true;
 	__atomic_store_n(&r->in_write, true, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&r->next_written, __ATOMIC_ACQUIRE) &&
-	       time_ns() < end)
+	       !mutex_nr_waiters(&b->b_io_lock) && time_ns() < end)
 		task_sleep_ms(1);
+	r->forget_waits = mutex_nr_waiters(&b->b_io_lock) > 0;
+}
+
+static bool sync_in_write(void *arg)
+{
+	return __atomic_load_n(&((struct forget_race *)arg)->in_write,
+			       __ATOMIC_ACQUIRE);
 }
 
 static int sync_task(void *arg)
@@ -97,8 +107,7 @@ static void forget_waits_for_write(struct ktest *t)
 	race_hook_set(RACE_BUF_WRITE, hold_buffer_write);
 	sync = task_create("bsync", sync_task, &r);
 	KTEST_ASSERT_FALSE(t, IS_ERR(sync));
-	while (!__atomic_load_n(&r.in_write, __ATOMIC_ACQUIRE))
-		task_sleep_ms(1);
+	KTEST_ASSERT_EQ(t, race_wait_until(sync_in_write, &r), 0);
 	ext2_free_blocks(sb->s_root, r.blk, 1);
 	memset(buf, NEXT_BYTE, bs);
 	KTEST_EXPECT_EQ(t, ext2_write_blocks(r.sbi, r.blk, buf, 1), 0);
@@ -107,6 +116,7 @@ static void forget_waits_for_write(struct ktest *t)
 	race_hook_set(RACE_BUF_WRITE, NULL);
 	race = NULL;
 	KTEST_EXPECT_TRUE(t, r.hook_ran);
+	KTEST_EXPECT_TRUE(t, r.forget_waits);
 	KTEST_EXPECT_EQ(t, r.sync_err, 0);
 	memset(buf, 0, bs);
 	KTEST_EXPECT_EQ(t, ext2_read_blocks(r.sbi, r.blk, buf, 1), 0);
