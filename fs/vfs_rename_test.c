@@ -6,10 +6,13 @@
  * The interleaving is forced: the creator stops at RACE_LOOKUP_PARENT
  * holding the moved directory (found, not locked) until the renamer is at
  * RACE_RENAME_LOCKED (every lock taken, the fs rename not called); the
- * renamer then waits up to HOLD_MS for the create to finish. Before the
- * moved directory was locked the create ran inside the rename; now it
- * must not finish before the rename does. Both succeed in the end, and
- * the moved directory's ".." names its new parent.
+ * renamer then holds until the create has finished (the bug) or waits
+ * for the moved directory's i_rwsem (rwsem_nr_waiters). Before the moved
+ * directory was locked the create ran inside the rename; now it must not
+ * finish before the rename does. Both succeed in the end, and the moved
+ * directory's ".." names its new parent. (Before, the renamer waited
+ * 100 ms for the create: a host that did not run the creator that long
+ * let the bug pass.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +26,6 @@
 #include <kernel/time.h>
 #include <fs/internal.h>
 
-#define HOLD_MS 100
-
 struct rename_race {
 	struct inode *moved; /* /t_ra/m, referenced by the test */
 	struct task *creator;
@@ -32,19 +33,30 @@ struct rename_race {
 	bool renaming;	      /* the renamer holds at RACE_RENAME_LOCKED */
 	bool created;	      /* the creator's open returned */
 	bool rename_ran;      /* the renamer passed its race point */
+	bool create_waited;   /* the create waited for the moved dir's lock */
 	bool created_during_rename;
 	int create_fd, rename_err;
 };
 
 static struct rename_race *race;
 
-static bool wait_flag(bool *flag, unsigned int ms)
+static bool flag_up(void *flag)
 {
-	uint64_t end = time_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+	return __atomic_load_n((bool *)flag, __ATOMIC_ACQUIRE);
+}
 
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && time_ns() < end)
-		task_sleep_ms(1);
-	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+/* Wait for @flag (RACE_TIMEOUT_MS bounds a broken run). */
+static bool wait_flag(bool *flag)
+{
+	return !race_wait_until(flag_up, flag);
+}
+
+/* The create has finished, or waits for the moved directory's lock. */
+static bool created_or_waits(void *arg)
+{
+	struct rename_race *r = arg;
+
+	return flag_up(&r->created) || rwsem_nr_waiters(&r->moved->i_rwsem);
 }
 
 /* In the creator: hold the moved directory until the rename is inside. */
@@ -55,10 +67,11 @@ static void creator_holds(void *obj)
 	if (!r || obj != r->moved || current_task() != r->creator)
 		return;
 	__atomic_store_n(&r->creator_holding, true, __ATOMIC_RELEASE);
-	wait_flag(&r->renaming, 5000);
+	wait_flag(&r->renaming);
 }
 
-/* In the renamer, every lock held: give the creator its chance. */
+/* In the renamer, every lock held: let the creator go on until it
+ * waits for the moved directory or has created (the bug). */
 static void renamer_holds(void *obj)
 {
 	struct rename_race *r = race;
@@ -67,7 +80,9 @@ static void renamer_holds(void *obj)
 		return;
 	r->rename_ran = true;
 	__atomic_store_n(&r->renaming, true, __ATOMIC_RELEASE);
-	r->created_during_rename = wait_flag(&r->created, HOLD_MS);
+	race_wait_until(created_or_waits, r);
+	r->create_waited = rwsem_nr_waiters(&r->moved->i_rwsem) > 0;
+	r->created_during_rename = flag_up(&r->created);
 }
 
 static int creator(void *arg)
@@ -88,7 +103,7 @@ static int renamer(void *arg)
 	struct rename_race *r = arg;
 
 	/* Rename once the creator has the moved directory in hand. */
-	if (!wait_flag(&r->creator_holding, 5000))
+	if (!wait_flag(&r->creator_holding))
 		return -1;
 	r->rename_err = rename("/t_ra/m", "/t_rb/m");
 	return 0;
@@ -133,6 +148,7 @@ static void create_waits_for_dir_rename(struct ktest *t)
 
 	KTEST_EXPECT_TRUE(t, r.creator_holding);
 	KTEST_EXPECT_TRUE(t, r.rename_ran);
+	KTEST_EXPECT_TRUE(t, r.create_waited);
 	KTEST_EXPECT_FALSE(t, r.created_during_rename);
 	KTEST_EXPECT_EQ(t, r.rename_err, 0);
 	KTEST_EXPECT_GE(t, r.create_fd, 0);
