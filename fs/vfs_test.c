@@ -20,9 +20,11 @@
 #include <kernel/err.h>
 #include <kernel/ktest.h>
 #include <kernel/cpu.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 #include <kernel/time.h>
 #include <fs/internal.h>
+#include <mm/filemap.h>
 #include <fs/vfs_test.h>
 
 #define BIG_SIZE 300000
@@ -273,7 +275,7 @@ static void file_truncate(struct ktest *t)
 struct append_arg {
 	int id;
 	int errors;
-	int *ready; /* start barrier, atomic */
+	int *written; /* records all appenders have written, atomic */
 };
 
 /* Byte @b of record @seq of appender @id: every byte says whose it is. */
@@ -282,22 +284,26 @@ static char append_byte(int id, int seq, int b)
 	return (char)(b == 0 ? 'a' + id : b == 1 ? seq : id * 89 + seq * 7 + b);
 }
 
+/* Record i waits until every appender has written i records: each
+ * round has one record of each, started together, so the writers do
+ * interleave (RACE_TIMEOUT_MS bounds a broken run). */
 static int appender(void *p)
 {
 	struct append_arg *a = p;
 	int fd = open("/t_append", O_WRONLY | O_APPEND);
-	uint64_t give_up = time_ns() + 5 * NSEC_PER_SEC;
+	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 	char rec[APPEND_RECLEN];
 
-	__atomic_add_fetch(a->ready, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(a->ready, __ATOMIC_SEQ_CST) < APPENDERS &&
-	       time_ns() < give_up)
-		task_yield();
 	for (int i = 0; i < APPEND_RECORDS; i++) {
+		while (__atomic_load_n(a->written, __ATOMIC_SEQ_CST) <
+			   i * APPENDERS &&
+		       time_ns() < give_up)
+			task_yield();
 		for (int b = 0; b < APPEND_RECLEN; b++)
 			rec[b] = append_byte(a->id, i, b);
 		if (write(fd, rec, sizeof(rec)) != sizeof(rec))
 			a->errors++;
+		__atomic_add_fetch(a->written, 1, __ATOMIC_SEQ_CST);
 	}
 	close(fd);
 	return 0;
@@ -332,21 +338,24 @@ static int check_records(struct ktest *t, const char *buf)
 
 /*
  * O_APPEND under i_rwsem: concurrent appends never overwrite each other.
- * The appenders run on different harts from a start barrier; every
- * record must land whole and in its writer's order, and the writers must
- * have interleaved (else nothing ran concurrently).
+ * The appenders run on different harts, in rounds of one record each;
+ * every record must land whole and in its writer's order, and the
+ * writers interleave: each round changes writer at least twice. (Before,
+ * they started together and interleaved by chance, and the check, one
+ * change of writer, held when they ran one after another too. The
+ * overlap of two appends is forced in file_append_waits_for_append.)
  */
 static void file_append_race(struct ktest *t)
 {
 	struct append_arg args[APPENDERS];
 	struct task *tasks[APPENDERS];
 	static char buf[APPEND_TOTAL + 1];
-	int ready = 0;
+	int written = 0;
 
 	need_root(t);
 	KTEST_ASSERT_EQ(t, write_file("/t_append", "", 0), 0);
 	for (int i = 0; i < APPENDERS; i++) {
-		args[i] = (struct append_arg){ i, 0, &ready };
+		args[i] = (struct append_arg){ i, 0, &written };
 		tasks[i] = task_create_on(
 		    "appender", appender, &args[i], i % (int)ncpus);
 		KTEST_ASSERT_FALSE(t, IS_ERR(tasks[i]));
@@ -357,8 +366,87 @@ static void file_append_race(struct ktest *t)
 	}
 	KTEST_EXPECT_EQ(
 	    t, read_file("/t_append", buf, sizeof(buf)), APPEND_TOTAL);
-	KTEST_EXPECT_GT(t, check_records(t, buf), 0);
+	KTEST_EXPECT_GE(t, check_records(t, buf), 2 * APPEND_RECORDS - 1);
 	KTEST_EXPECT_EQ(t, unlink("/t_append"), 0);
+}
+
+#define WAIT_BASE 3000 /* the file's size: both appends land in page 0 */
+#define WAIT_REC  100
+
+struct append_one {
+	char byte;
+	struct task *task;
+	ssize_t ret;
+};
+
+static int append_one(void *arg)
+{
+	struct append_one *a = arg;
+	int fd = open("/t_append2", O_WRONLY | O_APPEND);
+	char rec[WAIT_REC];
+
+	memset(rec, a->byte, sizeof(rec));
+	a->ret = fd < 0 ? -1 : write(fd, rec, sizeof(rec));
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static bool append_asleep(void *arg)
+{
+	struct task *task = ((struct append_one *)arg)->task;
+
+	return READ_ONCE(task->state) == TASK_SLEEPING &&
+	       !READ_ONCE(task->on_cpu);
+}
+
+/*
+ * Two appends at once, forced: the test holds the lock of the file's
+ * page 0, where both land; A, started first, takes i_rwsem, sets its
+ * position at EOF and sleeps on that page; then B must wait for i_rwsem,
+ * not take its position (the same EOF, A's size not yet set) and sleep
+ * on the page too, as a write without i_rwsem would (mutant 08). Each
+ * is waited for until it sleeps, then the page is let go: A's record,
+ * then B's, after the old bytes.
+ */
+static void file_append_waits_for_append(struct ktest *t)
+{
+	static char buf[WAIT_BASE + 3 * WAIT_REC];
+	struct append_one a = { .byte = 'A' }, b = { .byte = 'B' };
+	struct inode *inode;
+	struct page *page;
+
+	need_root(t);
+	memset(buf, 'o', WAIT_BASE);
+	KTEST_ASSERT_EQ(t, write_file("/t_append2", buf, WAIT_BASE), 0);
+	inode = vfs_lookup("/t_append2");
+	KTEST_ASSERT_FALSE(t, IS_ERR(inode));
+	page = filemap_get_page(inode->i_mapping, 0);
+	KTEST_ASSERT_NOT_NULL(t, page);
+	lock_page(page);
+	a.task = task_create("append_a", append_one, &a);
+	KTEST_ASSERT_FALSE(t, IS_ERR(a.task));
+	KTEST_EXPECT_EQ(t, race_wait_until(append_asleep, &a), 0);
+	b.task = task_create("append_b", append_one, &b);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b.task));
+	KTEST_EXPECT_EQ(t, race_wait_until(append_asleep, &b), 0);
+	KTEST_EXPECT_EQ(t, rwsem_nr_waiters(&inode->i_rwsem), 1u);
+	unlock_page(page);
+	put_page(page);
+	KTEST_EXPECT_EQ(t, task_join(a.task), 0);
+	KTEST_EXPECT_EQ(t, task_join(b.task), 0);
+	iput(inode);
+	KTEST_EXPECT_EQ(t, a.ret, WAIT_REC);
+	KTEST_EXPECT_EQ(t, b.ret, WAIT_REC);
+	KTEST_EXPECT_EQ(t,
+			read_file("/t_append2", buf, sizeof(buf)),
+			WAIT_BASE + 2 * WAIT_REC);
+	KTEST_EXPECT_EQ(t, buf[WAIT_BASE - 1], 'o');
+	KTEST_EXPECT_EQ(t, buf[WAIT_BASE], 'A');
+	KTEST_EXPECT_EQ(t, buf[WAIT_BASE + WAIT_REC - 1], 'A');
+	KTEST_EXPECT_EQ(t, buf[WAIT_BASE + WAIT_REC], 'B');
+	KTEST_EXPECT_EQ(t, buf[WAIT_BASE + 2 * WAIT_REC - 1], 'B');
+	KTEST_EXPECT_EQ(t, unlink("/t_append2"), 0);
 }
 
 static void file_unlinked_open(struct ktest *t)
@@ -381,9 +469,14 @@ static void file_unlinked_open(struct ktest *t)
 }
 
 static struct ktest_case file_cases[] = {
-	KTEST_CASE(file_read_seek),	KTEST_CASE(file_big_pread),
-	KTEST_CASE(file_create_flags),	KTEST_CASE(file_lowest_fd),
-	KTEST_CASE(file_truncate),	KTEST_CASE(file_append_race),
-	KTEST_CASE(file_unlinked_open), {},
+	KTEST_CASE(file_read_seek),
+	KTEST_CASE(file_big_pread),
+	KTEST_CASE(file_create_flags),
+	KTEST_CASE(file_lowest_fd),
+	KTEST_CASE(file_truncate),
+	KTEST_CASE(file_append_race),
+	KTEST_CASE(file_append_waits_for_append),
+	KTEST_CASE(file_unlinked_open),
+	{},
 };
 KTEST_SUITE(vfs_file, file_cases);
