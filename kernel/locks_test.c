@@ -20,6 +20,10 @@
 #include <kernel/time.h>
 
 #define WORKERS 4
+/* Each wait below is for what must happen (a locker queued, readers
+ * inside together); this bounds a broken run only: a busy host may
+ * leave a hart unrun for seconds (it was 2 s and 10 s). */
+#define GIVE_UP_NS ((uint64_t)RACE_TIMEOUT_MS * NSEC_PER_MSEC)
 
 struct counter_test {
 	struct spinlock spin;
@@ -135,7 +139,7 @@ static int second_locker(void *arg)
 static void mutex_second_locker_waits(struct ktest *t)
 {
 	static struct mutex_hold h;
-	uint64_t give_up = time_ns() + 10 * NSEC_PER_SEC;
+	uint64_t give_up = time_ns() + GIVE_UP_NS;
 	struct task *b;
 
 	h.acquired = 0;
@@ -266,20 +270,20 @@ static int spinner(void *arg)
 	return 0;
 }
 
-/* Wait up to 2 s for @n tasks queued on @m. Return: whether they are. */
+/* Wait for @n tasks queued on @m. Return: whether they are. */
 static bool wait_mutex_waiters(struct mutex *m, unsigned int n)
 {
-	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+	uint64_t give_up = time_ns() + GIVE_UP_NS;
 
 	while (mutex_nr_waiters(m) != n && time_ns() < give_up)
 		task_sleep_ms(1);
 	return mutex_nr_waiters(m) == n;
 }
 
-/* Wait up to 2 s for a task of @st to call its lock. */
+/* Wait for a task of @st to call its lock. */
 static bool wait_called(struct spin_test *st)
 {
-	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+	uint64_t give_up = time_ns() + GIVE_UP_NS;
 
 	while (!st->called && time_ns() < give_up)
 		task_sleep_ms(1);
@@ -339,7 +343,7 @@ static void mutex_spin_is_bounded(struct ktest *t)
 	    "spinner", spinner, &st, (int)(cpu_id() + 1) % (int)ncpus);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_EXPECT_TRUE(t, wait_called(&st));
-	give_up = time_ns() + 2 * NSEC_PER_SEC;
+	give_up = time_ns() + GIVE_UP_NS;
 	while (!mutex_nr_waiters(&st.m) && time_ns() < give_up)
 		arch_cpu_relax();
 	queued = time_ns();
@@ -430,7 +434,7 @@ static int parallel_reader(void *arg)
 static void rwsem_readers_in_parallel(struct ktest *t)
 {
 	struct rw_test r = { .want_readers = (int)ncpus,
-			     .deadline = time_ns() + 10 * NSEC_PER_SEC };
+			     .deadline = time_ns() + GIVE_UP_NS };
 	struct task *tasks[MAX_CPUS];
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
@@ -491,7 +495,7 @@ static int mixed_worker(void *arg)
 static void rwsem_writers_exclude_everyone(struct ktest *t)
 {
 	struct rw_test r = { .want_readers = WORKERS,
-			     .deadline = time_ns() + 10 * NSEC_PER_SEC };
+			     .deadline = time_ns() + GIVE_UP_NS };
 
 	init_rwsem(&r.sem, "test.rwsem", NULL);
 	run_workers(t, mixed_worker, &r);
@@ -501,10 +505,10 @@ static void rwsem_writers_exclude_everyone(struct ktest *t)
 }
 
 /* Tasks queued on @s (readers or writers). */
-/* Wait up to 2 s for @n tasks queued on @s. Return: whether they are. */
+/* Wait for @n tasks queued on @s. Return: whether they are. */
 static bool wait_for_waiters(struct rw_semaphore *s, unsigned int n)
 {
-	uint64_t give_up = time_ns() + 2 * NSEC_PER_SEC;
+	uint64_t give_up = time_ns() + GIVE_UP_NS;
 
 	while (rwsem_nr_waiters(s) != n && time_ns() < give_up)
 		task_sleep_ms(1);
