@@ -229,17 +229,23 @@ static struct ktest_case reclaim_cases[] = {
 };
 KTEST_SUITE(pcache_reclaim, reclaim_cases);
 
+static bool all_clean(void *arg)
+{
+	return !READ_ONCE(((struct tdisk *)arg)->inode.i_data.nrdirty);
+}
+
+/* The flusher writes the pages by itself (it wakes every
+ * WRITEBACK_INTERVAL_MS); the wait is for that, bounded by
+ * RACE_TIMEOUT_MS (it was 5 s: a busy host may not run it that soon). */
 static void writeback_flusher_writes_dirty_pages(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);
-	uint64_t deadline = time_ns() + 5000 * 1000000ULL;
 
 	for (unsigned long i = 0; i < 3; i++)
 		KTEST_ASSERT_EQ(
 		    t, tdisk_write(d, "z", 1, i * 2 * PAGE_SIZE), 1);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 3);
-	while (READ_ONCE(d->inode.i_data.nrdirty) && time_ns() < deadline)
-		task_sleep_ms(50);
+	KTEST_EXPECT_EQ(t, race_wait_until(all_clean, d), 0);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 0);
 	KTEST_EXPECT_EQ(t, d->write_calls, 3);
 	KTEST_EXPECT_EQ(t, d->data[2 * PAGE_SIZE], 'z');
