@@ -270,14 +270,17 @@ static int spinner(void *arg)
 	return 0;
 }
 
-/* Wait for @n tasks queued on @m. Return: whether they are. */
-static bool wait_mutex_waiters(struct mutex *m, unsigned int n)
+/* Wait for @n tasks queued on @st's mutex, or for one that got in while
+ * it is held (the bug). Return: whether the @n are queued. */
+static bool wait_mutex_waiters(struct spin_test *st, unsigned int n)
 {
 	uint64_t give_up = time_ns() + GIVE_UP_NS;
 
-	while (mutex_nr_waiters(m) != n && time_ns() < give_up)
+	while (mutex_nr_waiters(&st->m) != n &&
+	       !__atomic_load_n(&st->order, __ATOMIC_SEQ_CST) &&
+	       time_ns() < give_up)
 		task_sleep_ms(1);
-	return mutex_nr_waiters(m) == n;
+	return mutex_nr_waiters(&st->m) == n;
 }
 
 /* Wait for a task of @st to call its lock. */
@@ -344,7 +347,9 @@ static void mutex_spin_is_bounded(struct ktest *t)
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
 	KTEST_EXPECT_TRUE(t, wait_called(&st));
 	give_up = time_ns() + GIVE_UP_NS;
-	while (!mutex_nr_waiters(&st.m) && time_ns() < give_up)
+	while (!mutex_nr_waiters(&st.m) &&
+	       !__atomic_load_n(&st.order, __ATOMIC_SEQ_CST) &&
+	       time_ns() < give_up)
 		arch_cpu_relax();
 	queued = time_ns();
 	KTEST_EXPECT_EQ(t, mutex_nr_waiters(&st.m), 1u);
@@ -368,11 +373,11 @@ static void mutex_spinner_keeps_queue_order(struct ktest *t)
 	mutex_lock(&st.m);
 	a = task_create_on("first", spinner, &st, 1);
 	KTEST_ASSERT_FALSE(t, IS_ERR(a));
-	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st.m, 1));
+	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st, 1));
 	st.m.spin_ns = UINT32_MAX;
 	b = task_create_on("second", spinner, &st, 1);
 	KTEST_ASSERT_FALSE(t, IS_ERR(b));
-	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st.m, 2));
+	KTEST_EXPECT_TRUE(t, wait_mutex_waiters(&st, 2));
 	mutex_unlock(&st.m);
 	KTEST_EXPECT_EQ(t, task_join(a), 0);
 	KTEST_EXPECT_EQ(t, task_join(b), 0);
@@ -504,15 +509,18 @@ static void rwsem_writers_exclude_everyone(struct ktest *t)
 	KTEST_EXPECT_FALSE(t, rwsem_is_locked(&r.sem));
 }
 
-/* Tasks queued on @s (readers or writers). */
-/* Wait for @n tasks queued on @s. Return: whether they are. */
-static bool wait_for_waiters(struct rw_semaphore *s, unsigned int n)
+/* Wait for @n tasks queued on @r's rwsem, or for one that got in where
+ * it must wait (the bug: the writer done, a late reader beside the
+ * reader). Return: whether the @n are queued. */
+static bool wait_for_waiters(struct rw_test *r, unsigned int n)
 {
 	uint64_t give_up = time_ns() + GIVE_UP_NS;
 
-	while (rwsem_nr_waiters(s) != n && time_ns() < give_up)
+	while (rwsem_nr_waiters(&r->sem) != n && !r->writer_done &&
+	       !__atomic_load_n(&r->violations, __ATOMIC_SEQ_CST) &&
+	       time_ns() < give_up)
 		task_sleep_ms(1);
-	return rwsem_nr_waiters(s) == n;
+	return rwsem_nr_waiters(&r->sem) == n;
 }
 
 /* A reader that came after the writer queued: it must get in only after
@@ -556,13 +564,13 @@ static void rwsem_writer_not_starved(struct ktest *t)
 	down_read(&r.sem);
 	w = task_create_on("writer", starving_writer, &r, 1 % (int)ncpus);
 	KTEST_ASSERT_FALSE(t, IS_ERR(w));
-	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1));
+	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r, 1));
 	for (int i = 0; i < WORKERS; i++) {
 		readers[i] = task_create_on(
 		    "reader", late_reader, &r, (i + 2) % (int)ncpus);
 		KTEST_ASSERT_FALSE(t, IS_ERR(readers[i]));
 	}
-	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r.sem, 1 + WORKERS));
+	KTEST_EXPECT_TRUE(t, wait_for_waiters(&r, 1 + WORKERS));
 	KTEST_EXPECT_FALSE(t, r.writer_done);
 	KTEST_EXPECT_FALSE(t, down_read_trylock(&r.sem)); /* nor a trylock */
 	up_read(&r.sem);
