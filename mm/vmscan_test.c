@@ -149,7 +149,8 @@ static void hold_until_frozen(void *obj)
 {
 	struct frozen_case *fc = READ_ONCE(frozen_case);
 	struct page *page = obj;
-	uint64_t end = time_ns() + 5 * NSEC_PER_SEC;
+	/* for a broken run only: the dropper freezes the count */
+	uint64_t end = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 
 	if (!fc || page != fc->page || READ_ONCE(fc->reached))
 		return;
