@@ -20,6 +20,7 @@ import unittest
 from pathlib import Path
 
 import ext2img
+import kconsole
 import wholerun
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,7 @@ class UBootTest(unittest.TestCase):
                     proc.wait()
             out = (seen + rest).decode(errors="replace")
             out = out.replace("\r", "")
+            kconsole.check(out)
             self.assertEqual(proc.returncode, 0, out[-2000:])
             self.assertNotIn("Expected string literal", out)
             self.assertIn("Starting kernel ...", out)
