@@ -7,12 +7,12 @@
  *     freed (mm/rmap.c zap_batch: an SBI remote sfence.vma). A task pinned
  *     on the other hart loads a page of a shared mapping and spins there,
  *     never sleeping, so that nothing on its hart flushes its TLB (under
- *     QEMU an sfence.vma of any address flushes the whole TLB, and a task
- *     that sleeps and wakes meets one soon: vfs_mmap_unmap's
- *     truncate_unmaps_every_hart does not see a zap that flushes this
- *     hart only); this task punches that page; the spinner loads again
- *     and must fault into the hole's zeroes, not read the dropped page
- *     through a TLB line left on its hart.
+ *     QEMU an sfence.vma of any address flushes the whole TLB, and one
+ *     on the toucher's hart while it sleeps hides a zap that flushed
+ *     only this hart from vfs_mmap_unmap's truncate_unmaps_every_hart,
+ *     which saw it now and then); this task punches that page; the
+ *     spinner loads again and must fault into the hole's zeroes, not
+ *     read the dropped page through a TLB line left on its hart.
  *   - A cut page that stays mapped loses its write right
  *     (mm/truncate.c truncate_page: page_mkclean of a partial page): with
  *     blocks smaller than a page, a punch of one block inside a page
@@ -22,8 +22,8 @@
  *     no disk block, which writeback cannot write (ext2 reports it, msync
  *     fails, the byte is lost). With 4 KiB blocks the punch frees nothing
  *     and the case checks only the bytes.
- * The flusher is held off meanwhile: its writeback would write-protect
- * the page itself.
+ *     The flusher is held off meanwhile: its writeback would
+ *     write-protect the page itself.
  */
 #include <errno.h>
 #include <fcntl.h>
