@@ -314,9 +314,24 @@ def run_all(tally, boot_glob, suite_glob):
         tally.fail("run", "nothing ran")
 
 
+def list_boots():
+    """What ./tools/test --list prints: the host tests, then each boot with
+    its machine and the suites it runs (or its filter, if it has globs)."""
+    host = sorted(p.stem for p in (ROOT / "tools").glob("test_*.py"))
+    lines = [f"host: {' '.join(host)}"]
+    for b in boots.BOOTS:
+        suites = b.required()
+        what = " ".join(suites) if suites else f"filter {b.ktest_filter()}"
+        lines.append(f"{b.name} (smp {b.smp}, {b.mem}): {what}")
+    return "\n".join(lines)
+
+
 def main(argv):
+    if argv[1:] == ["--list"]:
+        print(list_boots())
+        return 0
     if len(argv) > 3 or any(a.startswith("-") for a in argv[1:]):
-        print("usage: tools/test [BOOT_GLOB [SUITE_GLOB]]", file=sys.stderr)
+        print("usage: tools/test [BOOT_GLOB [SUITE_GLOB]] | --list", file=sys.stderr)
         print(ktap.summary(0, 1, 0))
         return 2
     boot_glob = argv[1] if len(argv) > 1 else "*"

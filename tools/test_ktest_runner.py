@@ -8,6 +8,7 @@ import contextlib
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -88,6 +89,18 @@ class RunnerTest(unittest.TestCase):
         self.console.write_text(textwrap.dedent(text).replace("\n", "\r\n"))
         os.environ["STATUS"] = str(status)
         return self.run_boot("console", boot(**kw))
+
+    def test_list_names_every_boot_and_suite(self):
+        root = Path(__file__).resolve().parent.parent
+        out = subprocess.run([str(root / "tools" / "test"), "--list"],
+                             capture_output=True, text=True, check=True).stdout
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("host: "))
+        self.assertIn("test_ktest_runner", lines[0].split())
+        self.assertEqual(len(lines), 1 + len(boots.BOOTS))
+        race = next(l for l in lines if l.startswith("race_1k (smp 4, 128M): "))
+        for suite in ("race_punch", "race_writeback", "race_partial"):
+            self.assertIn(suite, race.split())
 
     def test_good_boot_and_log(self):
         tally, out = self.run_boot("good")
