@@ -402,6 +402,7 @@ SHELL_COMMAND(
     io,
     cmd_io,
     "io [-f] [-r] [-t] -c \"SUBCMD\" ... FILE",
-    "xfs_io-style file commands: pwrite, pread, truncate, fsync, stat, "
+    "xfs_io-style file commands (-f makes FILE if it is missing, -r opens "
+    "it read-only, -t truncates it): pwrite, pread, truncate, fsync, stat, "
     "fadvise, readahead, falloc, fpunch, fzero, fcollapse, finsert, seek, "
     "mmap, mread, mwrite, msync, munmap, madvise, copy_range, swapext");

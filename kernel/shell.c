@@ -6,9 +6,11 @@
  * loop reads lines through the line editor (kernel/readline.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <kernel/arch.h>
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
@@ -57,6 +59,39 @@ static int run_command(int argc, char **argv)
 	return c->fn(argc, argv);
 }
 
+/*
+ * Run one command with its output in @r's file: standard output (fd 1)
+ * points there while it runs. Messages about the command itself (not
+ * found, usage) and the kernel's log stay on the console.
+ */
+static int run_redirected(int argc, char **argv, struct shell_redirect r)
+{
+	int fd = open(r.path,
+		      O_WRONLY | O_CREAT | (r.append ? O_APPEND : O_TRUNC),
+		      0644),
+	    saved, status = 0;
+
+	if (fd < 0) {
+		console_printf("shell: %s: %s\n", r.path, strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	saved = dup(1);
+	if (saved < 0 || dup2(fd, 1) < 0) {
+		console_printf("shell: %s: %s\n", r.path, strerror(errno));
+		status = 1;
+	} else if (argc) {
+		status = run_command(argc, argv);
+		fflush(stdout);
+	}
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	}
+	close(fd);
+	return status;
+}
+
 int shell_run_line(const char *line)
 {
 	struct shell_words w;
@@ -69,9 +104,17 @@ int shell_run_line(const char *line)
 		return 2;
 	}
 	/* The empty command after a final ';' keeps the status, as in sh. */
-	while (!powering_off && (argv = shell_words_next(&w, &pos, &argc)))
-		if (argc)
+	for (int cmd = 0;
+	     !powering_off && (argv = shell_words_next(&w, &pos, &argc));
+	     cmd++) {
+		struct shell_redirect r = shell_words_redirect(&w, cmd);
+
+		if (r.path)
+			status = run_redirected(argc, argv, r);
+		else if (argc)
 			status = run_command(argc, argv);
+		fflush(stdout);
+	}
 	shell_words_free(&w);
 	return status;
 }
@@ -124,20 +167,16 @@ static int cmd_help(int argc, char **argv)
 	for (const struct shell_command *c = __shell_commands_start;
 	     c < __shell_commands_end;
 	     c++)
-		console_printf("  %-28s %s\n", c->usage, c->help);
+		printf("  %-28s %s\n", c->usage, c->help);
 	return 0;
 }
 SHELL_COMMAND(help, cmd_help, "help", "list the commands");
 
 static int cmd_echo(int argc, char **argv)
 {
-	/* Not through console_printf: a word may be longer than its buffer. */
-	for (int i = 1; i < argc; i++) {
-		if (i > 1)
-			console_write(" ", 1);
-		console_write(argv[i], strlen(argv[i]));
-	}
-	console_write("\n", 1);
+	for (int i = 1; i < argc; i++)
+		printf("%s%s", i > 1 ? " " : "", argv[i]);
+	printf("\n");
 	return 0;
 }
 SHELL_COMMAND(echo, cmd_echo, "echo WORD...", "print the words");
@@ -148,9 +187,9 @@ static int cmd_uptime(int argc, char **argv)
 
 	if (argc > 1)
 		return shell_usage(argv[0]);
-	console_printf("up %llu.%03llu s\n",
-		       (unsigned long long)(ns / NSEC_PER_SEC),
-		       (unsigned long long)(ns / NSEC_PER_MSEC % 1000));
+	printf("up %llu.%03llu s\n",
+	       (unsigned long long)(ns / NSEC_PER_SEC),
+	       (unsigned long long)(ns / NSEC_PER_MSEC % 1000));
 	return 0;
 }
 SHELL_COMMAND(uptime, cmd_uptime, "uptime", "time since boot");
@@ -160,19 +199,19 @@ static void ps_one(struct task *t, void *arg)
 	static const char *const states[] = { "run", "sleep", "dead" };
 
 	(void)arg;
-	console_printf("%5d  %-5s %4d  %8llu  %s\n",
-		       t->tid,
-		       states[t->state],
-		       t->on_cpu && t->cpu ? (int)t->cpu->id : -1,
-		       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC),
-		       t->name);
+	printf("%5d  %-5s %4d  %8llu  %s\n",
+	       t->tid,
+	       states[t->state],
+	       t->on_cpu && t->cpu ? (int)t->cpu->id : -1,
+	       (unsigned long long)(t->runtime_ns / NSEC_PER_MSEC),
+	       t->name);
 }
 
 static int cmd_ps(int argc, char **argv)
 {
 	if (argc > 1)
 		return shell_usage(argv[0]);
-	console_printf("  TID  STATE  CPU  TIME(ms)  NAME\n");
+	printf("  TID  STATE  CPU  TIME(ms)  NAME\n");
 	task_for_each(ps_one, NULL);
 	return 0;
 }
@@ -182,10 +221,10 @@ static int cmd_mem(int argc, char **argv)
 {
 	if (argc > 1)
 		return shell_usage(argv[0]);
-	console_printf("pages: %lu free of %lu (%lu KiB free)\n",
-		       pages_free(),
-		       pages_total(),
-		       pages_free() * (PAGE_SIZE / 1024));
+	printf("pages: %lu free of %lu (%lu KiB free)\n",
+	       pages_free(),
+	       pages_total(),
+	       pages_free() * (PAGE_SIZE / 1024));
 	return 0;
 }
 SHELL_COMMAND(mem, cmd_mem, "mem", "free and total memory pages");

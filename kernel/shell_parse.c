@@ -4,7 +4,9 @@
  * One pass over the line. The words are copied, quotes removed, into one
  * buffer of strlen(line) + 1 bytes: a word never has more characters than
  * the text it came from, and its terminating NUL takes the place of the
- * blank, ';' or end of line that ended it. argv grows as words come.
+ * blank, ';', '>' or end of line that ended it (a '>' before a word: the
+ * '>' and the blank after it make room). argv grows as words come, the
+ * redirections as commands end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,7 +18,8 @@ struct parser {
 	char *out;     /* next output character in w->text */
 	unsigned int flags;
 	struct shell_words *w;
-	int cap; /* entries allocated in w->argv */
+	int cap;	  /* entries allocated in w->argv */
+	int redirect_cap; /* entries allocated in w->redirect */
 	const char *why;
 };
 
@@ -30,12 +33,45 @@ static bool ends_command(const struct parser *p, char c)
 	return c == ';' && (p->flags & SHELL_PARSE_COMMANDS);
 }
 
-/* sh refuses a ';' with no command before it (";;", a leading ';'). */
+static bool is_redirect(const struct parser *p, char c)
+{
+	return c == '>' && (p->flags & SHELL_PARSE_REDIRECT);
+}
+
+/* The redirection slot of the command being parsed. */
+static struct shell_redirect *this_redirect(struct parser *p)
+{
+	struct shell_words *w = p->w;
+	struct shell_redirect *r;
+
+	if (!(p->flags & SHELL_PARSE_REDIRECT))
+		return NULL;
+	if (w->commands == p->redirect_cap) {
+		int cap = p->redirect_cap ? 2 * p->redirect_cap : 4;
+
+		r = realloc(w->redirect, cap * sizeof(*r));
+		if (!r) {
+			p->why = "out of memory for the command line";
+			return NULL;
+		}
+		memset(r + p->redirect_cap,
+		       0,
+		       (cap - p->redirect_cap) * sizeof(*r));
+		w->redirect = r;
+		p->redirect_cap = cap;
+	}
+	return &w->redirect[w->commands];
+}
+
+/* sh refuses a ';' with no command before it (";;", a leading ';'); a
+ * redirection alone is a command. */
 static bool command_has_words(struct parser *p)
 {
 	struct shell_words *w = p->w;
 
 	if (w->len && w->argv[w->len - 1])
+		return true;
+	if (w->commands < p->redirect_cap && w->redirect[w->commands].path)
 		return true;
 	p->why = "';' with no command before it";
 	return false;
@@ -44,6 +80,12 @@ static bool command_has_words(struct parser *p)
 static int push(struct parser *p, char *word)
 {
 	struct shell_words *w = p->w;
+
+	if (!word && (p->flags & SHELL_PARSE_REDIRECT)) { /* a command ends */
+		if (!this_redirect(p))
+			return -ENOMEM;
+		w->commands++;
+	}
 
 	if (w->len == p->cap) {
 		int cap = p->cap ? 2 * p->cap : 16;
@@ -84,7 +126,8 @@ static int copy_word(struct parser *p)
 	bool quotes = p->flags & SHELL_PARSE_QUOTES;
 	int ret = 0;
 
-	while (*p->s && !is_blank(*p->s) && !ends_command(p, *p->s) && !ret) {
+	while (*p->s && !is_blank(*p->s) && !ends_command(p, *p->s) &&
+	       !is_redirect(p, *p->s) && !ret) {
 		char c = *p->s++;
 
 		if (quotes && (c == '"' || c == '\'')) {
@@ -103,6 +146,33 @@ static int copy_word(struct parser *p)
 	return ret;
 }
 
+/* '>' or '>>' FILE, p->s on the first '>'. */
+static int parse_redirect(struct parser *p)
+{
+	struct shell_redirect *r = this_redirect(p);
+	bool append = p->s[1] == '>';
+	char *path = p->out;
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	p->s += append ? 2 : 1;
+	while (is_blank(*p->s))
+		p->s++;
+	if (!*p->s || ends_command(p, *p->s) || is_redirect(p, *p->s)) {
+		p->why = "'>' with no file name after it";
+		return -EINVAL;
+	}
+	if (r->path) {
+		p->why = "two redirections of one command";
+		return -EINVAL;
+	}
+	ret = copy_word(p);
+	if (!ret)
+		*r = (struct shell_redirect){ path, append };
+	return ret;
+}
+
 static int parse(struct parser *p)
 {
 	int ret;
@@ -112,7 +182,9 @@ static int parse(struct parser *p)
 			p->s++;
 		if (!*p->s)
 			return push(p, NULL);
-		if (ends_command(p, *p->s)) {
+		if (is_redirect(p, *p->s)) {
+			ret = parse_redirect(p);
+		} else if (ends_command(p, *p->s)) {
 			p->s++;
 			ret = command_has_words(p) ? push(p, NULL) : -EINVAL;
 		} else {
@@ -154,7 +226,15 @@ void shell_words_free(struct shell_words *w)
 {
 	free(w->argv);
 	free(w->text);
+	free(w->redirect);
 	*w = (struct shell_words){ 0 };
+}
+
+struct shell_redirect shell_words_redirect(const struct shell_words *w, int cmd)
+{
+	if (cmd < 0 || cmd >= w->commands)
+		return (struct shell_redirect){ NULL, false };
+	return w->redirect[cmd];
 }
 
 char **shell_words_next(const struct shell_words *w, int *pos, int *argc)

@@ -15,10 +15,14 @@
  * words end at blanks; ';' outside quotes ends a command; '...' keeps
  * everything literally; "..." keeps everything but \" and \\; outside
  * quotes a backslash keeps the next character. Quotes may sit anywhere in
- * a word ("a"'b'c is abc) and "" is an empty word. An unterminated quote,
- * a backslash at the end of the line or a ';' with no command before it
- * (";;", a leading ';') is an error; a line may end in ';'. With flags 0 the
- * line is split at blanks only (xfs_io's rule for a -c string).
+ * a word ("a"'b'c is abc) and "" is an empty word. '>' FILE and '>>' FILE
+ * outside quotes send a command's output to FILE (truncated, or appended
+ * to), anywhere among its words ("echo a>f b" writes "a b"); a command may
+ * be a redirection alone, which makes the file. An unterminated quote, a
+ * backslash at the end of the line, a ';' with no command before it (";;",
+ * a leading ';'), a '>' with no file name after it, or two redirections of
+ * one command is an error; a line may end in ';'. With flags 0 the line is
+ * split at blanks only (xfs_io's rule for a -c string).
  *
  * There is no limit on words or length beyond memory.
  */
@@ -28,7 +32,15 @@
 
 #define SHELL_PARSE_COMMANDS (1u << 0) /* ';' separates commands */
 #define SHELL_PARSE_QUOTES   (1u << 1) /* quotes and backslash */
-#define SHELL_PARSE_SH	     (SHELL_PARSE_COMMANDS | SHELL_PARSE_QUOTES)
+#define SHELL_PARSE_REDIRECT (1u << 2) /* '>' and '>>' */
+#define SHELL_PARSE_SH \
+	(SHELL_PARSE_COMMANDS | SHELL_PARSE_QUOTES | SHELL_PARSE_REDIRECT)
+
+/* Where a command's output goes: @path NULL for the console. */
+struct shell_redirect {
+	const char *path;
+	bool append; /* '>>' */
+};
 
 struct shell_words {
 	/*
@@ -39,6 +51,9 @@ struct shell_words {
 	char **argv;
 	int len;    /* entries in argv, NULLs included */
 	char *text; /* the words' characters */
+	/* One per command, in order (SHELL_PARSE_REDIRECT). */
+	struct shell_redirect *redirect;
+	int commands;
 };
 
 /*
@@ -58,3 +73,7 @@ void shell_words_free(struct shell_words *w);
  * of an empty line or after a final ';'), or NULL after the last.
  */
 char **shell_words_next(const struct shell_words *w, int *pos, int *argc);
+
+/* The redirection of command number @cmd (0 first; path NULL if none). */
+struct shell_redirect shell_words_redirect(const struct shell_words *w,
+					   int cmd);

@@ -1,7 +1,8 @@
 /*
  * kernel/shell_parse_test.c: suite shell_parse - command lines split into
  * commands and words as POSIX sh splits them (for the part of sh the shell
- * takes: blanks, ';', '...', "...", backslash), and bad quoting refused.
+ * takes: blanks, ';', '...', "...", backslash, '>' and '>>'), and bad
+ * quoting refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +37,77 @@ render(const char *line, unsigned int flags, char *buf, size_t len)
 	}
 	shell_words_free(&w);
 	return buf;
+}
+
+/* @line's redirections as "cmd:path" (">>" for append), one per command
+ * that has one, or "error: WHY". */
+static const char *redirects(const char *line, char *buf, size_t len)
+{
+	struct shell_words w;
+	const char *why;
+	int pos = 0, argc, cmd = 0;
+
+	if (shell_parse(line, SHELL_PARSE_SH, &w, &why)) {
+		snprintf(buf, len, "error: %s", why);
+		return buf;
+	}
+	buf[0] = '\0';
+	while (shell_words_next(&w, &pos, &argc)) {
+		struct shell_redirect r = shell_words_redirect(&w, cmd);
+
+		if (r.path) {
+			char one[64];
+
+			snprintf(one,
+				 sizeof(one),
+				 "%s%d:%s%s",
+				 buf[0] ? " " : "",
+				 cmd,
+				 r.append ? ">>" : "",
+				 r.path);
+			strlcat(buf, one, len);
+		}
+		cmd++;
+	}
+	shell_words_free(&w);
+	return buf;
+}
+
+/* '>' and '>>' as sh takes them: anywhere among a command's words, with
+ * or without blanks, one per command, not inside quotes. */
+static void redirections(struct ktest *t)
+{
+	char buf[128], words[128];
+
+	KTEST_EXPECT_STREQ(t, redirects("echo hi > /x", buf, 128), "0:/x");
+	KTEST_EXPECT_STREQ(
+	    t, render("echo hi > /x", SHELL_PARSE_SH, words, 128), "[echo|hi]");
+	KTEST_EXPECT_STREQ(t, redirects("echo a>f b", buf, 128), "0:f");
+	KTEST_EXPECT_STREQ(
+	    t, render("echo a>f b", SHELL_PARSE_SH, words, 128), "[echo|a|b]");
+	KTEST_EXPECT_STREQ(t,
+			   redirects("ls >> log; echo x; cat y >z", buf, 128),
+			   "0:>>log 2:z");
+	KTEST_EXPECT_STREQ(t, redirects(">made", buf, 128), "0:made");
+	KTEST_EXPECT_STREQ(
+	    t, render(">made; ls", SHELL_PARSE_SH, words, 128), "[][ls]");
+	KTEST_EXPECT_STREQ(
+	    t,
+	    render("echo '>' \">\" \\>", SHELL_PARSE_SH, words, 128),
+	    "[echo|>|>|>]");
+	KTEST_EXPECT_STREQ(t, redirects("echo 'a>b'", buf, 128), "");
+	KTEST_EXPECT_STREQ(t,
+			   redirects("echo >", buf, 128),
+			   "error: '>' with no file name after it");
+	KTEST_EXPECT_STREQ(t,
+			   redirects("echo > ; ls", buf, 128),
+			   "error: '>' with no file name after it");
+	KTEST_EXPECT_STREQ(t,
+			   redirects("echo >a >b", buf, 128),
+			   "error: two redirections of one command");
+	/* Without SHELL_PARSE_REDIRECT (io's -c strings) '>' is a letter. */
+	KTEST_EXPECT_STREQ(
+	    t, render("pwrite >x", 0, words, 128), "[pwrite|>x]");
 }
 
 static void commands_and_words(struct ktest *t)
@@ -149,6 +221,7 @@ static void many_words_and_long_lines(struct ktest *t)
 
 static struct ktest_case shell_parse_cases[] = {
 	KTEST_CASE(commands_and_words),
+	KTEST_CASE(redirections),
 	KTEST_CASE(quotes_keep_separators),
 	KTEST_CASE(bad_quoting_is_refused),
 	KTEST_CASE(blanks_only),

@@ -11,12 +11,14 @@ import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import ext2img  # noqa: E402
 import kconsole  # noqa: E402
 import wholerun  # noqa: E402
 
@@ -131,6 +133,30 @@ class ShellTest(unittest.TestCase):
         res = run_c(line)
         self.assertEqual(console(res), want)
         self.assertEqual(res.returncode, want_status)
+
+    def test_redirection_matches_posix_sh(self):
+        # '>' and '>>' as sh takes them, with sh in a scratch folder as the
+        # oracle: the files' contents, and what stays on the console.
+        lines = ["echo one > f; echo two >> f; echo a>g b; >h; echo c >> h",
+                 "cat f; cat g; cat h; echo '>' \">\" \\> i"]
+        with tempfile.TemporaryDirectory() as tmp:
+            sh = subprocess.run(["sh", "-c", "; ".join(lines)], cwd=tmp,
+                                capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL)
+            disk = Path(tmp) / "disk.img"
+            ext2img.make_image(disk, "16M")
+            res = wholerun.run([*ARGS, "--disk", disk, "-c",
+                                "cd /; " + "; ".join(lines)])
+            self.assertEqual(res.returncode, sh.returncode, res.stdout[-800:])
+            self.assertEqual(console(res), sh.stdout.splitlines())
+            ext2img.check_image(disk)
+
+    def test_redirection_errors_run_nothing(self):
+        res = run_c("echo a > ; echo ran")
+        self.assertEqual(res.returncode, 2)
+        self.assertEqual(console(res),
+                         ["shell: '>' with no file name after it; "
+                          "nothing was run"])
 
     def test_final_semicolon_keeps_the_status(self):
         # After a final ';' the status is the last command's, as sh's
