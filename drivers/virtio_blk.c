@@ -254,9 +254,9 @@ void virtblk_interrupt(void *arg)
  * nothing hangs; one that sees requests in flight and nothing moving for
  * two periods notifies the device again (a lost notification). The losses
  * seen at -smp 1 came from QEMU before 8.1, which drops the guest's
- * barriers when the machine has one possible CPU (README, "One possible
- * CPU loses interrupts"); the tools boot with two, the watchdog stays as a
- * net.
+ * barriers when the machine has one possible CPU (docs/benchmarks.md, "One
+ * possible CPU loses interrupts"); the tools boot with two, the watchdog stays
+ * as a net.
  */
 
 bool virtblk_watch_lost(const struct virtblk_watch *w,
