@@ -131,6 +131,54 @@ static void report(struct ktest *t, const char *bug)
 	}
 }
 
+/*
+ * The schedule both cases share: B (@b_fn) stops at RACE_FILL_START, A
+ * (@a_fn) at @a_point, then B goes on and must stop at RACE_FILL_MAPPED in
+ * legacy mode, or wait for invalidate_lock in the fixed kernel. A stopped
+ * B goes on to its end: its fill comes before A's block change.
+ * Return: 1 if B stopped (and has ended), 0 if it waits for the lock.
+ */
+static int fill_beside(struct ktest *t,
+		       struct partial_case *pc,
+		       enum race_id a_point,
+		       int (*a_fn)(void *),
+		       int (*b_fn)(void *))
+{
+	int stopped;
+
+	race_arm(RACE_FILL_START);
+	pc->b = task_create("filler", b_fn, pc);
+	KTEST_ASSERT_FALSE(t, IS_ERR(pc->b));
+	KTEST_ASSERT_EQ(t, race_wait(RACE_FILL_START, NULL, NULL), 1);
+	race_arm(a_point);
+	pc->a = task_create("operation", a_fn, pc);
+	KTEST_ASSERT_FALSE(t, IS_ERR(pc->a));
+	KTEST_ASSERT_EQ(t, race_wait(a_point, NULL, NULL), 1);
+	race_arm_for(RACE_FILL_MAPPED, pc->b);
+	race_release(RACE_FILL_START);
+	stopped = race_wait(RACE_FILL_MAPPED, race_waits_for_lock, pc->m);
+	KTEST_EXPECT_EQ(t, stopped, filemap_legacy_mode() ? 1 : 0);
+	if (stopped == 1) {
+		race_release(RACE_FILL_MAPPED);
+		KTEST_EXPECT_EQ(t, task_join(pc->b), 0);
+	}
+	return stopped;
+}
+
+/* A goes on and ends (at @a_point), then a B that waited. */
+static void finish(struct ktest *t,
+		   struct partial_case *pc,
+		   enum race_id a_point,
+		   int stopped)
+{
+	race_release(a_point);
+	KTEST_EXPECT_EQ(t, task_join(pc->a), 0);
+	if (stopped != 1) {
+		race_release(RACE_FILL_MAPPED);
+		KTEST_EXPECT_EQ(t, task_join(pc->b), 0);
+	}
+}
+
 static int zero_range(void *arg)
 {
 	struct partial_case *pc = arg;
@@ -155,7 +203,6 @@ static void zero_read_not_uptodate(struct ktest *t)
 {
 	struct partial_case pc = { 0 };
 	struct file *f = setup(t, &pc);
-	bool legacy = filemap_legacy_mode();
 	struct page *page;
 	int stopped;
 
@@ -167,28 +214,8 @@ static void zero_read_not_uptodate(struct ktest *t)
 	unlock_page(page);
 	put_page(page);
 
-	race_arm(RACE_FILL_START);
-	pc.b = task_create("reread", reread, &pc);
-	KTEST_ASSERT_FALSE(t, IS_ERR(pc.b));
-	KTEST_ASSERT_EQ(t, race_wait(RACE_FILL_START, NULL, NULL), 1);
-	race_arm(RACE_INVAL_DROPPED);
-	pc.a = task_create("zero", zero_range, &pc);
-	KTEST_ASSERT_FALSE(t, IS_ERR(pc.a));
-	KTEST_ASSERT_EQ(t, race_wait(RACE_INVAL_DROPPED, NULL, NULL), 1);
-	race_arm_for(RACE_FILL_MAPPED, pc.b);
-	race_release(RACE_FILL_START);
-	stopped = race_wait(RACE_FILL_MAPPED, race_waits_for_lock, pc.m);
-	KTEST_EXPECT_EQ(t, stopped, legacy ? 1 : 0);
-	if (stopped == 1) { /* the re-read ends before the zeroing */
-		race_release(RACE_FILL_MAPPED);
-		KTEST_EXPECT_EQ(t, task_join(pc.b), 0);
-	}
-	race_release(RACE_INVAL_DROPPED);
-	KTEST_EXPECT_EQ(t, task_join(pc.a), 0);
-	if (stopped != 1) {
-		race_release(RACE_FILL_MAPPED);
-		KTEST_EXPECT_EQ(t, task_join(pc.b), 0);
-	}
+	stopped = fill_beside(t, &pc, RACE_INVAL_DROPPED, zero_range, reread);
+	finish(t, &pc, RACE_INVAL_DROPPED, stopped);
 	report(t, check_page(t, &pc, 0, false));
 	KTEST_EXPECT_NULL(t, check_page(t, &pc, 0, true)); /* disk: zeroes */
 	teardown(t, &pc, f);
@@ -242,7 +269,6 @@ static void prealloc_page_mkwrite(struct ktest *t)
 {
 	struct partial_case pc = { 0 };
 	struct file *f = setup(t, &pc);
-	bool legacy = filemap_legacy_mode();
 	struct task *w;
 	int stopped;
 
@@ -254,32 +280,14 @@ static void prealloc_page_mkwrite(struct ktest *t)
 			0);
 	KTEST_EXPECT_NULL(t, check_page(t, &pc, 0, true));
 
-	race_arm(RACE_FILL_START);
-	pc.b = task_create("store", store_in_range, &pc);
-	KTEST_ASSERT_FALSE(t, IS_ERR(pc.b));
-	KTEST_ASSERT_EQ(t, race_wait(RACE_FILL_START, NULL, NULL), 1);
-	race_arm(RACE_ALLOC_LINKED);
-	pc.a = task_create("prealloc", preallocate, &pc);
-	KTEST_ASSERT_FALSE(t, IS_ERR(pc.a));
-	KTEST_ASSERT_EQ(t, race_wait(RACE_ALLOC_LINKED, NULL, NULL), 1);
-	race_arm_for(RACE_FILL_MAPPED, pc.b);
-	race_release(RACE_FILL_START);
-	stopped = race_wait(RACE_FILL_MAPPED, race_waits_for_lock, pc.m);
-	KTEST_EXPECT_EQ(t, stopped, legacy ? 1 : 0);
-	if (stopped == 1) { /* the store lands before the zeroes */
-		race_release(RACE_FILL_MAPPED);
-		KTEST_EXPECT_EQ(t, task_join(pc.b), 0);
-	}
-	/* The third party: it writes what is dirty now. */
+	stopped =
+	    fill_beside(t, &pc, RACE_ALLOC_LINKED, preallocate, store_in_range);
+	/* The third party: it writes what is dirty now - the store, if it
+	 * landed before the zeroes. */
 	w = task_create("fsync", fsync_f, NULL);
 	KTEST_ASSERT_FALSE(t, IS_ERR(w));
 	KTEST_EXPECT_EQ(t, task_join(w), 0);
-	race_release(RACE_ALLOC_LINKED);
-	KTEST_EXPECT_EQ(t, task_join(pc.a), 0);
-	if (stopped != 1) {
-		race_release(RACE_FILL_MAPPED);
-		KTEST_EXPECT_EQ(t, task_join(pc.b), 0);
-	}
+	finish(t, &pc, RACE_ALLOC_LINKED, stopped);
 	if (pc.map)
 		munmap(pc.map, RACE_NPAGES * PAGE_SIZE);
 	report(t, check_page(t, &pc, STORE_BYTE, true));
