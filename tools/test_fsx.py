@@ -11,6 +11,8 @@ readers meet it there.
     blocks);
   - legacy mode (invalidate_lock=off): fsx must fail within the run, and
     the test reports after how many operations.
+Every boot's console must hold no kernel report (tools/kconsole.py;
+legacy mode's own excepted).
 """
 
 import tempfile
@@ -50,6 +52,29 @@ class FsxReportTest(unittest.TestCase):
         self.assertIn("fsx failed in fixed mode", str(e.exception))
         self.assertIn("expected 0x00, found 0xa5", str(e.exception))
         self.assertIn("falloc keep_size", str(e.exception))
+
+    def test_a_kernel_report_fails_a_passed_run(self):
+        a = fsxrun.parser().parse_args(["--seed", "1"])
+        console = ("[    0.5] whole: 4 harts\n"
+                   "fsx: seed 1, 2 files, 2 readers each, fixed mode\n"
+                   "[    2.25] ext2: inode 12: dirty data for logical block 2, "
+                   "which has no disk block: not written\n"
+                   "fsx: passed, 12 operations\n")
+        with self.assertRaises(fsxrun.Failed) as e:
+            fsxrun.check(a, None, console)
+        self.assertIn("kernel report 'ext2-error'", str(e.exception))
+        self.assertIn("logical block 2", str(e.exception))
+
+    def test_legacy_mode_allows_its_own_reports_only(self):
+        lines = ["[    1.0] invalidate_lock: page 3 of inode 12 back in the "
+                 "range [0, 4095] its holder invalidated",
+                 "[    1.2] ext2: inode 12: dirty data for logical block 2, "
+                 "which has no disk block: not written",
+                 "[    1.5] WARNING: at mm/filemap.c:1 filemap_add_page"]
+        self.assertEqual([r.kind for r in fsxrun.kernel_reports(lines, False)],
+                         ["invalidate-leftover", "ext2-error", "warning"])
+        self.assertEqual([r.kind for r in fsxrun.kernel_reports(lines, True)],
+                         ["warning"])
 
 
     def test_free_blocks_hold_dirt_and_e2fsck_is_clean(self):
