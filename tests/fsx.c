@@ -5,7 +5,7 @@
  * run are in tests/fsx_cmd.c.
  *
  *   fsx [-N OPS] [-S SEED] [-t SECS] [-f FILES] [-p READERS] [-l MAXLEN]
- *       [-m MIX] [-w MS] DIR
+ *       [-m MIX] [-w MS] [-k] DIR
  *
  * One mutator task changes DIR/fsx0..: write, mapwrite, truncate, punch,
  * zero, collapse, insert, preallocate, copy_range, swapext, fsync and its
@@ -19,6 +19,13 @@
  * between mapping preallocated blocks and writing their zeroes), so that
  * readers meet it there: the fixed kernel makes them wait, legacy mode
  * lets them cache what is being freed.
+ *
+ * -k holds a shared, writable mapping of each file for the whole run:
+ * the mutator stores through it (mapstore, letter M) and a storer task
+ * stores through it beside every change, outside the bytes that change
+ * touches, so that page_mkwrite meets every invalidation and the file's
+ * expected bytes stay exact (tests/fsx.h). The mappings go before the
+ * final check, which fsyncs each file, drops the caches and reads again.
  *
  * The seed is printed first; the mutator's operations depend on it alone
  * (the same seed replays them), the readers' on it and their number. On a
@@ -296,6 +303,39 @@ int fsx_reader_task(void *arg)
 	}
 	close(ra->fd);
 	kfree(buf);
+	return 0;
+}
+
+/* -k: do each store the mutator hands out, through the held mapping,
+ * at once or a little later, so that it lands before the operation beside
+ * it, inside it (a fault waiting for invalidate_lock) or after it. */
+int fsx_storer_task(void *arg)
+{
+	struct fsx *x = arg;
+	struct fsx_storer *s = &x->storer;
+	unsigned long done = 0;
+
+	for (;;) {
+		unsigned long go = __atomic_load_n(&s->go, __ATOMIC_SEQ_CST);
+
+		if (go == done) {
+			if (__atomic_load_n(&x->stop, __ATOMIC_SEQ_CST))
+				break;
+			task_yield();
+			continue;
+		}
+		switch (fsx_rand(&s->rnd) % 4) {
+		case 0: task_yield(); break;
+		case 1: task_sleep_ms(1); break;
+		default: break;
+		}
+		if (__atomic_load_n(&s->returned, __ATOMIC_SEQ_CST) != go)
+			s->early++;
+		memcpy(s->f->map + s->off, s->buf, s->len);
+		s->stores++;
+		done = go;
+		__atomic_store_n(&s->done, done, __ATOMIC_SEQ_CST);
+	}
 	return 0;
 }
 

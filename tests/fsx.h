@@ -16,6 +16,15 @@
  * Mapped reads must stay below EOF (a load past it ends the task, as
  * SIGBUS does): the mutator lowers floor before an operation that
  * shrinks the file and waits until no reader maps past the new size.
+ *
+ * -k (held mappings): each file has one MAP_SHARED, PROT_READ|PROT_WRITE
+ * mapping of [0, max_len) for the whole run. The mutator stores through
+ * it (operation M: a version like any other), and hands the storer task
+ * one store for each change it makes: below the file's size before and
+ * after the change and outside the range the change touches or moves, so
+ * that the file is the same whichever lands first; the mutator writes it
+ * into the change's version before publishing it and waits for it before
+ * publishing done. Nobody stores at or past EOF (a bus error there too).
  */
 #pragma once
 
@@ -28,6 +37,7 @@
 #define FSX_MAX_READERS 8  /* per file */
 #define FSX_LOG		16 /* last operations shown on a failure */
 #define FSX_IDLE	(~0UL)
+#define FSX_STORE_MAX	(8 << 10) /* the storer's stores */
 
 struct fsx_reader {
 	unsigned long ver;    /* atomic: oldest version it counts on, or IDLE */
@@ -43,7 +53,25 @@ struct fsx_file {
 	unsigned long started, done; /* atomic */
 	loff_t floor;		     /* atomic: EOF will not go below this */
 	loff_t hot_off, hot_len;     /* atomic: the range being changed */
+	uint8_t *map;	  /* -k: the held mapping of [0, max_len), or NULL */
+	loff_t grew_from; /* the size before the last change that grew it */
 	struct fsx_reader readers[FSX_MAX_READERS];
+};
+
+/* -k: the storer task's job, one at a time (go - done is 0 or 1): store
+ * buf[0, len) at off of f through f's held mapping beside the change
+ * that makes version ver. */
+struct fsx_storer {
+	struct fsx_file *f;
+	loff_t off;
+	size_t len;
+	unsigned long ver;
+	unsigned long go, done; /* atomic: jobs handed out, jobs done */
+	unsigned long returned; /* atomic: go when the last call returned */
+	unsigned long stores;	/* its stores */
+	unsigned long early;	/* of them, begun before the call returned */
+	uint64_t rnd;
+	uint8_t buf[FSX_STORE_MAX];
 };
 
 struct fsx {
@@ -55,6 +83,7 @@ struct fsx {
 	unsigned int readers;	/* -p: per file */
 	unsigned int window_ms; /* -w: invalidations held open this long */
 	loff_t max_len;		/* -l */
+	bool keep;		/* -k: held mappings, op M and the storer */
 	char mix[32]; /* -m: the operations' letters, repeated = weight */
 	const char *dir;
 	/* state */
@@ -64,6 +93,7 @@ struct fsx {
 	int stop;		/* atomic: the mutator finished or one failed */
 	int failed;		/* atomic */
 	struct task *mutator;
+	struct fsx_storer storer; /* -k */
 	char log[FSX_LOG][272];
 	unsigned long logged;
 	unsigned long counts[32]; /* operations run, by letter index */
@@ -102,6 +132,8 @@ static inline unsigned int fsx_slot(unsigned long ver)
 
 /* A reader task (@arg: its struct reader_arg), until x->stop. */
 int fsx_reader_task(void *arg);
+/* -k: the storer task (@arg: the struct fsx), until x->stop. */
+int fsx_storer_task(void *arg);
 /* The mutator task: runs -N operations or -t seconds. Return: 0 or 1. */
 int fsx_mutator(void *arg);
 /* Report a mismatch or failed call (sets failed and stop). */
@@ -129,10 +161,12 @@ loff_t fsx_size(struct fsx_file *f);	      /* newest version's size */
 void fsx_note(struct fsx *x, const char *what);
 /* Make f's next version (o->d, o->size when f is o->f) from the newest. */
 void fsx_begin(struct fsx_op *o, struct fsx_file *f);
-/* The change is in the next version: publish it (logging o->what). */
+/* The change of [off, off + len) is in the next version: publish it
+ * (logging o->what); with -k, hand the storer its store beside it. */
 void fsx_publish(struct fsx_op *o, struct fsx_file *f, loff_t off, loff_t len);
-/* The call returned: the next version is the newest. */
-void fsx_finish(struct fsx_file *f);
+/* The call returned: once the storer's store is done, the next version is
+ * the newest. */
+void fsx_finish(struct fsx_op *o, struct fsx_file *f);
 /* Report a failed call. Return: -1. */
 int fsx_failed_call(struct fsx_op *o, long ret);
 /* [off, off + len) inside max_len; block-aligned with @align. */

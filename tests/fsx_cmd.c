@@ -1,7 +1,8 @@
 /*
- * tests/fsx_cmd.c: the fsx shell command - its options, the files, the
- * reader tasks started on every hart beside the mutator, and the final
- * check after dropping the caches. What fsx does: tests/fsx.c.
+ * tests/fsx_cmd.c: the fsx shell command - its options, the files (and
+ * with -k the mappings held of them), the reader tasks started on every
+ * hart beside the mutator (and the storer), and the final check after
+ * dropping the caches. What fsx does: tests/fsx.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
@@ -79,6 +81,10 @@ static int parse(struct fsx *x, int argc, char **argv)
 			x->dir = o;
 			continue;
 		}
+		if (o[1] == 'k' && !o[2]) {
+			x->keep = true;
+			continue;
+		}
 		if (o[2] || i + 1 == argc)
 			return -1;
 		const char *arg = argv[++i];
@@ -119,6 +125,10 @@ static int parse(struct fsx *x, int argc, char **argv)
 		default: return -1;
 		}
 	}
+	if (!x->mix[0]) /* the default: every operation, -k's twice */
+		strcpy(x->mix, x->keep ? "rRwWtpzciaCsfMM" : "rRwWtpzciaCsf");
+	if (strchr(x->mix, 'M') && !x->keep)
+		return -1; /* mapstore needs the held mappings */
 	return x->dir && (x->nops || x->secs) ? 0 : -1;
 }
 
@@ -150,6 +160,18 @@ static int setup_files(struct fsx *x)
 		}
 		for (unsigned int r = 0; r < FSX_MAX_READERS; r++)
 			f->readers[r].ver = FSX_IDLE;
+		if (x->keep) { /* held until the run ends */
+			void *p = mmap(NULL,
+				       x->max_len,
+				       PROT_READ | PROT_WRITE,
+				       MAP_SHARED,
+				       f->fd,
+				       0);
+
+			if (p == MAP_FAILED)
+				return -1;
+			f->map = p;
+		}
 	}
 	if (fstat(x->files[0].fd, &st))
 		return -1;
@@ -157,8 +179,40 @@ static int setup_files(struct fsx *x)
 	return 0;
 }
 
+/* -k: the held mappings go (their dirty pages stay dirty in the cache). */
+static void unmap_held(struct fsx *x)
+{
+	for (unsigned int i = 0; i < x->nfiles; i++) {
+		if (x->files[i].map)
+			munmap(x->files[i].map, x->max_len);
+		x->files[i].map = NULL;
+	}
+}
+
+/* After the run, the mutator alone: every file read whole, fsynced (a
+ * page whose write failed, e.g. dirty data over a block without disk
+ * space, fails it), the caches dropped, every file read again from disk.
+ * Return: 0 or 1 (reported). */
+static int final_check(struct fsx *x)
+{
+	if (!fsx_verify_all(x, "final read"))
+		return 1;
+	for (unsigned int i = 0; i < x->nfiles; i++) {
+		if (fsync(x->files[i].fd)) {
+			fsx_fail(x,
+				 "final fsync %s: errno %d",
+				 x->files[i].path,
+				 errno);
+			return 1;
+		}
+	}
+	return vfs_drop_caches() < 0 ||
+	       !fsx_verify_all(x, "read after drop_caches");
+}
+
 static void teardown(struct fsx *x)
 {
+	unmap_held(x);
 	for (unsigned int i = 0; i < x->nfiles; i++) {
 		struct fsx_file *f = &x->files[i];
 
@@ -174,6 +228,7 @@ static int run(struct fsx *x)
 {
 	struct reader_arg ra[FSX_MAX_FILES * FSX_MAX_READERS];
 	struct task *t[FSX_MAX_FILES * FSX_MAX_READERS];
+	struct task *storer = NULL;
 	unsigned int n = 0;
 	unsigned long checks = 0;
 	uint64_t start = time_ns(), ns;
@@ -202,6 +257,13 @@ static int run(struct fsx *x)
 				break;
 			}
 		}
+	if (x->keep) {
+		x->storer.rnd = x->seed * 104729 + 1;
+		storer = task_create_on(
+		    "fsx-storer", fsx_storer_task, x, (int)((n + 1) % ncpus));
+		if (IS_ERR(storer))
+			fsx_fail(x, "cannot start the storer");
+	}
 	err = fsx_mutator(x);
 	__atomic_store_n(&x->stop, 1, __ATOMIC_SEQ_CST);
 	for (unsigned int i = 0; i < n && !IS_ERR(t[i]); i++) {
@@ -209,6 +271,8 @@ static int run(struct fsx *x)
 			fsx_fail(x, "a reader ended abnormally (a bus error?)");
 		checks += ra[i].r->checks;
 	}
+	if (storer && !IS_ERR(storer) && task_join(storer))
+		fsx_fail(x, "the storer ended abnormally (a bus error?)");
 	race_hook_set(RACE_INVAL_DROPPED, NULL);
 	race_hook_set(RACE_ALLOC_LINKED, NULL);
 	race_hook_set(RACE_FILL_INSERTED, NULL);
@@ -221,6 +285,14 @@ static int run(struct fsx *x)
 		       (unsigned long long)(x->ops_done * NSEC_PER_SEC / ns),
 		       checks,
 		       n);
+	if (x->keep)
+		console_printf(
+		    "fsx: held mappings: %lu stores by the mutator, "
+		    "%lu by the storer (%lu begun before the call "
+		    "beside them returned)\n",
+		    x->counts[strchr(fsx_op_letters, 'M') - fsx_op_letters],
+		    x->storer.stores,
+		    x->storer.early);
 	return err || x->failed;
 }
 
@@ -231,18 +303,19 @@ static int cmd_fsx(int argc, char **argv)
 
 	if (!x)
 		return 1;
-	*x = (struct fsx){
-		.seed = 1, .nfiles = 2, .readers = 2, .max_len = 256 << 10
-	};
-	strcpy(x->mix, fsx_op_letters);
+	x->seed = 1; /* the defaults; the rest is zero */
+	x->nfiles = 2;
+	x->readers = 2;
+	x->max_len = 256 << 10;
 	if (parse(x, argc, argv)) {
 		kfree(x);
 		return shell_usage(argv[0]);
 	}
-	console_printf("fsx: seed %llu, %u files, %u readers each, %s mode\n",
+	console_printf("fsx: seed %llu, %u files, %u readers each%s, %s mode\n",
 		       (unsigned long long)x->seed,
 		       x->nfiles,
 		       x->readers,
+		       x->keep ? ", held mappings" : "",
 		       !filemap_legacy_mode() ? "fixed"
 		       : filemap_fill_lock() == FILL_I_RWSEM
 			   ? "fill_lock=i_rwsem"
@@ -251,11 +324,8 @@ static int cmd_fsx(int argc, char **argv)
 		console_printf("fsx: %s: %s\n", x->dir, strerror(errno));
 	} else {
 		err = run(x);
-		if (!err && fsx_verify_all(x, "final read"))
-			err = vfs_drop_caches() < 0 ||
-			      !fsx_verify_all(x, "read after drop_caches");
-		else
-			err = 1;
+		unmap_held(x); /* else drop_caches would keep their pages */
+		err = err || final_check(x);
 		console_printf(err ? "fsx: FAILED after %lu operations\n"
 				   : "fsx: passed, %lu operations\n",
 			       x->ops_done);
@@ -267,5 +337,5 @@ static int cmd_fsx(int argc, char **argv)
 SHELL_COMMAND(fsx,
 	      cmd_fsx,
 	      "fsx [-N OPS] [-S SEED] [-t SECS] [-f FILES] [-p READERS] "
-	      "[-l MAXLEN] [-m MIX] [-w MS] DIR",
+	      "[-l MAXLEN] [-m MIX] [-w MS] [-k] DIR",
 	      "concurrent file exerciser: see tests/fsx.c");

@@ -1,7 +1,8 @@
 /*
  * tests/fsx_model.c: the model fsx's mutator keeps (tests/fsx.h): the
  * next version of a file made, published and finished around each
- * operation, the readers it waits for, the log of the last operations.
+ * operation, the readers it waits for, the storer's store beside each
+ * change (-k), the log of the last operations.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,27 +79,104 @@ void fsx_begin(struct fsx_op *o, struct fsx_file *f)
 	}
 }
 
+/*
+ * -k: the storer's store beside the change of [@off, @off + @len) that
+ * makes version @j of @f: below @lim (the smaller of the sizes before and
+ * after) and outside the change, which leaves those bytes where they are
+ * (collapse and insert publish everything from their offset on, swapext
+ * the whole file); half of the time within a page of the change's edge,
+ * where a page holds both. Written into version @j and noted in o->what.
+ */
+static void
+store_beside(struct fsx_op *o, struct fsx_file *f, loff_t off, loff_t len)
+{
+	struct fsx_storer *s = &o->x->storer;
+	unsigned long j = f->done + 1;
+	loff_t lim = MIN(fsx_size(f), f->size[fsx_slot(j)]);
+	loff_t lo = 0, hi = MIN(off, lim), pos, n;
+	bool after = off + len < lim && (hi <= 0 || fsx_rand(o->rnd) % 2);
+	size_t w = strlen(o->what);
+
+	if (after)
+		lo = off + len, hi = lim;
+	if (hi <= lo)
+		return;
+	if (fsx_rand(o->rnd) % 2) {
+		if (after)
+			hi = MIN(hi, lo + (loff_t)PAGE_SIZE);
+		else
+			lo = MAX(lo, hi - (loff_t)PAGE_SIZE);
+	}
+	pos = lo + fsx_below(o, hi - lo);
+	n = 1 + fsx_below(o, MIN((loff_t)FSX_STORE_MAX, hi - pos));
+	for (loff_t i = 0; i < n; i++)
+		s->buf[i] = (uint8_t)fsx_rand(o->rnd);
+	memcpy(f->data[fsx_slot(j)] + pos, s->buf, n);
+	s->f = f;
+	s->off = pos;
+	s->len = n;
+	s->ver = j;
+	snprintf(o->what + w,
+		 sizeof(o->what) - w,
+		 " + store [%lld, +%lld)",
+		 (long long)pos,
+		 (long long)n);
+}
+
 /* The change is in the model: publish it, then the call may run. */
 void fsx_publish(struct fsx_op *o, struct fsx_file *f, loff_t off, loff_t len)
 {
-	unsigned long j = f->done + 1;
+	struct fsx_storer *s = &o->x->storer;
+	unsigned long j = f->done + 1, go = s->go;
 	loff_t now = fsx_size(f), next = f->size[fsx_slot(j)];
 
 	if (next < now) {
 		__atomic_store_n(&f->floor, next, __ATOMIC_SEQ_CST);
 		wait_readers(o, f, j, next);
 	}
+	if (o->x->keep && f == o->f) {
+		s->ver = 0;
+		store_beside(o, f, off, len);
+	}
 	__atomic_store_n(&f->hot_off, off, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->hot_len, len, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->started, j, __ATOMIC_SEQ_CST);
 	if (f == o->f)
 		fsx_note(o->x, o->what);
+	if (o->x->keep && f == o->f && s->ver == j)
+		__atomic_store_n(&s->go, go + 1, __ATOMIC_SEQ_CST);
 }
 
-void fsx_finish(struct fsx_file *f)
+/* Wait for the storer's job, if it has one: it cannot be in the next
+ * operation's version. A storer that never ends it (a bus error) fails
+ * the run. */
+static void wait_storer(struct fsx_op *o)
+{
+	struct fsx_storer *s = &o->x->storer;
+	uint64_t give_up = time_ns() + 10 * NSEC_PER_SEC;
+
+	while (__atomic_load_n(&s->done, __ATOMIC_SEQ_CST) != s->go) {
+		if (time_ns() > give_up) {
+			fsx_fail(o->x,
+				 "the storer holds on to its store for 10 s "
+				 "(ended?)");
+			return;
+		}
+		task_yield();
+	}
+}
+
+void fsx_finish(struct fsx_op *o, struct fsx_file *f)
 {
 	unsigned long j = f->done + 1;
 
+	if (o->x->keep && f == o->f) {
+		__atomic_store_n(
+		    &o->x->storer.returned, o->x->storer.go, __ATOMIC_SEQ_CST);
+		wait_storer(o);
+	}
+	if (f->size[fsx_slot(j)] > fsx_size(f))
+		f->grew_from = fsx_size(f);
 	__atomic_store_n(&f->hot_len, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->done, j, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&f->floor, f->size[fsx_slot(j)], __ATOMIC_SEQ_CST);

@@ -1,13 +1,15 @@
 /*
  * tests/fsx_ops.c: fsx's mutator - every data-changing operation, each
  * done on the file and on the model (tests/fsx.h), and its own checking
- * reads. One task: its operations depend on the seed alone.
+ * reads. One task: its operations depend on the seed alone. With -k it
+ * also stores through the mappings held for the whole run (op_mapstore).
  *
  * An operation on file f: fsx_begin() makes the next version from the newest
  * (waiting until no reader counts on the slot it reuses), applies the
  * change to it, lowers floor first if the file shrinks (waiting until no
- * mapped read reaches past the new EOF), publishes started; the call runs;
- * end() publishes done and the new floor.
+ * mapped read reaches past the new EOF), publishes started (with -k,
+ * handing the storer a store beside the change); the call runs;
+ * fsx_finish() waits for that store, publishes done and the new floor.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +31,7 @@
 		long ret_;                               \
 		fsx_publish(o, (o)->f, off, len);        \
 		ret_ = (call);                           \
-		fsx_finish((o)->f);                      \
+		fsx_finish(o, (o)->f);                   \
 		ret_ < 0 ? fsx_failed_call(o, ret_) : 0; \
 	})
 
@@ -114,7 +116,7 @@ static int op_mapwrite(struct fsx_op *o)
 	fsx_publish(o, o->f, off, len);
 	memcpy(p + (off - start), o->buf, len);
 	err = msync(p, off + len - start, MS_SYNC);
-	fsx_finish(o->f);
+	fsx_finish(o, o->f);
 	munmap(p, off + len - start);
 	return err ? fsx_failed_call(o, err) : 0;
 }
@@ -293,8 +295,8 @@ static int op_swapext(struct fsx_op *o)
 	fsx_publish(o, f, 0, o->x->max_len);
 	fsx_publish(o, g, 0, o->x->max_len);
 	ret = swapext(f->fd, g->fd);
-	fsx_finish(f);
-	fsx_finish(g);
+	fsx_finish(o, f);
+	fsx_finish(o, g);
 	return ret < 0 ? fsx_failed_call(o, ret) : 0;
 }
 
@@ -303,9 +305,62 @@ static int op_fsync(struct fsx_op *o)
 	long ret;
 
 	snprintf(o->what, sizeof(o->what), "fsync %s", o->f->path);
+	if (o->x->keep) { /* a version, for the storer's store beside it */
+		fsx_begin(o, o->f);
+		return CHANGE(o, 0, 0, fsync(o->f->fd));
+	}
 	fsx_note(o->x, o->what);
 	ret = fsync(o->f->fd);
 	return ret ? fsx_failed_call(o, ret) : 0;
+}
+
+/*
+ * -k: stores through the mapping held since the start (no mmap, no
+ * msync): its entries were set by earlier stores and faults, then
+ * write-protected by writeback or an invalidation, or not; a store to a
+ * write-protected or absent entry faults into page_mkwrite. Inside EOF
+ * only. A third of the time near EOF; a third in the page that held EOF
+ * before the file last grew: its blocks past that EOF had no disk space
+ * then, and an entry made writable then must not let a store in without
+ * page_mkwrite (Linux: pagecache_isize_extended).
+ */
+static int op_mapstore(struct fsx_op *o)
+{
+	struct fsx_file *f = o->f;
+	loff_t size = fsx_size(f), off, page;
+	size_t len;
+
+	if (!size)
+		return 1;
+	switch (fsx_rand(o->rnd) % 3) {
+	case 0:
+		off = fsx_below(o, size);
+		len = 1 + fsx_below(o, MIN((loff_t)FSX_WRITE_MAX, size - off));
+		break;
+	case 1:
+		off = size - 1 - fsx_below(o, MIN(size, 2 * (loff_t)PAGE_SIZE));
+		len = 1 + fsx_below(o, size - off);
+		break;
+	default:
+		page = MIN(f->grew_from, size - 1) & ~(loff_t)(PAGE_SIZE - 1);
+		off = page + fsx_below(o, MIN((loff_t)PAGE_SIZE, size - page));
+		len = 1 + fsx_below(o, MIN((loff_t)PAGE_SIZE, size - off));
+		break;
+	}
+	for (size_t i = 0; i < len; i++)
+		o->buf[i] = (uint8_t)fsx_rand(o->rnd);
+	snprintf(o->what,
+		 sizeof(o->what),
+		 "mapstore %s [%lld, +%zu)",
+		 f->path,
+		 (long long)off,
+		 len);
+	fsx_begin(o, f);
+	memcpy(o->d + off, o->buf, len);
+	fsx_publish(o, f, off, len);
+	memcpy(f->map + off, o->buf, len);
+	fsx_finish(o, f);
+	return 0;
 }
 
 /* The mutator's own reads: nothing changes f meanwhile, so exactly the
@@ -377,11 +432,11 @@ static int op_mapread(struct fsx_op *o)
 	return ok ? 0 : -1;
 }
 
-const char fsx_op_letters[] = "rRwWtpzciaCsf";
+const char fsx_op_letters[] = "rRwWtpzciaCsfM";
 static int (*const ops[])(struct fsx_op *) = {
 	op_read,       op_mapread, op_write,	op_mapwrite, op_truncate,
 	op_punch,      op_zero,	   op_collapse, op_insert,   op_prealloc,
-	op_copy_range, op_swapext, op_fsync,
+	op_copy_range, op_swapext, op_fsync,	op_mapstore,
 };
 
 int fsx_mutator(void *arg)

@@ -3,11 +3,13 @@
 
     python3 tools/fsxrun.py [--ops N | --secs T] [--seed S] [--block B]
                             [--smp N] [--files F] [--readers P] [--mix M]
-                            [--window MS] [--legacy] [--image IMG]
+                            [--window MS] [--keep] [--legacy] [--image IMG]
 
 Makes an ext2 image (tools/ext2img.py) over a file full of 0xA5 (free
 blocks hold old bytes, as on a used disk), boots whole on it with
-`fsx ... /fsx; cksum /fsx/fsx*` (tests/fsx_cmd.c), and:
+`fsx ... /fsx; cksum /fsx/fsx*` (tests/fsx_cmd.c; --keep: fsx -k, a
+shared writable mapping of each file held for the whole run, stored
+through by the mutator and by a storer task beside every change), and:
   - the console must hold no kernel report of a bug (tools/kconsole.py:
     WARNING, lockdep, an oops, a page left in an invalidated range, an
     ext2 inconsistency, ...); legacy mode allows the last two, which are
@@ -37,6 +39,8 @@ RESULT = re.compile(r"^fsx: (passed|FAILED)(?:,| after) (\d+) operations?")
 RATE = re.compile(r"^fsx: (\d+) operations in (\d+) ms \((\d+)/s\), (\d+) reads "
                   r"checked by (\d+) readers")
 CKSUM = re.compile(r"^(\d+) (\d+) (/fsx/fsx\d+)$")
+HELD = re.compile(r"^fsx: held mappings: (\d+) stores by the mutator, (\d+) by "
+                  r"the storer \((\d+) begun before")
 # Kernel reports legacy mode's bug may make (tools/kconsole.py kinds): a
 # fill's page back in an invalidated range, ext2 finding what it cached
 # or wrote inconsistent.
@@ -54,6 +58,8 @@ def fsx_command(a):
         args.append(f"-m {a.mix}")
     if a.window:
         args.append(f"-w {a.window}")
+    if a.keep:
+        args.append("-k")
     names = " ".join(f"/fsx/fsx{i}" for i in range(a.files))
     return f"fsx {' '.join(args)} /fsx; cksum {names}"
 
@@ -142,10 +148,12 @@ def check(a, image, text):
     rate = [m for m in map(RATE.match, lines) if m]
     kernel = {m.group(3): (int(m.group(1)), int(m.group(2)))
               for m in map(CKSUM.match, lines) if m}
+    held = [m for m in map(HELD.match, lines) if m]
     out = {"passed": result[-1].group(1) == "passed",
            "ops": int(result[-1].group(2)),
            "rate": int(rate[-1].group(3)) if rate else 0,
            "checks": int(rate[-1].group(4)) if rate else 0,
+           "stores": tuple(map(int, held[-1].groups())) if held else None,
            "console": text}
     try:
         ext2img.check_image(image)
@@ -177,6 +185,8 @@ def parser():
     ap.add_argument("--readers", type=int, default=2, help="per file")
     ap.add_argument("--mix", default="", help="fsx -m: operation letters")
     ap.add_argument("--window", type=int, default=0, help="fsx -w MS")
+    ap.add_argument("--keep", action="store_true",
+                    help="fsx -k: held mappings, stored through beside every change")
     ap.add_argument("--legacy", action="store_true")
     ap.add_argument("--image", default=None, help="default: a temporary file")
     return ap
@@ -187,7 +197,9 @@ def main(argv):
     if a.seed is None:
         a.seed = random.SystemRandom().randrange(1, 1 << 32)
     mode = "legacy" if a.legacy else "fixed"
-    print(f"fsxrun: seed {a.seed}, {mode} mode, {a.smp} harts, {a.block}-byte blocks")
+    held = ", held mappings" if a.keep else ""
+    print(f"fsxrun: seed {a.seed}, {mode} mode, {a.smp} harts, {a.block}-byte "
+          f"blocks{held}")
     with tempfile.TemporaryDirectory() as tmp:
         image = Path(a.image) if a.image else Path(tmp) / "fsx.img"
         try:
@@ -198,7 +210,10 @@ def main(argv):
     if not r["passed"]:
         print("\n".join(l for l in r["console"].splitlines() if l.startswith("fsx:")))
     print(f"fsxrun: fsx {'passed' if r['passed'] else 'failed'} after {r['ops']} "
-          f"operations ({r['rate']}/s, {r['checks']} reads checked); e2fsck -fn "
+          f"operations ({r['rate']}/s, {r['checks']} reads checked"
+          + (", {} mapped stores by the mutator, {} by the storer ({} begun "
+             "before the call beside them returned)".format(*r["stores"])
+             if r["stores"] else "") + "); e2fsck -fn "
           f"{r['fsck']}; kernel and debugfs cksums "
           f"{'differ' if r.get('differ') else 'agree'}")
     return 0 if r["passed"] != a.legacy else 1
