@@ -23,6 +23,7 @@ and the checks held (legacy: if fsx failed), 1 otherwise.
 """
 
 import argparse
+import os
 import random
 import re
 import subprocess
@@ -70,12 +71,15 @@ def boot(a, image):
     if a.legacy:
         cmd.insert(1, "--legacy")
     limit = (a.secs or 0) + 60 + (a.ops or 0) // 10
+    env = dict(os.environ, WHOLE_RUN_TIMEOUT=str(limit))  # tools/run's timeout
     try:
-        res = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
-                             capture_output=True, text=True, timeout=limit)
-    except subprocess.TimeoutExpired as e:  # tools/run's QEMU dies with it
+        res = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, env=env,
+                             capture_output=True, text=True, timeout=limit + 30)
+    except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if e.stdout else ""
-        raise Failed(f"no end within {limit} s (a hang):\n{out[-3000:]}")
+        raise Failed(f"no end within {limit + 30} s (a hang):\n{out[-3000:]}")
+    if res.returncode == 124:  # tools/run's timeout killed QEMU
+        raise Failed(f"no end within {limit} s (a hang):\n{res.stdout[-3000:]}")
     return res.stdout.replace("\r", "")
 
 
