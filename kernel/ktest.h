@@ -12,7 +12,8 @@
  * Each case runs in a task of its own; a case whose task traps fails with
  * the trap report. A case that hangs is caught by the host's boot timeout.
  * Suites run in name order; ktest_run("mm_*,-mm_vm") runs those the filter
- * selects (see ktest_run).
+ * selects (see ktest_run). The boot argument ktest.cases=GLOBS runs only
+ * the cases whose names match, in whichever suite (kernel/ktest.c).
  */
 #pragma once
 
