@@ -34,10 +34,12 @@ static bool past_eof(struct address_space *m, unsigned long index)
 }
 
 /* Read page @index alone (readahead off, or it did not bring the page
- * in). Takes invalidate_lock shared around the insertion.
+ * in). Takes invalidate_lock shared around the insertion. Not inlined: a
+ * backtrace from the insertion names it (docs/labs.md, lab 2).
  * Return: the page (referenced, maybe still being read), NULL to look
  * again, ERR_PTR(-ENXIO) if a truncate put it past EOF, or ERR_PTR. */
-static struct page *read_one_page(struct address_space *m, unsigned long index)
+static __noinline struct page *read_one_page(struct address_space *m,
+					     unsigned long index)
 {
 	struct page *page = page_cache_alloc();
 	int err = -ENXIO;

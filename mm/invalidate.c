@@ -284,13 +284,18 @@ void filemap_assert_invalidating(struct address_space *m,
 	m->inval_end = MAX(m->inval_end, end);
 }
 
+/* The warning names what the inserting path lacks: invalidate_lock, the
+ * rule of every fill path (a write, which inserts under i_rwsem
+ * exclusive, is excluded from every invalidating operation by that). */
 void filemap_assert_may_insert(struct address_space *m)
 {
 	struct inode *host = m->host;
+	bool inserted_without_invalidate_lock;
 
 	if (mapping_legacy(m) ||
 	    lockdep_is_held(&m->invalidate_lock.dep, LOCK_MODE_ANY))
 		return;
-	WARN_ON_ONCE(!host ||
-		     !lockdep_is_held(&host->i_rwsem.dep, LOCK_MODE_EXCLUSIVE));
+	inserted_without_invalidate_lock =
+	    !host || !lockdep_is_held(&host->i_rwsem.dep, LOCK_MODE_EXCLUSIVE);
+	WARN_ON_ONCE(inserted_without_invalidate_lock);
 }
