@@ -345,8 +345,8 @@ VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_copy_range", "vfs_cwd",
               "vfs_special", "vfs_symlink")
 # tests/race*.c: one suite per invalidating operation.
 RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
-               "race_insert", "race_prealloc", "race_punch", "race_truncate",
-               "race_writeback", "race_zero")
+               "race_insert", "race_prealloc", "race_punch", "race_trunc_hit",
+               "race_truncate", "race_writeback", "race_zero")
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
