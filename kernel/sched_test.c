@@ -1,6 +1,8 @@
 /*
  * kernel/sched_test.c: suite sched_basic - tasks run to completion on every
- * hart, a busy task is preempted, sleeping and wake-ups work.
+ * hart, a busy task is preempted, sleeping and wake-ups work: a sleeping
+ * task leaves its hart, a timed sleep ends at its wake-up or its deadline
+ * (the cases of docs/labs.md's lab 5).
  */
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
@@ -323,6 +325,147 @@ static void long_names_show_the_cut(struct ktest *t)
 	task_join(b);
 }
 
+/* ---- sleeping: schedule_until and task_sleep_ns (docs/labs.md, lab 5) */
+
+#define NAP_HART ((int)(ncpus - 1))
+
+/* Asleep for real: marked sleeping, off its hart and off the run queue
+ * (a task preempted just after it marked itself sleeping is still
+ * queued). */
+static bool asleep(struct task *t)
+{
+	return READ_ONCE(t->state) == TASK_SLEEPING && !READ_ONCE(t->on_cpu) &&
+	       !READ_ONCE(t->on_rq);
+}
+
+struct sleeper {
+	struct task *task;
+	uint64_t ns;	/* how long it sleeps */
+	uint64_t slept; /* how long task_sleep_ns took */
+	bool done, seen_asleep;
+};
+
+static int sleeper_fn(void *arg)
+{
+	struct sleeper *s = arg;
+	uint64_t start = time_ns();
+
+	task_sleep_ns(s->ns);
+	s->slept = time_ns() - start;
+	WRITE_ONCE(s->done, true);
+	return 0;
+}
+
+static bool asleep_or_done(void *arg)
+{
+	struct sleeper *s = arg;
+
+	if (asleep(s->task)) {
+		s->seen_asleep = true;
+		return true;
+	}
+	return READ_ONCE(s->done);
+}
+
+/* A task in task_sleep_ns is off its hart, not spinning on it. */
+static void sleep_leaves_the_hart(struct ktest *t)
+{
+	struct sleeper s = { .ns = 500 * NSEC_PER_MSEC };
+
+	s.task = task_create_on("sleeper", sleeper_fn, &s, NAP_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(s.task));
+	KTEST_EXPECT_EQ(t, race_wait_until(asleep_or_done, &s), 0);
+	KTEST_EXPECT_TRUE(t, s.seen_asleep);
+	task_join(s.task);
+	KTEST_EXPECT_GE(t, s.slept, s.ns);
+}
+
+/* A wake-up that comes before the deadline (a wait queue's, say: the
+ * task may be on one) does not end a task_sleep_ns: it sleeps again
+ * until its time is up. */
+static void sleep_outlasts_early_wakeup(struct ktest *t)
+{
+	struct sleeper s = { .ns = 300 * NSEC_PER_MSEC };
+
+	s.task = task_create_on("sleeper", sleeper_fn, &s, NAP_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(s.task));
+	KTEST_EXPECT_EQ(t, race_wait_until(asleep_or_done, &s), 0);
+	KTEST_EXPECT_TRUE(t, s.seen_asleep);
+	wake_up_task(s.task);
+	task_join(s.task);
+	KTEST_EXPECT_GE(t, s.slept, s.ns);
+}
+
+struct napper {
+	struct task *task;
+	int go;		   /* atomic: the waker's condition */
+	unsigned int naps; /* returns from schedule_until */
+	bool in_time, seen_asleep;
+};
+
+/* The shape of every timed wait (wait_event_timeout): mark sleeping,
+ * check the condition, sleep until woken or the deadline. */
+static int napper_fn(void *arg)
+{
+	struct napper *n = arg;
+	uint64_t deadline = time_ns() + 10 * NSEC_PER_SEC;
+
+	for (;;) {
+		set_current_state(TASK_SLEEPING);
+		if (__atomic_load_n(&n->go, __ATOMIC_ACQUIRE))
+			break;
+		n->in_time = schedule_until(deadline);
+		WRITE_ONCE(n->naps, n->naps + 1);
+		if (!n->in_time)
+			break;
+	}
+	set_current_state(TASK_RUNNABLE);
+	return 0;
+}
+
+/* Asleep, or back from schedule_until so often it cannot have slept. */
+static bool asleep_or_spinning(void *arg)
+{
+	struct napper *n = arg;
+
+	if (asleep(n->task)) {
+		n->seen_asleep = true;
+		return true;
+	}
+	return READ_ONCE(n->naps) >= 100;
+}
+
+/* schedule_until sleeps until wake_up_task, and says the deadline had
+ * not passed. */
+static void schedule_until_ends_at_wakeup(struct ktest *t)
+{
+	struct napper n = { .go = 0 };
+
+	n.task = task_create_on("napper", napper_fn, &n, NAP_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(n.task));
+	KTEST_EXPECT_EQ(t, race_wait_until(asleep_or_spinning, &n), 0);
+	KTEST_EXPECT_TRUE(t, n.seen_asleep);
+	__atomic_store_n(&n.go, 1, __ATOMIC_RELEASE);
+	wake_up_task(n.task);
+	task_join(n.task);
+	KTEST_EXPECT_TRUE(t, n.in_time);
+	KTEST_EXPECT_LE(t, n.naps, 2);
+}
+
+/* With nobody to wake it, schedule_until returns false at the deadline,
+ * not before. */
+static void schedule_until_ends_at_deadline(struct ktest *t)
+{
+	uint64_t deadline = time_ns() + 20 * NSEC_PER_MSEC;
+	bool in_time;
+
+	set_current_state(TASK_SLEEPING);
+	in_time = schedule_until(deadline);
+	set_current_state(TASK_RUNNABLE);
+	KTEST_EXPECT_FALSE(t, in_time);
+	KTEST_EXPECT_GE(t, time_ns(), deadline);
+}
+
 static struct ktest_case sched_cases[] = {
 	KTEST_CASE(many_tasks_finish),
 	KTEST_CASE(every_hart_runs_tasks),
@@ -334,6 +477,10 @@ static struct ktest_case sched_cases[] = {
 	KTEST_CASE(interrupt_wake_stays_on_its_hart),
 	KTEST_CASE(wake_under_lock_sends_ipi_after_unlock),
 	KTEST_CASE(long_names_show_the_cut),
+	KTEST_CASE(sleep_leaves_the_hart),
+	KTEST_CASE(sleep_outlasts_early_wakeup),
+	KTEST_CASE(schedule_until_ends_at_wakeup),
+	KTEST_CASE(schedule_until_ends_at_deadline),
 	{},
 };
 KTEST_SUITE(sched_basic, sched_cases);
