@@ -1,8 +1,8 @@
 /*
  * kernel/sched_test.c: suite sched_basic - tasks run to completion on every
  * hart, a busy task is preempted, sleeping and wake-ups work: a sleeping
- * task leaves its hart, a timed sleep ends at its wake-up or its deadline
- * (the cases of docs/labs.md's lab 5).
+ * task leaves its hart, a timed sleep ends at its wake-up or its deadline,
+ * and busy tasks on one hart take turns (docs/labs.md, lab 5).
  */
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
@@ -466,6 +466,83 @@ static void schedule_until_ends_at_deadline(struct ktest *t)
 	KTEST_EXPECT_GE(t, time_ns(), deadline);
 }
 
+/* ---- the time slice: busy tasks on one hart take turns (lab 5) */
+
+struct sharer {
+	struct sharer *other;
+	unsigned long laps; /* read by the other */
+	unsigned int turns; /* times it saw the other's laps move */
+	const bool *stop;
+};
+
+/* Never yields. The other sharer runs on the same hart, so its laps move
+ * only while this one is off the hart: each move seen is a turn. */
+static int sharer_fn(void *arg)
+{
+	struct sharer *s = arg;
+	unsigned long seen = READ_ONCE(s->other->laps);
+
+	while (!READ_ONCE(*s->stop)) {
+		unsigned long now = READ_ONCE(s->other->laps);
+
+		if (now != seen) {
+			WRITE_ONCE(s->turns, s->turns + 1);
+			seen = now;
+		}
+		WRITE_ONCE(s->laps, s->laps + 1);
+	}
+	return 0;
+}
+
+#define SHARE_TURNS 5
+#define SHARE_TICKS 250 /* 1 s of the hart's ticks: 50 slices */
+
+struct share {
+	struct sharer s[2];
+	uint64_t ticks_at_start;
+};
+
+/* Both had their turns, or the hart ticked so often that they would have
+ * (a bound in the hart's own ticks, not in time a busy host stretches). */
+static bool turns_taken_or_hart_ticked(void *arg)
+{
+	struct share *sh = arg;
+
+	return (READ_ONCE(sh->s[0].turns) >= SHARE_TURNS &&
+		READ_ONCE(sh->s[1].turns) >= SHARE_TURNS) ||
+	       READ_ONCE(cpus[NAP_HART].ticks) - sh->ticks_at_start >=
+		   SHARE_TICKS;
+}
+
+/* Two tasks that never yield, pinned to one hart, take turns: the tick
+ * ends each one's slice (TIME_SLICE_TICKS) while the other waits. */
+static void busy_tasks_share_a_hart(struct ktest *t)
+{
+	static bool stop;
+	struct share sh = { .ticks_at_start = READ_ONCE(cpus[NAP_HART].ticks) };
+	struct task *a, *b;
+
+	WRITE_ONCE(stop, false);
+	for (int i = 0; i < 2; i++)
+		sh.s[i] = (struct sharer){ .other = &sh.s[!i], .stop = &stop };
+	a = task_create_on("sharer", sharer_fn, &sh.s[0], NAP_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(a));
+	b = task_create_on("sharer", sharer_fn, &sh.s[1], NAP_HART);
+	KTEST_ASSERT_FALSE(t, IS_ERR(b));
+	KTEST_EXPECT_EQ(t, race_wait_until(turns_taken_or_hart_ticked, &sh), 0);
+	WRITE_ONCE(stop, true);
+	task_join(a);
+	task_join(b);
+	ktest_log(t,
+		  "turns %u and %u in %lu ticks",
+		  sh.s[0].turns,
+		  sh.s[1].turns,
+		  (unsigned long)(READ_ONCE(cpus[NAP_HART].ticks) -
+				  sh.ticks_at_start));
+	KTEST_EXPECT_GE(t, sh.s[0].turns, SHARE_TURNS);
+	KTEST_EXPECT_GE(t, sh.s[1].turns, SHARE_TURNS);
+}
+
 static struct ktest_case sched_cases[] = {
 	KTEST_CASE(many_tasks_finish),
 	KTEST_CASE(every_hart_runs_tasks),
@@ -481,6 +558,7 @@ static struct ktest_case sched_cases[] = {
 	KTEST_CASE(sleep_outlasts_early_wakeup),
 	KTEST_CASE(schedule_until_ends_at_wakeup),
 	KTEST_CASE(schedule_until_ends_at_deadline),
+	KTEST_CASE(busy_tasks_share_a_hart),
 	{},
 };
 KTEST_SUITE(sched_basic, sched_cases);

@@ -1,7 +1,8 @@
 /*
  * kernel/timer_test.c: suite timers - a timer fires after its deadline, a
- * cancelled one never fires, and cancel waits for a callback that is
- * already running (callers free timers that live on their stack).
+ * cancelled one never fires, cancel waits for a callback that is already
+ * running (callers free timers that live on their stack), and timers
+ * fire in the order of their deadlines.
  *
  * No case sleeps for a time and then looks: each waits for what must
  * happen (the timer's callback; a later timer, which runs after the
@@ -22,8 +23,9 @@ struct probe {
 	volatile int started, finished;
 	volatile unsigned int hart; /* where the callback ran */
 	uint64_t fired_at, finished_at;
-	bool hold;	      /* run until the cancel waits or has returned */
-	bool cancel_waits;    /* atomic: timer_cancel came round to wait */
+	int seq;	   /* fire_in_deadline_order: the order it fired in */
+	bool hold;	   /* run until the cancel waits or has returned */
+	bool cancel_waits; /* atomic: timer_cancel came round to wait */
 	bool cancel_returned; /* atomic */
 };
 
@@ -143,10 +145,57 @@ static void cancel_waits_for_running_callback(struct ktest *t)
 	KTEST_EXPECT_GE(t, left, p.finished_at);
 }
 
+/* Three timers armed out of order fire in the order of their deadlines
+ * (the tick runs the earliest first): each callback takes the next
+ * number of a shared count. */
+static int fire_seq;
+
+static void seq_fn(struct ktimer *tm)
+{
+	struct probe *p = tm->data;
+
+	p->fired_at = time_ns();
+	p->seq = __atomic_add_fetch(&fire_seq, 1, __ATOMIC_SEQ_CST);
+	p->finished = 1;
+}
+
+static bool all_finished(void *arg)
+{
+	struct probe *p = arg;
+
+	return p[0].finished && p[1].finished && p[2].finished;
+}
+
+static void fire_in_deadline_order(struct ktest *t)
+{
+	static const unsigned int ms[3] = { 30,
+					    10,
+					    20 }; /* armed in this order */
+	uint64_t now = time_ns();
+	struct probe p[3];
+
+	__atomic_store_n(&fire_seq, 0, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 3; i++) {
+		probe_init(&p[i]);
+		p[i].tm.fn = seq_fn;
+		timer_arm(&p[i].tm, now + ms[i] * NSEC_PER_MSEC);
+	}
+	KTEST_EXPECT_EQ(t, race_wait_until(all_finished, p), 0);
+	for (int i = 0; i < 3; i++) {
+		KTEST_EXPECT_GE(t, p[i].fired_at, now + ms[i] * NSEC_PER_MSEC);
+		timer_cancel(&p[i].tm); /* they live on this stack */
+	}
+	/* the 10 ms one first, then 20, then 30 */
+	KTEST_EXPECT_EQ(t, p[1].seq, 1);
+	KTEST_EXPECT_EQ(t, p[2].seq, 2);
+	KTEST_EXPECT_EQ(t, p[0].seq, 3);
+}
+
 static struct ktest_case timer_cases[] = {
 	KTEST_CASE(fires_after_deadline),
 	KTEST_CASE(cancelled_never_fires),
 	KTEST_CASE(cancel_waits_for_running_callback),
+	KTEST_CASE(fire_in_deadline_order),
 	{},
 };
 KTEST_SUITE(timers, timer_cases);
