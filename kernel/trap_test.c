@@ -1,11 +1,15 @@
 /*
  * kernel/trap_test.c: suite traps - a task that faults is reported and
- * killed, and the kernel goes on running tasks.
+ * killed, and the kernel goes on running tasks; a copy made with faults
+ * off (arch_copy_nofault) stops at the fault and says what is left.
  */
+#include <string.h>
 #include <kernel/arch.h>
 #include <kernel/ktest.h>
 #include <kernel/sched.h>
 #include <kernel/err.h>
+#include <mm/page_alloc.h>
+#include <mm/vm.h>
 
 /* An address the compiler cannot see through. */
 static volatile uintptr_t null_address = 16;
@@ -60,10 +64,36 @@ static void unmapped_load_is_killed(struct ktest *t)
 	KTEST_EXPECT_EQ(t, run(fine), 42);
 }
 
+/* The fault ends the copy, not the task: what came before it is copied,
+ * the rest is counted. The source runs off the top of a stack (the next
+ * slot starts unmapped): 16 bytes by words, 13 bytes by bytes. */
+static void copy_nofault_stops_at_the_fault(struct ktest *t)
+{
+	char *stack = vm_alloc_stack(PAGE_SIZE), *top, dst[64];
+
+	KTEST_ASSERT_NOT_NULL(t, stack);
+	top = stack + PAGE_SIZE;
+	memset(stack, 'x', PAGE_SIZE);
+	memset(dst, 0, sizeof(dst));
+	KTEST_EXPECT_EQ(t, arch_copy_nofault(dst, top - 16, 40), 24);
+	KTEST_EXPECT_EQ(t, dst[15], 'x');
+	KTEST_EXPECT_EQ(t, dst[16], 0);
+	memset(dst, 0, sizeof(dst));
+	KTEST_EXPECT_EQ(t, arch_copy_nofault(dst + 1, top - 13, 20), 7);
+	KTEST_EXPECT_EQ(t, dst[13], 'x');
+	KTEST_EXPECT_EQ(t, dst[14], 0);
+	KTEST_EXPECT_EQ(
+	    t,
+	    arch_copy_nofault(dst, (void *)(null_address + 0x4000000000UL), 8),
+	    8);
+	vm_free_stack(stack, PAGE_SIZE);
+}
+
 static struct ktest_case trap_cases[] = {
 	KTEST_CASE(faulting_task_is_killed),
 	KTEST_CASE(illegal_instruction_is_killed),
 	KTEST_CASE(unmapped_load_is_killed),
+	KTEST_CASE(copy_nofault_stops_at_the_fault),
 	{},
 };
 KTEST_SUITE(traps, trap_cases);
