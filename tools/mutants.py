@@ -73,19 +73,48 @@ def load(path):
     return m
 
 
-def copy_tree(dest):
-    """The working tree as it is, without build/, plus the prebuilt libc."""
-    files = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True).stdout.split(b"\0")
-    for name in filter(None, (f.decode() for f in files)):
-        src = ROOT / name
-        if src.is_file():
+# What ninja builds into build/ (build.ninja and its folders' files): with
+# copy_tree(objects=True) the copy's first build is incremental.
+BUILD_DIRS = ("kernel", "mm", "fs", "drivers", "tests")
+BUILD_FILES = (".ninja_log", ".ninja_deps", "version.h", "ksyms.S", "Image",
+               "whole.size")
+BUILD_SUFFIXES = (".a", ".o", ".elf")
+
+
+def tree_files(src):
+    """The files of the tree at @src, relative: git's tracked and untracked
+    ones (not ignored) if it is a checkout, else every file outside
+    build/ (a copy made by copy_tree has no .git)."""
+    if (src / ".git").exists():
+        files = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=src, check=True, capture_output=True).stdout.split(b"\0")
+        return [f.decode() for f in files if f]
+    return [str(p.relative_to(src)) for p in sorted(src.rglob("*"))
+            if p.is_file() and p.relative_to(src).parts[0] not in ("build", ".git")
+            and "__pycache__" not in p.parts]
+
+
+def copy_tree(dest, src=ROOT, objects=False):
+    """The working tree as it is, without build/, plus the prebuilt libc;
+    with @objects, also what ninja built there (times kept, so that only
+    what a patch then touches is built again)."""
+    for name in tree_files(src):
+        if (src / name).is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
+            shutil.copy2(src / name, dest / name)
     (dest / "build").mkdir()
     for prebuilt in ("newlib", "sysinc"):
-        os.symlink(ROOT / "build" / prebuilt, dest / "build" / prebuilt)
+        os.symlink((src / "build" / prebuilt).resolve(), dest / "build" / prebuilt)
+    if not objects:
+        return
+    built = src / "build"
+    for d in BUILD_DIRS:
+        if (built / d).is_dir():
+            shutil.copytree(built / d, dest / "build" / d)
+    for f in built.iterdir() if built.is_dir() else ():
+        if f.is_file() and (f.name in BUILD_FILES or f.name.endswith(BUILD_SUFFIXES)):
+            shutil.copy2(f, dest / "build" / f.name)
 
 
 def run(cmd, cwd, env=None, stdin=None):
