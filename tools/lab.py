@@ -295,6 +295,24 @@ LABS = [
          Check(2, "it fails if a cached read tried invalidate_lock "
                   "(docs/labs/lab3-mutant-hit-trylocks.patch)",
                catches("hit_locks", "race_trunc_hit.*")))),
+    Lab(4, "complete requests from the used ring", "moderate", "virtio-blk",
+        "virtqueue_get_buf (drivers/virtqueue.c)",
+        {"ring": Run("core", ("virtio_ring",)),
+         "disk": Run("blk_modern", ("virtio_blk_read",),
+                     needs=("ring", "virtio_ring.scribbled_descriptors"))},
+        (Check(2, "buffers come back, their chains freed from the driver's own "
+                  "books (scribbled_descriptors)",
+               passes("ring", "virtio_ring.scribbled_descriptors")),
+         Check(2, "a used id that is no buffer in flight is ignored, counted "
+                  "(bad_used_ids)", passes("ring", "virtio_ring.bad_used_ids")),
+         Check(2, "a length past the buffer fails it (overstated_length)",
+               passes("ring", "virtio_ring.overstated_length")),
+         Check(1, "a used index a ring ahead stops the queue (runaway_used_index)",
+               passes("ring", "virtio_ring.runaway_used_index")),
+         Check(2, "the disk: every read of virtio_blk_read completes, right",
+               passes("disk", "virtio_blk_read.*")),
+         Check(1, "the disk: no lost interrupt, no bad used id reported",
+               no_reports("disk")))),
 ]
 
 
