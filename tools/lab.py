@@ -313,6 +313,28 @@ LABS = [
                passes("disk", "virtio_blk_read.*")),
          Check(1, "the disk: no lost interrupt, no bad used id reported",
                no_reports("disk")))),
+    Lab(5, "what the tick does: timers and time slices", "moderate", "the scheduler",
+        "timer_arm and run_expired (kernel/timer.c), the slice in sched_tick "
+        "(kernel/sched.c)",
+        {"tick": Run("core", ("sched_basic", "timers"),
+                     cases="fires_after_deadline,fire_in_deadline_order,"
+                           "cancelled_never_fires,cancel_waits_for_running_callback,"
+                           "busy_tasks_share_a_hart,schedule_until_ends_at_*,"
+                           "sleep_*,completion_times_out")},
+        (Check(2, "a timer fires at its deadline, not before",
+               passes("tick", "timers.fires_after_deadline",
+                      "sched_basic.schedule_until_ends_at_deadline",
+                      "sched_basic.completion_times_out")),
+         Check(2, "timers fire in the order of their deadlines",
+               passes("tick", "timers.fire_in_deadline_order")),
+         Check(1, "a cancelled timer never fires; cancel waits for a running one",
+               passes("tick", "timers.cancel*")),
+         Check(2, "sleepers leave their hart and wake at their time",
+               passes("tick", "sched_basic.sleep_*",
+                      "sched_basic.schedule_until_ends_at_wakeup")),
+         Check(2, "two busy tasks on one hart take turns (the slice)",
+               passes("tick", "sched_basic.busy_tasks_share_a_hart")),
+         Check(1, "no kernel report", no_reports("tick")))),
 ]
 
 
