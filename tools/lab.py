@@ -335,6 +335,32 @@ LABS = [
          Check(2, "two busy tasks on one hart take turns (the slice)",
                passes("tick", "sched_basic.busy_tasks_share_a_hart")),
          Check(1, "no kernel report", no_reports("tick")))),
+    Lab(6, "a fault ends its task, not the kernel", "moderate",
+        "traps and the system-call boundary",
+        "the exception path of kernel/arch/riscv64/trap.c: the copy fix-up, "
+        "oops()",
+        {"traps": Run("core", ("traps", "mm_vm"),
+                      cases="*_is_killed,copy_nofault_stops_at_the_fault,"
+                            "stack_overflow_kills_task")},
+        (Check(2, "a store to an unmapped address kills the task; the next "
+                  "task runs", passes("traps", "traps.faulting_task_is_killed")),
+         Check(1, "so do an illegal instruction and an unmapped load",
+               passes("traps", "traps.illegal_instruction_is_killed",
+                      "traps.unmapped_load_is_killed")),
+         Check(3, "a fault inside arch_copy_nofault ends the copy, not the task",
+               passes("traps", "traps.copy_nofault_stops_at_the_fault")),
+         Check(2, "a stack overflow kills its task",
+               passes("traps", "mm_vm.stack_overflow_kills_task")),
+         Check(2, "the report names the fault and the task, with a backtrace",
+               all_of(console("traps", r"Oops: store page fault at 0x[0-9a-f]+, "
+                              r"address 0x10 in task victim on cpu \d+",
+                              text="say 'Oops: store page fault at PC, address "
+                                   "0x10 in task victim on cpu N'"),
+                      console("traps", r"^\[[ \d.]+\]\s+store_to_null\+0x",
+                              text="name store_to_null+0x... in a backtrace"),
+                      console("traps", r"task victim \(tid \d+\) killed: store "
+                              r"page fault", text="say 'task victim (tid N) "
+                              "killed: store page fault ...'"))))),
 ]
 
 
