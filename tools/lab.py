@@ -361,6 +361,24 @@ LABS = [
                       console("traps", r"task victim \(tid \d+\) killed: store "
                               r"page fault", text="say 'task victim (tid N) "
                               "killed: store page fault ...'"))))),
+    Lab(7, "the kernel's page permissions", "easy", "Sv39 page tables",
+        "map_ram (mm/vm.c) and pte_bits (kernel/arch/riscv64/mmu.c)",
+        {"vm": Run("core", ("mm_vm",),
+                   cases="text_and_rodata_are_read_only,data_is_not_executable,"
+                         "stack_has_guard_and_is_reused"),
+         "mmap": Run("vfs_4k", ("vfs_mmap",),
+                     cases="fault_uncached_reads_in,mkwrite_fills_hole,"
+                           "private_store_leaves_file")},
+        (Check(3, "text and rodata are read-only",
+               passes("vm", "mm_vm.text_and_rodata_are_read_only")),
+         Check(2, "data is not executable",
+               passes("vm", "mm_vm.data_is_not_executable")),
+         Check(1, "stacks still work, with their guard pages",
+               passes("vm", "mm_vm.stack_has_guard_and_is_reused")),
+         Check(3, "a file mapping's read-only entry faults at the first store "
+                  "(page_mkwrite, copy-on-write)",
+               passes("mmap", "vfs_mmap.*")),
+         Check(1, "e2fsck finds the disk clean", clean_image("mmap", "vfs4096.img")))),
 ]
 
 
