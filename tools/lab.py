@@ -379,6 +379,21 @@ LABS = [
                   "(page_mkwrite, copy-on-write)",
                passes("mmap", "vfs_mmap.*")),
          Check(1, "e2fsck finds the disk clean", clean_image("mmap", "vfs4096.img")))),
+    Lab(8, "the readahead window", "moderate", "the page cache",
+        "page_cache_sync_readahead and page_cache_async_readahead (mm/readahead.c)",
+        {"ra": Run("core", ("pcache_readahead",))},
+        (Check(3, "the window doubles on a sequential stream, up to the cap, "
+                  "and resets on a random read",
+               passes("ra", "pcache_readahead.readahead_window_grows_and_resets")),
+         Check(2, "the marked page starts the next window",
+               passes("ra", "pcache_readahead.readahead_async_at_marked_page")),
+         Check(2, "a stream of 1 MiB reads never waits for its own pages",
+               passes("ra", "pcache_readahead.readahead_stream_stays_ahead")),
+         Check(1, "the filesystem's readahead gets the pages in batches",
+               passes("ra", "pcache_readahead.readahead_uses_fs_readahead")),
+         Check(1, "nothing is read past EOF",
+               passes("ra", "pcache_readahead.readahead_stops_at_eof")),
+         Check(1, "no kernel report", no_reports("ra")))),
 ]
 
 
