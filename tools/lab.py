@@ -394,6 +394,24 @@ LABS = [
          Check(1, "nothing is read past EOF",
                passes("ra", "pcache_readahead.readahead_stops_at_eof")),
          Check(1, "no kernel report", no_reports("ra")))),
+    Lab(9, "the block map", "easy", "ext2",
+        "ext2_block_path (fs/ext2/blockmap.c): direct, single, double and "
+        "triple indirect",
+        {"1k": Run("ext2_1k", ("ext2_read", "ext2_write"),
+                   cases="read_sizes,read_sparse,read_seek,write_basic,write_truncate"),
+         "4k": Run("ext2_4k", ("ext2_read",), cases="read_sizes,read_sparse,read_seek")},
+        (Check(2, "1 KiB blocks: files up to 1 MiB read right (single and "
+                  "double indirect)", passes("1k", "ext2_read.read_sizes")),
+         Check(2, "1 KiB blocks: a 100 MiB sparse file reads right (triple "
+                  "indirect, holes)", passes("1k", "ext2_read.read_sparse")),
+         Check(1, "1 KiB blocks: seeks land on the right block",
+               passes("1k", "ext2_read.read_seek")),
+         Check(2, "4 KiB blocks: the same reads",
+               passes("4k", "ext2_read.*")),
+         Check(2, "writes and truncates map and free the right blocks",
+               passes("1k", "ext2_write.*")),
+         Check(1, "e2fsck finds the 1 KiB image clean afterwards",
+               clean_image("1k", "ext2_1k.img")))),
 ]
 
 
