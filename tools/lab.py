@@ -412,6 +412,23 @@ LABS = [
                passes("1k", "ext2_write.*")),
          Check(1, "e2fsck finds the 1 KiB image clean afterwards",
                clean_image("1k", "ext2_1k.img")))),
+    Lab(10, "copy-on-write", "moderate", "mmap and faults",
+        "fault_private_write (mm/fault.c): a store to a private mapping",
+        {"mmap": Run("vfs_4k", ("vfs_mmap", "vfs_mmap_unmap"),
+                     cases="fault_uncached_reads_in,mkwrite_fills_hole,"
+                           "private_store_leaves_file,*_private_copies,"
+                           "cache_drop_unmaps_page")},
+        (Check(3, "a store to a private mapping changes the task's copy, "
+                  "never the file", passes("mmap", "vfs_mmap.private_store_leaves_file")),
+         Check(2, "a punch keeps the private copies it does not own",
+               passes("mmap", "vfs_mmap_unmap.punch_keeps_private_copies")),
+         Check(2, "collapse and insert drop the copies of pages that moved",
+               passes("mmap", "vfs_mmap_unmap.collapse_drops_private_copies",
+                      "vfs_mmap_unmap.insert_drops_private_copies")),
+         Check(1, "dropping the cache unmaps the file's pages",
+               passes("mmap", "vfs_mmap_unmap.cache_drop_unmaps_page")),
+         Check(1, "no kernel report (no oops)", no_reports("mmap")),
+         Check(1, "e2fsck finds the disk clean", clean_image("mmap", "vfs4096.img")))),
 ]
 
 
