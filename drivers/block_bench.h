@@ -18,9 +18,9 @@ struct bench {
 };
 
 /* @nios I/Os of @size bytes on @dev, at most @depth in flight, sequential
- * from sector 0, or at random 4 KiB-aligned places in the first 64 MiB if
- * @seed. @buf holds @depth * @size bytes. Return: elapsed ns, 0 on
- * failure. */
+ * from sector 0, or if @seed at random 4 KiB blocks in the first 64 MiB
+ * (drivers/bench_rand.h: Linux's figure reads the same). @buf holds @depth *
+ * @size bytes. Return: elapsed ns, 0 on failure. */
 uint64_t blk_bench(struct block_device *dev,
 		   enum blk_op op,
 		   uint8_t *buf,

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <drivers/bench_rand.h>
 #include <drivers/block.h>
 #include <drivers/block_bench.h>
 #include <kernel/race.h>
@@ -90,7 +91,7 @@ static uint64_t bench_run(struct bench *b,
 			  int depth,
 			  uint64_t seed)
 {
-	uint64_t span = MIN(b->dev->nr_sectors, BENCH_BYTES >> SECTOR_SHIFT);
+	uint64_t disk_bytes = b->dev->nr_sectors << SECTOR_SHIFT;
 	uint64_t t0 = time_ns();
 
 	b->errors = 0;
@@ -98,11 +99,9 @@ static uint64_t bench_run(struct bench *b,
 		uint64_t sector = (uint64_t)i * (size >> SECTOR_SHIFT);
 		struct bio *bio;
 
-		if (seed) {
-			seed ^= seed << 13, seed ^= seed >> 7,
-			    seed ^= seed << 17;
-			sector = (seed % (span / 8)) * 8;
-		}
+		if (seed) /* the same blocks as Linux's (tools/linuxbench.c) */
+			sector = bench_rand_offset(&seed, disk_bytes) >>
+				 SECTOR_SHIFT;
 		if (!bench_wait_below(b, depth) ||
 		    !(bio = bio_alloc(b->dev, op, sector, 1)))
 			return 0;

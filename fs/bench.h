@@ -1,6 +1,8 @@
 /*
  * fs/bench.h: what the file benchmarks (fs/bench_file.c, fs/bench_io.c)
- * share: the file they work on and its helpers.
+ * share: the file they work on, the sizes and counts, and the helpers.
+ * tools/linuxbench.c, the same workloads as a Linux program, includes it
+ * for the sizes and counts (the prototypes are whole's alone).
  */
 #pragma once
 
@@ -8,12 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FILE_PATH "/bench.dat"
-#define FILE_SIZE (64u << 20)
-#define BIG_IO	  (1u << 20)
-#define SMALL_IO  4096u
-#define RAW_IO	  (128u << 10)
-#define RAW_DEPTH 32
+#define FILE_PATH   "/bench.dat"
+#define FILE_SIZE   (64u << 20)
+#define BIG_IO	    (1u << 20)
+#define SMALL_IO    4096u
+#define RAW_IO	    (128u << 10)
+#define RAW_DEPTH   32
+#define RAND_IOS    2000u /* rand_read_4k's reads per figure */
+#define CREATES	    500u  /* create_unlink's files */
+#define SCALE_READS 8192u /* scaling_cached_read's reads per hart */
 
 /* A 2 MiB buffer (kmalloc), or NULL with a message. */
 uint8_t *bench_big_buf(void);

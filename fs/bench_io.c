@@ -167,13 +167,13 @@ static int bench_buffered_write(int argc, char **argv)
 		    "buffered_write", "raw", p, "mb_per_s", "MB/s", &raw, 1);
 	return err;
 }
-SHELL_BENCH_JSON(buffered_write,
-		 bench_buffered_write,
-		 "buffered_write  (cache, write_fsync, fsync, reread, raw vdb)");
+SHELL_BENCH_JSON(
+    buffered_write,
+    bench_buffered_write,
+    "buffered_write  (cache, write_fsync, fsync, reread, raw vdb)");
 
 /* ---- random 4 KiB device reads: IOPS ---- */
 
-#define RAND_IOS 2000u
 #define MQ_HARTS 4u /* submitters of the multi-queue modes, 8 deep each */
 
 struct rand_submitter {
@@ -327,8 +327,6 @@ SHELL_BENCH_JSON(rand_read_4k,
 
 /* ---- create+unlink: microseconds per pair ---- */
 
-#define CREATES 500u
-
 static int bench_create_unlink(int argc, char **argv)
 {
 	struct bench_samples s = BENCH_SAMPLES_INIT;
@@ -361,8 +359,6 @@ SHELL_BENCH_JSON(create_unlink,
 		 "create_unlink  (create, close and unlink an empty file)");
 
 /* ---- cached 4 KiB reads of one file from 1, 2 and 4 harts ---- */
-
-#define SCALE_READS 8192u
 
 static int scale_reader(void *arg)
 {
