@@ -141,7 +141,7 @@ int shell_main(const char *cmdline)
 	static char line[READLINE_MAX];
 	int status = 0, len;
 
-	shell_started_ns = time_ns();
+	shell_started_ns = time_counter_to_ns(arch_counter());
 	if (cmdline)
 		return shell_run_line(cmdline);
 	console_printf("whole shell: 'help' lists the commands\n");

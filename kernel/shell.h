@@ -48,7 +48,9 @@ struct shell_bench {
 	static const struct shell_bench __shell_bench_##bname __used \
 	    __section(".shell_benches") = { #bname, bfn, busage, true }
 
-/* time_ns() when the shell started: the end of the boot. */
+/* The time counter (rdtime) in ns when the shell started, the end of the
+ * boot: since the machine started (QEMU virt's timer counts from its
+ * start; time_ns()'s 0 is later, in kmain). */
 extern uint64_t shell_started_ns;
 int shell_main(const char *cmdline);
 /* Run one command line (may hold several commands separated by ';').

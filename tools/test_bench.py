@@ -57,6 +57,9 @@ class GuestBenchTest(unittest.TestCase):
                 self.assertGreater(f["min"], 0)
         self.assertEqual([f["samples"] for f in figs], [2, 2, 2, 1, 2, 2])
         self.assertNotIn("bench_cu", res.stdout.split("rand_read_4k")[-1])
+        # the boot: rdtime at the shell's start, the clock Linux's reads
+        self.assertEqual(figs[3]["params"], {"clock": "rdtime since the machine started",
+                                             "to": "shell"})
 
     def test_without_a_scratch_disk_the_raw_write_is_skipped(self):
         res = run_c("bench -r 1 buffered_write; ls /")
