@@ -61,6 +61,16 @@ class GuestBenchTest(unittest.TestCase):
         self.assertEqual(figs[3]["params"], {"clock": "rdtime since the machine started",
                                              "to": "shell"})
 
+    def test_cold_reads_drop_every_page_of_the_file(self):
+        """A cold round drops the file's pages with POSIX_FADV_DONTNEED,
+        as Linux's figure does, and stops if one stays cached."""
+        res = run_c("bench -r 1 cold_seq_read; ls /")
+        self.assertEqual(res.returncode, 0, res.stdout[-1500:])
+        self.assertNotIn("stayed cached", res.stdout)
+        self.assertEqual([f["mode"] for f in figures(res.stdout)],
+                         ["readahead", "no_readahead", "raw"])
+        self.assertNotIn("bench.dat", res.stdout.split('"raw"')[-1])
+
     def test_without_a_scratch_disk_the_raw_write_is_skipped(self):
         res = run_c("bench -r 1 buffered_write; ls /")
         self.assertEqual(res.returncode, 0, res.stdout[-1500:])
