@@ -2,49 +2,57 @@
  * tools/linuxbench.c: whole's benchmarks (fs/bench_file.c, fs/bench_io.c)
  * as a Linux program, for tools/bench.py --linux. Built static with
  * Debian's riscv64-linux-gnu-gcc and run by the Linux guest's /init
- * (tools/linuxguest.py):
+ * (tools/linuxguest.py) once the disk is mounted:
  *
- *   linuxbench REPS DIR DATA_DISK SCRATCH_DISK
+ *   linuxbench KERNEL REPS DIR DATA_DISK SCRATCH_DISK [uring|aio]
  *
- * The same workloads with the same sizes and counts: a 64 MiB file
- * DIR/bench.dat written in 1 MiB writes (byte i of MiB k = k + 1), read
- * in 4 KiB and 1 MiB reads cached and cold (the page cache dropped through
- * /proc/sys/vm/drop_caches; no_readahead: POSIX_FADV_RANDOM), raw device
- * reads and writes of 128 KiB with 32 in flight and random 4 KiB reads at
- * depth 1 and 32 (Linux AIO on O_DIRECT, as close as Linux gets to
- * whole's bios), 500 create+close+unlink, cached 4 KiB preads from 1, 2
- * and 4 threads pinned to CPUs. Each figure is timed with
- * CLOCK_MONOTONIC, repeated REPS times, and printed as tools/bench.py's
- * JSON with "kernel": "linux".
+ * KERNEL names the configuration in the figures ("linux-ext2",
+ * "linux-ext4"). The sizes and counts are whole's own (fs/bench.h) and
+ * the random reads' blocks come from the same generator and seeds
+ * (drivers/bench_rand.h). A 64 MiB file DIR/bench.dat is written in
+ * 1 MiB writes (byte i of MiB k = k + 1) and read cached in 4 KiB and
+ * 1 MiB reads, and in preadv calls of 256 x 4 KiB (the same 4 KiB copies
+ * with one system call per 256: the boundary whole does not have, alone);
+ * cold reads drop the file's pages only (fsync, then POSIX_FADV_DONTNEED,
+ * checked with mincore), as whole's figure does. Raw device reads and
+ * writes of 128 KiB with 32 in flight and random 4 KiB reads at depth 1
+ * and 32 go through io_uring on O_DIRECT, with the buffers and the disk
+ * registered (READ_FIXED/WRITE_FIXED) and each call submitting what the
+ * completions it reaped left room for (or Linux AIO with "aio"). Then
+ * 500 create+close+unlink and cached 4 KiB preads from 1, 2 and 4
+ * threads pinned to CPUs. Each figure is timed with CLOCK_MONOTONIC,
+ * repeated REPS times, and printed as tools/bench.py's JSON with
+ * "kernel": KERNEL. The first line is "@@ ready" with the boot figure:
+ * rdtime when the program started, the time since the machine started
+ * on the clock whole's boot figure reads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/aio_abi.h>
+#include <linux/io_uring.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#define FILE_SIZE   (64u << 20)
-#define BIG_IO	    (1u << 20)
-#define SMALL_IO    4096u
-#define RAW_IO	    (128u << 10)
-#define RAW_DEPTH   32
-#define RAND_IOS    2000u
-#define CREATES	    500u
-#define SCALE_READS 8192u
-#define MAX_REPS    32
+#include "drivers/bench_rand.h"
+#include "fs/bench.h"
 
-static int reps;
+#define MAX_REPS      32
+#define IOV_MAX_BATCH (BIG_IO / SMALL_IO) /* preadv: 256 x 4 KiB a call */
+
+static int reps, use_aio;
 static char path[256], dir[200];
-static const char *data_disk, *scratch_disk;
+static const char *kernel, *data_disk, *scratch_disk;
 
 static uint64_t now_ns(void)
 {
@@ -81,12 +89,13 @@ static void print(const char *bench,
 	qsort(s, n, sizeof(*s), cmp_double);
 	if (mode)
 		snprintf(m, sizeof(m), "\"%s\"", mode);
-	printf("{\"bench\": \"%s\", \"mode\": %s, \"kernel\": \"linux\", "
+	printf("{\"bench\": \"%s\", \"mode\": %s, \"kernel\": \"%s\", "
 	       "\"params\": {%s}, \"metric\": \"%s\", \"unit\": \"%s\", "
 	       "\"median\": %.1f, \"min\": %.1f, \"max\": %.1f, "
 	       "\"samples\": %d}\n",
 	       bench,
 	       m,
+	       kernel,
 	       params,
 	       metric,
 	       unit,
@@ -102,19 +111,14 @@ static double mb_per_s(uint64_t bytes, uint64_t ns)
 	return (double)bytes * 1000.0 / (double)(ns ? ns : 1);
 }
 
-static void drop_caches(void)
+static void params_io(char *p, size_t n, uint32_t io)
 {
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
-	sync();
-	if (fd < 0 || write(fd, "3\n", 2) != 2)
-		die("drop_caches");
-	close(fd);
+	snprintf(
+	    p, n, "\"file_mib\": %u, \"io_bytes\": %u", FILE_SIZE >> 20, io);
 }
 
 static uint8_t *buf;
 
-/* Write the file in 1 MiB writes, then fsync: the two times. */
 /* As whole's bench_write_file: *@calls_ns inside the write() calls alone,
  * *@loop_ns the whole loop (each MiB's bytes set, then written), then the
  * fsync after it. */
@@ -144,19 +148,27 @@ write_file(uint64_t *calls_ns, uint64_t *loop_ns, uint64_t *fsync_ns)
 	close(fd);
 }
 
-/* Read all of the file in @io reads, checking each MiB's mark. */
+/* Read all of the file in @io reads, checking each MiB's mark; @io 0:
+ * preadv calls of IOV_MAX_BATCH x 4 KiB, all into one 4 KiB buffer as
+ * the 4 KiB reads. */
 static uint64_t read_file(uint32_t io, int advice)
 {
+	static struct iovec iov[IOV_MAX_BATCH];
 	int fd = open(path, O_RDONLY);
+	uint32_t step = io ? io : BIG_IO;
 	uint64_t t0;
 
 	if (fd < 0)
 		die(path);
 	if (advice)
 		posix_fadvise(fd, 0, 0, advice);
+	for (unsigned int i = 0; i < IOV_MAX_BATCH; i++)
+		iov[i] = (struct iovec){ buf, SMALL_IO };
 	t0 = now_ns();
-	for (uint32_t off = 0; off < FILE_SIZE; off += io)
-		if (read(fd, buf, io) != (ssize_t)io ||
+	for (uint32_t off = 0; off < FILE_SIZE; off += step)
+		if ((io ? read(fd, buf, io)
+			: preadv(fd, iov, IOV_MAX_BATCH, off)) !=
+			(ssize_t)step ||
 		    buf[0] != (uint8_t)((off >> 20) + 1))
 			die("short read or wrong data");
 	t0 = now_ns() - t0;
@@ -164,96 +176,100 @@ static uint64_t read_file(uint32_t io, int advice)
 	return t0;
 }
 
-static void bench_memcpy_and_cached(void)
+/* Drop the file's pages and only them, as whole's figure does: the file
+ * is synced, POSIX_FADV_DONTNEED drops its clean pages (fio's
+ * invalidate=1); the inode, the block map and the directories stay
+ * cached. mincore checks that no page is left. */
+static void drop_file_pages(void)
 {
-	static const uint32_t sizes[] = { SMALL_IO, BIG_IO };
-	double s[MAX_REPS];
+	static unsigned char vec[FILE_SIZE / 4096];
+	int fd = open(path, O_RDONLY);
+	void *map;
+
+	if (fd < 0 || fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		die("drop the file's pages");
+	map = mmap(NULL, FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || mincore(map, FILE_SIZE, vec))
+		die("mincore");
+	for (size_t i = 0; i < sizeof(vec); i++)
+		if (vec[i] & 1) {
+			errno = EBUSY;
+			die("a page of the file stayed cached");
+		}
+	munmap(map, FILE_SIZE);
+	close(fd);
+}
+
+/* The three sizes round by round (4k, 1m, preadv, then backwards), as
+ * whole's cached_read. */
+static void bench_cached(void)
+{
+	static const uint32_t sizes[] = { SMALL_IO, BIG_IO, 0 };
+	double s[3][MAX_REPS];
 	uint64_t w, f;
 	char p[96];
 
-	for (int k = 0; k < 2; k++) {
-		uint32_t ops = FILE_SIZE / sizes[k];
-
-		for (int r = 0; r < reps; r++) {
-			uint64_t t0 = now_ns();
-
-			for (uint32_t i = 0; i < ops; i++) {
-				memcpy(buf + BIG_IO, buf, sizes[k]);
-				__asm__ __volatile__("" ::: "memory");
-			}
-			s[r] = (double)(now_ns() - t0) / ops;
-		}
-		snprintf(
-		    p, sizeof(p), "\"bytes\": %u, \"ops\": %u", sizes[k], ops);
-		print(k ? "memcpy_1m" : "memcpy_4k",
-		      NULL,
-		      p,
-		      "ns_per_op",
-		      "ns",
-		      s,
-		      reps);
-	}
 	write_file(&w, &w, &f);
-	for (int k = 0; k < 2; k++) {
-		uint32_t ops = FILE_SIZE / sizes[k];
+	read_file(BIG_IO, 0); /* the file is cached from here on */
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < 3; i++) {
+			int k = r % 2 ? 2 - i : i;
+			uint32_t ops =
+			    FILE_SIZE / (sizes[k] ? sizes[k] : SMALL_IO);
 
-		read_file(sizes[k], 0); /* the file is cached from here on */
-		for (int r = 0; r < reps; r++)
-			s[r] = (double)read_file(sizes[k], 0) / ops;
-		snprintf(p,
-			 sizeof(p),
-			 "\"file_mib\": 64, \"io_bytes\": %u",
-			 sizes[k]);
-		print(k ? "cached_read_1m" : "cached_read_4k",
-		      NULL,
-		      p,
-		      "ns_per_op",
-		      "ns",
-		      s,
-		      reps);
-	}
+			s[k][r] = (double)read_file(sizes[k], 0) / ops;
+		}
+	params_io(p, sizeof(p), SMALL_IO);
+	print("cached_read_4k", NULL, p, "ns_per_op", "ns", s[0], reps);
+	snprintf(p,
+		 sizeof(p),
+		 "\"file_mib\": %u, \"io_bytes\": %u, \"per_call\": %u",
+		 FILE_SIZE >> 20,
+		 SMALL_IO,
+		 IOV_MAX_BATCH);
+	print("cached_read_4k", "preadv", p, "ns_per_op", "ns", s[2], reps);
+	params_io(p, sizeof(p), BIG_IO);
+	print("cached_read_1m", NULL, p, "ns_per_op", "ns", s[1], reps);
+	unlink(path);
 }
 
-/* ---- Linux AIO on O_DIRECT: @nios requests of @io bytes, @depth in
- * flight, sequential (@seed 0) or at random 4 KiB-aligned offsets ---- */
+/* ---- raw device I/O on O_DIRECT: @nios requests of @io bytes, @depth in
+ * flight, sequential (@seed 0) or at drivers/bench_rand.h's blocks ---- */
 
-static uint64_t aio_run(const char *disk,
+static uint64_t
+next_offset(uint64_t *seed, uint64_t *next, uint32_t io, uint64_t size)
+{
+	uint64_t off;
+
+	if (*seed)
+		return bench_rand_offset(seed, size);
+	off = *next;
+	*next = (*next + io) % size;
+	return off;
+}
+
+static uint64_t aio_run(int fd,
 			int write,
+			uint8_t *mem,
+			uint64_t size,
 			uint32_t io,
 			uint32_t nios,
 			uint32_t depth,
 			uint64_t seed)
 {
-	int fd = open(disk, (write ? O_WRONLY : O_RDONLY) | O_DIRECT);
 	aio_context_t ctx = 0;
 	struct iocb cbs[RAW_DEPTH], *cbp[1];
 	struct io_event ev[RAW_DEPTH];
-	uint64_t size, next = 0, t0;
+	uint64_t next = 0, t0;
 	uint32_t done = 0, sent = 0;
-	uint8_t *mem;
 
-	if (fd < 0)
-		die(disk);
-	size = (uint64_t)lseek(fd, 0, SEEK_END);
-	if (posix_memalign((void **)&mem, 4096, (size_t)depth * io))
-		die("posix_memalign");
-	memset(mem, 0x5a, (size_t)depth * io);
 	if (syscall(SYS_io_setup, depth, &ctx))
 		die("io_setup");
 	t0 = now_ns();
 	while (done < nios) {
 		while (sent < nios && sent - done < depth) {
 			struct iocb *cb = &cbs[sent % depth];
-			uint64_t off;
 
-			if (seed) {
-				seed = seed * 6364136223846793005ull +
-				       1442695040888963407ull;
-				off = (seed >> 16) % (size / io) * io;
-			} else {
-				off = next;
-				next = (next + io) % size;
-			}
 			memset(cb, 0, sizeof(*cb));
 			cb->aio_fildes = fd;
 			cb->aio_lio_opcode =
@@ -262,7 +278,8 @@ static uint64_t aio_run(const char *disk,
 			    (uint64_t)(uintptr_t)(mem +
 						  (size_t)(sent % depth) * io);
 			cb->aio_nbytes = io;
-			cb->aio_offset = (int64_t)off;
+			cb->aio_offset =
+			    (int64_t)next_offset(&seed, &next, io, size);
 			cbp[0] = cb;
 			if (syscall(SYS_io_submit, ctx, 1, cbp) != 1)
 				die("io_submit");
@@ -281,101 +298,301 @@ static uint64_t aio_run(const char *disk,
 	}
 	t0 = now_ns() - t0;
 	syscall(SYS_io_destroy, ctx);
-	free(mem);
-	close(fd);
 	return t0;
 }
 
-/* The raw figure of @bench: 64 MiB of @disk in RAW_IO requests,
- * RAW_DEPTH in flight. */
-static void raw_figure(const char *bench, const char *disk, int write)
-{
-	double s[MAX_REPS];
-	char p[96];
+/* io_uring through its system calls (no liburing): the rings, mapped. */
+struct ring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	void *sq_map, *cq_map;
+	size_t sq_len, cq_len, sqes_len;
+};
 
-	for (int r = 0; r < reps; r++)
-		s[r] = mb_per_s(
-		    FILE_SIZE,
-		    aio_run(
-			disk, write, RAW_IO, FILE_SIZE / RAW_IO, RAW_DEPTH, 0));
-	snprintf(p,
-		 sizeof(p),
-		 "\"disk\": \"%s\", \"io_bytes\": %u, \"depth\": %u",
-		 disk,
-		 RAW_IO,
-		 RAW_DEPTH);
-	print(bench, "raw", p, "mb_per_s", "MB/s", s, reps);
+static int ring_setup(struct ring *r, unsigned int entries)
+{
+	/* Single issuer, completions run when this task waits: the
+	 * cheapest set-up for one thread (Linux 6.1 on); plain otherwise. */
+	static const unsigned int tries[] = {
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, 0
+	};
+	struct io_uring_params p;
+
+	for (int i = 0; i < 2; i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = tries[i];
+		r->fd = (int)syscall(__NR_io_uring_setup, entries, &p);
+		if (r->fd >= 0)
+			break;
+	}
+	if (r->fd < 0)
+		return -1;
+	r->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	r->cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP)
+		r->sq_len = r->cq_len =
+		    r->sq_len > r->cq_len ? r->sq_len : r->cq_len;
+	r->sq_map = mmap(NULL,
+			 r->sq_len,
+			 PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE,
+			 r->fd,
+			 IORING_OFF_SQ_RING);
+	if (r->sq_map == MAP_FAILED)
+		return -1;
+	r->cq_map = r->sq_map;
+	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		r->cq_map = mmap(NULL,
+				 r->cq_len,
+				 PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_POPULATE,
+				 r->fd,
+				 IORING_OFF_CQ_RING);
+		if (r->cq_map == MAP_FAILED)
+			return -1;
+	}
+	r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->sqes = mmap(NULL,
+		       r->sqes_len,
+		       PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE,
+		       r->fd,
+		       IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return -1;
+	r->sq_tail = (unsigned int *)((char *)r->sq_map + p.sq_off.tail);
+	r->sq_mask = (unsigned int *)((char *)r->sq_map + p.sq_off.ring_mask);
+	r->sq_array = (unsigned int *)((char *)r->sq_map + p.sq_off.array);
+	r->cq_head = (unsigned int *)((char *)r->cq_map + p.cq_off.head);
+	r->cq_tail = (unsigned int *)((char *)r->cq_map + p.cq_off.tail);
+	r->cq_mask = (unsigned int *)((char *)r->cq_map + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)((char *)r->cq_map + p.cq_off.cqes);
+	return 0;
 }
 
-static void bench_device_and_writes(void)
+static void ring_free(struct ring *r)
 {
-	double s[MAX_REPS], a[MAX_REPS], b[MAX_REPS];
-	char p[96];
+	munmap(r->sqes, r->sqes_len);
+	if (r->cq_map != r->sq_map)
+		munmap(r->cq_map, r->cq_len);
+	munmap(r->sq_map, r->sq_len);
+	close(r->fd);
+}
 
-	for (int k = 0; k < 2; k++) {
-		for (int r = 0; r < reps; r++) {
-			drop_caches();
-			s[r] = mb_per_s(
+static uint64_t uring_run(int fd,
+			  int write,
+			  uint8_t *mem,
+			  uint64_t size,
+			  uint32_t io,
+			  uint32_t nios,
+			  uint32_t depth,
+			  uint64_t seed)
+{
+	struct iovec region = { mem, (size_t)depth * io };
+	uint32_t done = 0, sent = 0;
+	uint64_t next = 0, t0;
+	struct ring r;
+
+	if (ring_setup(&r, depth))
+		die("io_uring_setup");
+	if (syscall(__NR_io_uring_register,
+		    r.fd,
+		    IORING_REGISTER_BUFFERS,
+		    &region,
+		    1) ||
+	    syscall(
+		__NR_io_uring_register, r.fd, IORING_REGISTER_FILES, &fd, 1))
+		die("io_uring_register");
+	t0 = now_ns();
+	while (done < nios) {
+		unsigned int tail = *r.sq_tail, head, ctail, mask = *r.sq_mask;
+		uint32_t n = 0;
+
+		while (sent < nios && sent - done < depth) {
+			struct io_uring_sqe *sqe = &r.sqes[tail & mask];
+			uint32_t slot = sent % depth;
+
+			memset(sqe, 0, sizeof(*sqe));
+			sqe->opcode = write ? IORING_OP_WRITE_FIXED
+					    : IORING_OP_READ_FIXED;
+			sqe->flags = IOSQE_FIXED_FILE;
+			sqe->fd = 0;
+			sqe->addr =
+			    (uint64_t)(uintptr_t)(mem + (size_t)slot * io);
+			sqe->len = io;
+			sqe->off = next_offset(&seed, &next, io, size);
+			sqe->buf_index = 0;
+			sqe->user_data = slot;
+			r.sq_array[tail & mask] = tail & mask;
+			tail++, sent++, n++;
+		}
+		__atomic_store_n(r.sq_tail, tail, __ATOMIC_RELEASE);
+		if (syscall(__NR_io_uring_enter,
+			    r.fd,
+			    n,
+			    1,
+			    IORING_ENTER_GETEVENTS,
+			    NULL,
+			    0) < 0)
+			die("io_uring_enter");
+		head = *r.cq_head;
+		ctail = __atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE);
+		for (; head != ctail; head++, done++) {
+			struct io_uring_cqe *cqe = &r.cqes[head & *r.cq_mask];
+
+			if (cqe->res != (int32_t)io) {
+				errno = cqe->res < 0 ? -cqe->res : EIO;
+				die("io_uring request");
+			}
+		}
+		__atomic_store_n(r.cq_head, head, __ATOMIC_RELEASE);
+	}
+	t0 = now_ns() - t0;
+	ring_free(&r);
+	return t0;
+}
+
+static uint64_t raw_run(const char *disk,
+			int write,
+			uint32_t io,
+			uint32_t nios,
+			uint32_t depth,
+			uint64_t seed)
+{
+	int fd = open(disk, (write ? O_WRONLY : O_RDONLY) | O_DIRECT);
+	uint64_t size, ns;
+	uint8_t *mem;
+
+	if (fd < 0)
+		die(disk);
+	size = (uint64_t)lseek(fd, 0, SEEK_END);
+	if (posix_memalign((void **)&mem, 4096, (size_t)depth * io))
+		die("posix_memalign");
+	memset(mem, 0x5a, (size_t)depth * io);
+	ns = (use_aio ? aio_run
+		      : uring_run)(fd, write, mem, size, io, nios, depth, seed);
+	free(mem);
+	close(fd);
+	return ns;
+}
+
+static const char *engine(void)
+{
+	return use_aio ? "aio" : "io_uring";
+}
+
+/* One raw round: 64 MiB of @disk in RAW_IO requests, RAW_DEPTH in
+ * flight, in MB/s. */
+static double raw_round(const char *disk, int write)
+{
+	return mb_per_s(
+	    FILE_SIZE,
+	    raw_run(disk, write, RAW_IO, FILE_SIZE / RAW_IO, RAW_DEPTH, 0));
+}
+
+static void raw_params(char *p, size_t n, const char *disk)
+{
+	snprintf(p,
+		 n,
+		 "\"disk\": \"%s\", \"io_bytes\": %u, \"depth\": %u, "
+		 "\"engine\": \"%s\"",
+		 disk,
+		 RAW_IO,
+		 RAW_DEPTH,
+		 engine());
+}
+
+/* readahead, no_readahead and raw round by round, then backwards, as
+ * whole's cold_seq_read: cold / raw comes from one stretch. */
+static void bench_cold(void)
+{
+	static const char *const modes[] = { "readahead",
+					     "no_readahead",
+					     "raw" };
+	double s[3][MAX_REPS];
+	uint64_t w, f;
+	char p[160];
+
+	write_file(&w, &w, &f);
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < 3; i++) {
+			int k = r % 2 ? 2 - i : i;
+
+			if (k == 2) {
+				s[k][r] = raw_round(data_disk, 0);
+				continue;
+			}
+			drop_file_pages();
+			s[k][r] = mb_per_s(
 			    FILE_SIZE,
 			    read_file(BIG_IO, k ? POSIX_FADV_RANDOM : 0));
 		}
+	params_io(p, sizeof(p), BIG_IO);
+	for (int k = 0; k < 2; k++)
 		print("cold_seq_read",
-		      k ? "no_readahead" : "readahead",
-		      "\"file_mib\": 64, \"io_bytes\": 1048576",
+		      modes[k],
+		      p,
 		      "mb_per_s",
 		      "MB/s",
-		      s,
+		      s[k],
 		      reps);
-	}
-	raw_figure("cold_seq_read", data_disk, 0);
+	raw_params(p, sizeof(p), data_disk);
+	print("cold_seq_read", "raw", p, "mb_per_s", "MB/s", s[2], reps);
 	unlink(path);
-	for (int r = 0; r < reps; r++) {
-		uint64_t c, w, f;
+}
 
-		write_file(&c, &w, &f);
-		a[r] = mb_per_s(FILE_SIZE, c);
+static void bench_writes(void)
+{
+	double a[MAX_REPS], b[MAX_REPS], c[MAX_REPS], d[MAX_REPS];
+	char p[160];
+
+	for (int r = 0; r < reps; r++) {
+		uint64_t calls, loop, f;
+
+		write_file(&calls, &loop, &f);
+		a[r] = mb_per_s(FILE_SIZE, calls);
 		b[r] = mb_per_s(FILE_SIZE, f);
-		s[r] = mb_per_s(FILE_SIZE, w + f);
+		c[r] = mb_per_s(FILE_SIZE, loop + f);
+		/* read back from the cache in the same round, as whole */
+		d[r] = mb_per_s(FILE_SIZE, read_file(BIG_IO, 0));
 		unlink(path);
 	}
-	print("buffered_write",
-	      "cache",
-	      "\"file_mib\": 64, \"io_bytes\": 1048576",
-	      "mb_per_s",
-	      "MB/s",
-	      a,
-	      reps);
-	print("buffered_write",
-	      "write_fsync",
-	      "\"file_mib\": 64, \"io_bytes\": 1048576",
-	      "mb_per_s",
-	      "MB/s",
-	      s,
-	      reps);
-	print("buffered_write",
-	      "fsync",
-	      "\"file_mib\": 64, \"io_bytes\": 1048576",
-	      "mb_per_s",
-	      "MB/s",
-	      b,
-	      reps);
-	raw_figure("buffered_write", scratch_disk, 1);
+	params_io(p, sizeof(p), BIG_IO);
+	print("buffered_write", "cache", p, "mb_per_s", "MB/s", a, reps);
+	print("buffered_write", "write_fsync", p, "mb_per_s", "MB/s", c, reps);
+	print("buffered_write", "fsync", p, "mb_per_s", "MB/s", b, reps);
+	print("buffered_write", "reread", p, "mb_per_s", "MB/s", d, reps);
+	for (int r = 0; r < reps; r++)
+		a[r] = raw_round(scratch_disk, 1);
+	raw_params(p, sizeof(p), scratch_disk);
+	print("buffered_write", "raw", p, "mb_per_s", "MB/s", a, reps);
+}
+
+static void bench_rand(void)
+{
+	double s[MAX_REPS];
+	char p[160];
+
 	for (int k = 0; k < 2; k++) {
 		uint32_t depth = k ? 32 : 1;
 
 		for (int r = 0; r < reps; r++)
 			s[r] = RAND_IOS * 1e9 /
-			       (double)aio_run(data_disk,
+			       (double)raw_run(data_disk,
 					       0,
-					       4096,
+					       BENCH_RAND_BLOCK,
 					       RAND_IOS,
 					       depth,
 					       0x9e3779b97f4a7c15ull + r);
 		snprintf(p,
 			 sizeof(p),
-			 "\"disk\": \"%s\", \"ios\": %u",
+			 "\"disk\": \"%s\", \"ios\": %u, \"engine\": \"%s\"",
 			 data_disk,
-			 RAND_IOS);
+			 RAND_IOS,
+			 engine());
 		print("rand_read_4k",
 		      k ? "qd32" : "qd1",
 		      p,
@@ -389,7 +606,7 @@ static void bench_device_and_writes(void)
 static void bench_create_unlink(void)
 {
 	double s[MAX_REPS];
-	char name[256];
+	char name[256], p[32];
 
 	for (int r = 0; r < reps; r++) {
 		uint64_t t0 = now_ns();
@@ -404,13 +621,8 @@ static void bench_create_unlink(void)
 		}
 		s[r] = (double)(now_ns() - t0) / 1000.0 / CREATES;
 	}
-	print("create_unlink",
-	      NULL,
-	      "\"files\": 500",
-	      "us_per_op",
-	      "us",
-	      s,
-	      reps);
+	snprintf(p, sizeof(p), "\"files\": %u", CREATES);
+	print("create_unlink", NULL, p, "us_per_op", "us", s, reps);
 }
 
 static void *scale_reader(void *arg)
@@ -446,7 +658,7 @@ static void bench_scaling(void)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	double s[MAX_REPS];
 	uint64_t w, f;
-	char mode[4];
+	char mode[4], p[64];
 
 	write_file(&w, &w, &f);
 	read_file(BIG_IO, 0);
@@ -466,9 +678,14 @@ static void bench_scaling(void)
 			       (double)(now_ns() - t0);
 		}
 		snprintf(mode, sizeof(mode), "%u", harts[k]);
+		snprintf(p,
+			 sizeof(p),
+			 "\"file_mib\": %u, \"reads_per_hart\": %u",
+			 FILE_SIZE >> 20,
+			 SCALE_READS);
 		print("scaling_cached_read",
 		      mode,
-		      "\"reads_per_hart\": 8192",
+		      p,
 		      "reads_per_s",
 		      "reads/s",
 		      s,
@@ -477,38 +694,66 @@ static void bench_scaling(void)
 	unlink(path);
 }
 
+/* rdtime's frequency, from the device tree (QEMU virt: 10 MHz). */
+static uint64_t timebase_hz(void)
+{
+	FILE *f = fopen("/sys/firmware/devicetree/base/cpus/timebase-frequency",
+			"rb");
+	unsigned char be[4];
+	uint64_t hz = 10000000;
+
+	if (f && fread(be, 1, 4, f) == 4)
+		hz = (uint64_t)be[0] << 24 | be[1] << 16 | be[2] << 8 | be[3];
+	if (f)
+		fclose(f);
+	return hz;
+}
+
+/* The boot: rdtime now, the time since the machine started, the clock
+ * whole's boot figure reads at its shell's start. */
+static void boot_figure(void)
+{
+	uint64_t t;
+	double s[1];
+
+	__asm__ __volatile__("rdtime %0" : "=r"(t));
+	printf("@@ ready\n");
+	s[0] = (double)t * 1000.0 / (double)timebase_hz();
+	print("boot",
+	      NULL,
+	      "\"clock\": \"rdtime since the machine started\", "
+	      "\"to\": \"linuxbench, the disk mounted\"",
+	      "guest_ms",
+	      "ms",
+	      s,
+	      1);
+}
+
 int main(int argc, char **argv)
 {
-	FILE *up = fopen("/proc/uptime", "r");
-	double uptime = 0;
-
-	if (argc != 5)
+	if (argc < 6 || argc > 7 ||
+	    (argc == 7 && strcmp(argv[6], "aio") && strcmp(argv[6], "uring")))
 		return fprintf(stderr,
-			       "usage: linuxbench REPS DIR DATA SCRATCH\n"),
+			       "usage: linuxbench KERNEL REPS DIR DATA SCRATCH "
+			       "[uring|aio]\n"),
 		       2;
-	reps = atoi(argv[1]);
+	kernel = argv[1];
+	boot_figure();
+	reps = atoi(argv[2]);
 	if (reps < 1 || reps > MAX_REPS)
 		return fprintf(stderr, "linuxbench: REPS: 1..%d\n", MAX_REPS),
 		       2;
-	snprintf(dir, sizeof(dir), "%s", argv[2]);
+	snprintf(dir, sizeof(dir), "%s", argv[3]);
 	snprintf(path, sizeof(path), "%s/bench.dat", dir);
-	data_disk = argv[3];
-	scratch_disk = argv[4];
-	if (up && fscanf(up, "%lf", &uptime) == 1) {
-		double s[1] = { uptime * 1000 };
-
-		print("boot",
-		      NULL,
-		      "\"to\": \"linuxbench\"",
-		      "guest_ms",
-		      "ms",
-		      s,
-		      1);
-	}
+	data_disk = argv[4];
+	scratch_disk = argv[5];
+	use_aio = argc == 7 && !strcmp(argv[6], "aio");
 	if (posix_memalign((void **)&buf, 4096, 2 * BIG_IO))
 		die("posix_memalign");
-	bench_memcpy_and_cached();
-	bench_device_and_writes();
+	bench_cached();
+	bench_cold();
+	bench_writes();
+	bench_rand();
 	bench_create_unlink();
 	bench_scaling();
 	return 0;

@@ -2,10 +2,14 @@
 """Host tests of tools/linuxguest.py and tools/linuxbench.c, the Linux side
 of tools/bench --linux, without fetching or booting Linux (that is the
 benchmark's job, not the test suite's): the benchmark program builds for
-riscv64 Linux with -Werror, module load order follows each module's
-.modinfo depends= (real ELF objects made here by the host's gcc), the
-initramfs writer produces well-formed newc archives, and /init parses."""
+riscv64 Linux with -Werror, the headers it shares with whole build outside
+the kernel and give the offsets of the one generator, module load order
+follows each module's .modinfo depends= (real ELF objects made here by the
+host's gcc), the initramfs writer produces well-formed newc archives,
+/init parses and applies the settings, and each configuration gets its
+image."""
 
+import re
 import subprocess
 import tempfile
 import time
@@ -41,6 +45,28 @@ class LinuxBench(unittest.TestCase):
         self.assertEqual(head[:4], b"\x7fELF")
         self.assertEqual(int.from_bytes(head[18:20], "little"), 243)  # EM_RISCV
 
+    def test_shared_headers_give_the_same_offsets_outside_the_kernel(self):
+        """drivers/bench_rand.h and fs/bench.h build in a plain C program
+        (as tools/linuxbench.c includes them); the offsets are xorshift64
+        (13, 7, 17) over the first 64 MiB, 4 KiB-aligned."""
+        src = ('#include <stdio.h>\n#include "drivers/bench_rand.h"\n'
+               '#include "fs/bench.h"\nint main(void) { uint64_t s = 0x9e3779b97f4a7c15ull;'
+               ' for (int i = 0; i < 5; i++) printf("%llu\\n", (unsigned long long)'
+               'bench_rand_offset(&s, 512ull << 20)); return RAND_IOS != 2000u; }\n')
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "t.c").write_text(src)
+            subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-I", str(linuxguest.ROOT),
+                            str(Path(tmp) / "t.c"), "-o", str(Path(tmp) / "t")], check=True)
+            got = [int(x) for x in subprocess.run([str(Path(tmp) / "t")], check=True,
+                                                  capture_output=True, text=True).stdout.split()]
+        want, x = [], 0x9e3779b97f4a7c15
+        for _ in range(5):
+            x ^= (x << 13) & (2**64 - 1)
+            x ^= x >> 7
+            x ^= (x << 17) & (2**64 - 1)
+            want.append(x % ((64 << 20) // 4096) * 4096)
+        self.assertEqual(got, want)
+
 
 class ModuleOrder(unittest.TestCase):
     def test_dependencies_load_first(self):
@@ -75,7 +101,61 @@ class Initramfs(unittest.TestCase):
             f.flush()
             res = subprocess.run(["sh", "-n", f.name], capture_output=True, text=True)
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn("/linuxbench $(cat /reps) /mnt $data $scratch", linuxguest.INIT)
+        self.assertIn("/linuxbench $kernel $(cat /reps) /mnt $data $scratch $(cat /engine)",
+                      linuxguest.INIT)
+
+    def test_init_reads_every_file_it_is_given(self):
+        files = linuxguest.guest_files("linux-ext4", 7, "aio")
+        got = {name: body.decode() for name, _, body, _ in files}
+        self.assertEqual(got["kernel"], "linux-ext4\n")
+        self.assertEqual(got["reps"], "7\n")
+        self.assertEqual(got["engine"], "aio\n")
+        self.assertEqual(got["mount_opts"], "noatime\n")
+        self.assertIn("scheduler none\n", got["queue"])
+        self.assertEqual(got["sysctl"], "vm/dirty_background_ratio 20\nvm/dirty_ratio 40\n")
+        for name in got:
+            self.assertIn(f"/{name}", linuxguest.INIT)
+        self.assertEqual(linuxguest.guest_files("linux-ext2", 1)[-1][2], b"\n")
+
+
+class Settings(unittest.TestCase):
+    """Linux at its best: the settings the table states."""
+
+    def test_readahead_is_whole_s_window(self):
+        """read_ahead_kb is whole's readahead cap (mm/readahead.c)."""
+        src = (linuxguest.ROOT / "mm" / "readahead.c").read_text()
+        pages = int(re.search(r"#define RA_DEFAULT_PAGES (\d+)", src)[1])
+        self.assertEqual(dict(linuxguest.QUEUE)["read_ahead_kb"], str(pages * 4))
+
+    def test_no_scheduler_and_no_zeroing_of_allocations(self):
+        self.assertEqual(dict(linuxguest.QUEUE)["scheduler"], "none")
+        self.assertIn("init_on_alloc=0", linuxguest.CMDLINE.split())
+        self.assertEqual(linuxguest.qemu_cmd(4, "512M", "a", "b", "i")[
+            linuxguest.qemu_cmd(4, "512M", "a", "b", "i").index("-append") + 1],
+            linuxguest.CMDLINE)
+
+    def test_each_configuration_gets_its_image(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for kernel, feature, absent in (("linux-ext2", "filetype", "has_journal"),
+                                            ("linux-ext4", "extent", None)):
+                img = Path(tmp) / f"{kernel}.img"
+                linuxguest.make_image(img, kernel)
+                linuxguest.ext2img.check_image(img)
+                feats = subprocess.run(["dumpe2fs", "-h", str(img)], capture_output=True,
+                                       text=True, env=linuxguest.ext2img._ENV).stdout
+                feats = re.search(r"Filesystem features:\s*(.*)", feats)[1].split()
+                self.assertIn(feature, feats)
+                if absent:
+                    self.assertNotIn(absent, feats)
+                else:  # its inode tables zeroed now, not by a kernel thread
+                    self.assertIn("has_journal", feats)
+                    groups = subprocess.run(["dumpe2fs", str(img)], capture_output=True,
+                                            text=True, env=linuxguest.ext2img._ENV).stdout
+                    groups = re.findall(r"^Group \d+:.*$", groups, re.M)
+                    self.assertTrue(groups)
+                    self.assertTrue(all("ITABLE_ZEROED" in g for g in groups), groups)
+            with self.assertRaises(ValueError):
+                linuxguest.make_image(Path(tmp) / "x.img", "linux-xfs")
 
 
 class SilentBoot(unittest.TestCase):
