@@ -178,26 +178,90 @@ class MergeTest(unittest.TestCase):
         self.assertAlmostEqual(got["buffered_write cache / cached read"], 0.25)
 
     def test_kernels_stay_apart(self):
-        lx = dict(self.fig(50, 40, 60), kernel="linux")
-        merged = bench.merge([[self.fig(10, 8, 12), lx], [self.fig(20, 5, 21), lx]])
-        self.assertEqual([(m["median"], m.get("kernel")) for m in merged],
-                         [(15.0, None), (50, "linux")])
+        e2 = dict(self.fig(50, 40, 60), kernel="linux-ext2")
+        e4 = dict(self.fig(70, 65, 90), kernel="linux-ext4")
+        merged = bench.merge([[self.fig(10, 8, 12), e2, e4],
+                              [self.fig(20, 5, 21), dict(e2, median=30, min=20), e4]])
+        self.assertEqual([(m["median"], m["min"], m["max"], m["boots"], m.get("kernel"))
+                          for m in merged],
+                         [(15.0, 5, 21, 2, None), (40.0, 20, 60, 2, "linux-ext2"),
+                          (70, 65, 90, 2, "linux-ext4")])
 
-    def test_beside_linux_says_how_many_times_better(self):
-        res = [{"bench": "cached_read_4k", "mode": None, "metric": "ns_per_op",
-                "unit": "ns", "median": 500.0},
-               {"bench": "cached_read_4k", "mode": None, "metric": "ns_per_op",
-                "unit": "ns", "median": 2000.0, "kernel": "linux"},
-               {"bench": "cold_seq_read", "mode": "readahead", "metric": "mb_per_s",
-                "unit": "MB/s", "median": 300.0},
-               {"bench": "cold_seq_read", "mode": "readahead", "metric": "mb_per_s",
-                "unit": "MB/s", "median": 150.0, "kernel": "linux"},
-               {"bench": "mixed", "mode": "legacy", "metric": "reads_per_s",
-                "unit": "reads/s", "median": 9.0}]
-        got = {(b, m): better for b, m, *_, better in bench.beside_linux(res)}
-        self.assertEqual(got, {("cached_read_4k", None): 4.0,
-                               ("cold_seq_read", "readahead"): 2.0})
+    @staticmethod
+    def row(bench, mode, metric, median, lo, hi, kernel=None):
+        fig = {"bench": bench, "mode": mode, "metric": metric, "unit": "u",
+               "median": median, "min": lo, "max": hi}
+        if kernel:
+            fig["kernel"] = kernel
+        return fig
+
+    def test_beside_linux_against_the_best_configuration(self):
+        """Each row against the Linux configuration with the best median
+        (lowest for times, highest for rates); the extremes: whole's
+        worst sample against that configuration's best, and the reverse."""
+        r = self.row
+        res = [r("cached_read_4k", None, "ns_per_op", 500.0, 400.0, 800.0),
+               r("cached_read_4k", None, "ns_per_op", 2000.0, 1600.0, 2400.0, "linux-ext2"),
+               r("cached_read_4k", None, "ns_per_op", 1000.0, 900.0, 3000.0, "linux-ext4"),
+               r("cold_seq_read", "readahead", "mb_per_s", 300.0, 200.0, 330.0),
+               r("cold_seq_read", "readahead", "mb_per_s", 150.0, 100.0, 250.0, "linux-ext2"),
+               r("cold_seq_read", "readahead", "mb_per_s", 120.0, 110.0, 130.0, "linux-ext4"),
+               r("cached_read_4k", "preadv", "ns_per_op", 900.0, 800.0, 950.0, "linux-ext2"),
+               r("mixed", "legacy", "reads_per_s", 9.0, 8.0, 10.0),
+               {"bench": "run", "mode": None, "params": {"seed": 1}},
+               {"bench": "goal", "mode": "x", "value": 1.0, "goal": 1.5, "met": False}]
+        rows = {(x["bench"], x["mode"]): x for x in bench.beside_linux(res)}
+        self.assertEqual(list(rows), [("cached_read_4k", None),
+                                      ("cold_seq_read", "readahead"),
+                                      ("cached_read_4k", "preadv")])
+        c4k, cold, preadv = rows.values()
+        self.assertEqual((c4k["best"], c4k["better"], c4k["better_lo"], c4k["better_hi"]),
+                         ("linux-ext4", 2.0, 900 / 800, 3000 / 400))
+        self.assertEqual((cold["best"], cold["better"], cold["better_lo"], cold["better_hi"]),
+                         ("linux-ext2", 2.0, 200 / 250, 330 / 100))
+        self.assertEqual(sorted(cold["linux"]), ["linux-ext2", "linux-ext4"])
+        self.assertIsNone(preadv["whole"])  # Linux's alone: no ratio
+        self.assertNotIn("better", preadv)
         self.assertIsNone(bench.find(res[1:2], "cached_read_4k"))
+        lines = bench.beside_table(list(rows.values()), ["linux-ext2", "linux-ext4"])
+        self.assertEqual(lines[0], "| bench | mode | unit | whole | linux-ext2 | linux-ext4 "
+                                   "| best Linux | whole better: medians (extremes) |")
+        self.assertEqual(lines[2], "| cached_read_4k |  | u | 500.0 (400.0-800.0) "
+                                   "| 2000.0 (1600.0-2400.0) | 1000.0 (900.0-3000.0) "
+                                   "| linux-ext4 | 2.00x (1.12-7.50) |")
+        self.assertEqual(lines[4].split(" | ")[3:5], ["-", "900.0 (800.0-950.0)"])
+        self.assertTrue(lines[4].endswith("| linux-ext2 | - |"))
+
+    def test_goals_are_read_from_one_runs_figures(self):
+        r = self.row
+        res = [r("cached_read_4k", None, "ns_per_op", 500.0, 500.0, 500.0),
+               r("cached_read_4k", None, "ns_per_op", 900.0, 900.0, 900.0, "linux-ext4"),
+               r("cold_seq_read", "readahead", "mb_per_s", 900.0, 900.0, 900.0),
+               r("cold_seq_read", "readahead", "mb_per_s", 450.0, 450.0, 450.0, "linux-ext2"),
+               r("cold_seq_read", "raw", "mb_per_s", 1000.0, 1000.0, 1000.0),
+               r("boot", None, "guest_ms", 100.0, 100.0, 100.0),
+               r("boot", None, "guest_ms", 90.0, 90.0, 90.0, "linux-ext2"),
+               r("buffered_write", "cache", "mb_per_s", 700.0, 700.0, 700.0),
+               r("buffered_write", "reread", "mb_per_s", 1000.0, 1000.0, 1000.0)]
+        got = {what: (round(value, 3), goal, met) for what, value, goal, met in bench.goals(res)}
+        self.assertEqual(got, {
+            "cached_read_4k vs linux-ext4": (1.8, 2.0, False),  # a call per 4 KiB
+            "cold_seq_read readahead vs linux-ext2": (2.0, 1.5, True),
+            "boot guest_ms vs linux-ext2": (0.9, 1.0, False),  # no row below 1
+            "cold_seq_read readahead / raw": (0.9, 0.8, True),
+            "buffered_write cache / reread": (0.7, 0.8, False)})
+
+    def test_the_shuffled_order_comes_from_its_seed(self):
+        kernels = ("linux-ext2", "linux-ext4")
+        a = bench.schedule(7, 1234, linux=kernels)
+        self.assertEqual(a, bench.schedule(7, 1234, linux=kernels))
+        self.assertNotEqual(a, bench.schedule(7, 1235, linux=kernels))
+        self.assertEqual(sorted(a), sorted(["whole"] * 7 + ["mixed"] * 7 * bench.MIXED_BOOTS
+                                           + ["linux-ext2"] * 7 + ["linux-ext4"] * 7))
+        # shuffled, not in rounds: not every boot of a kind before the next
+        self.assertNotEqual(a, sorted(a))
+        self.assertEqual(bench.schedule(3, 5, mixed=False), ["whole"] * 3)
+        self.assertEqual(bench.schedule(2, 5, whole=False, mixed=True), ["mixed"] * 4)
 
     def test_mixed_ratios(self):
         res = [{"bench": "mixed", "mode": m, "metric": "reads_per_s", "median": v}
