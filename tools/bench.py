@@ -439,7 +439,7 @@ def main(argv):
                      linux=linuxguest.KERNELS if args.linux else ())
     print(f"bench: {len(order)} boots in the order of seed {seed} "
           f"(--seed {seed} repeats it): {' '.join(order)}", file=sys.stderr)
-    load_before, t_start = os.getloadavg(), time.time()
+    load_before, t_start, commit = os.getloadavg(), time.time(), git_commit()
     boots, host_ms = [], []
     for i, kind in enumerate(order):
         figures = []
@@ -469,7 +469,7 @@ def main(argv):
     checks = goals(results)
     results.append({"bench": "run", "mode": None, "params": {
         "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
-        "smp": args.smp, "mem": args.mem, "commit": git_commit(),
+        "smp": args.smp, "mem": args.mem, "commit": commit,
         "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
         "end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "loadavg_before": [round(x, 2) for x in load_before],
