@@ -18,7 +18,8 @@
  *                                     the cache drop AND the block-map
  *                                     change; lock_two orders two mappings.
  *         page lock (PG_locked)    I/O, truncation, write_begin..write_end
- *                                  (lock_page is a lockdep class)
+ *                                  (lock_page is a lockdep class); two of
+ *                                  one file by index (lock_page_nested)
  *           fs block-map locks     inside a_ops (ext2: i_map_lock, then
  *                                  s_alloc_lock)
  *             mapping->i_pages_lock  the index, nrpages (nrdirty is atomic)
