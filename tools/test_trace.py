@@ -210,17 +210,28 @@ class TraceDocsTest(unittest.TestCase):
         cls.tool = trace_tool()
         cls.tmp = tempfile.TemporaryDirectory()
         res = subprocess.run([sys.executable, str(ROOT / "tools" / "trace"), "docs",
-                              "-o", cls.tmp.name], cwd=ROOT, capture_output=True,
-                             text=True, timeout=1200, stdin=subprocess.DEVNULL)
+                              "-o", cls.tmp.name, "--logs"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=1200,
+                             stdin=subprocess.DEVNULL)
         assert res.returncode == 0, res.stdout + res.stderr
-        cls.fresh = {}
+        cls.fresh, cls.logs = {}, {}
         for case, legacy in cls.tool.DOCS:
-            name = cls.tool.picture_name(case, legacy) + ".svg"
-            cls.fresh[name] = (Path(cls.tmp.name) / name).read_text()
+            name = cls.tool.picture_name(case, legacy)
+            cls.fresh[name + ".svg"] = (Path(cls.tmp.name) / f"{name}.svg").read_text()
+            cls.logs[name] = ((Path(cls.tmp.name) / f"{name}.log").read_text(), legacy)
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
+
+    def test_consoles_are_clean(self):
+        """The runs report nothing but what the race boots allow."""
+        for name, (log, legacy) in self.logs.items():
+            with self.subTest(name):
+                boot = next(b for b in boots.BOOTS
+                            if b.name == ("race_legacy" if legacy else "race"))
+                kconsole.check(log, boots.allowed_reports(boot))
+                self.assertRegex(log, r"\nok \d+ race_")
 
     def test_committed_pictures_are_current(self):
         committed = sorted(p.name for p in (ROOT / "docs" / "trace").glob("*.svg"))
