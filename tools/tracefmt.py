@@ -23,9 +23,10 @@ TASK, SWITCH, LOCK_WAIT, LOCK_TAKE, LOCK_DROP, PAGE_ADD, PAGE_DEL, BIO_SUBMIT, \
     BIO_DONE, RACE, BLOCK_FREE = range(1, 12)
 LOCK_EVENTS = (LOCK_WAIT, LOCK_TAKE, LOCK_DROP)
 LOCKS = {1: "i_rwsem", 2: "invalidate_lock", 3: "page lock"}   # b >> 8 & 0xff
-PAGE_LOCK = "page lock"
+PAGE_LOCK, PAGE_LOCK_KIND = "page lock", 3
 INDEX_SHIFT = 16                                       # the page lock's index
-MODES = {1: "exclusive", 2: "shared"}                  # b & 0xff
+EXCLUSIVE = 1
+MODES = {EXCLUSIVE: "exclusive", 2: "shared"}          # b & 0xff
 BIO_OPS = {0: "read", 1: "write", 2: "flush", 3: "discard", 4: "write-zeroes",
            5: "drv-in"}
 
@@ -172,7 +173,7 @@ def chrome_json(t):
                     "name": describe(t, e), "args": {"task": task(t, e.tid)}})
         if e.type == PAGE_ADD:   # a page goes in locked (kernel/trace.h)
             e = Event(e.ns, e.cpu, e.tid, LOCK_TAKE, e.a,
-                      3 << 8 | 1 | e.b << INDEX_SHIFT)
+                      PAGE_LOCK_KIND << 8 | EXCLUSIVE | e.b << INDEX_SHIFT)
         if e.type in LOCK_EVENTS:
             k = lock(e)
             if k.name == PAGE_LOCK and not k.ino:
