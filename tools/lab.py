@@ -453,6 +453,9 @@ def build(tree, quiet=False):
     """ninja in @tree (tools/setup first if the prebuilt libc is missing).
     Return: (ok, output)."""
     if not (tree / "build" / "newlib" / "stamp").exists():
+        if not quiet:  # silent for minutes otherwise
+            print("lab: first build: tools/setup builds newlib, then the "
+                  "kernel (a few minutes, once)", flush=True)
         rc, out = mutants.run(["./tools/setup"], tree)
         return rc == 0, out
     rc, out = mutants.run(["ninja"], tree)
