@@ -425,16 +425,20 @@ LABS = [
         {"mmap": Run("vfs_4k", ("vfs_mmap", "vfs_mmap_unmap"),
                      cases="fault_uncached_reads_in,mkwrite_fills_hole,"
                            "private_store_leaves_file,*_private_copies,"
-                           "cache_drop_unmaps_page")},
+                           "cache_drop_unmaps_page,"
+                           "private_copy_is_of_the_locked_page")},
         (Check(3, "a store to a private mapping changes the task's copy, "
                   "never the file", passes("mmap", "vfs_mmap.private_store_leaves_file")),
          Check(2, "a punch keeps the private copies it does not own",
                passes("mmap", "vfs_mmap_unmap.punch_keeps_private_copies")),
-         Check(2, "collapse and insert drop the copies of pages that moved",
+         Check(1, "collapse and insert drop the copies of pages that moved",
                passes("mmap", "vfs_mmap_unmap.collapse_drops_private_copies",
                       "vfs_mmap_unmap.insert_drops_private_copies")),
          Check(1, "dropping the cache unmaps the file's pages",
                passes("mmap", "vfs_mmap_unmap.cache_drop_unmaps_page")),
+         Check(1, "the copy is of the page the file holds once it is locked "
+                  "(a collapse moved it meanwhile)",
+               passes("mmap", "vfs_mmap_unmap.private_copy_is_of_the_locked_page")),
          Check(1, "no kernel report (no oops)", no_reports("mmap")),
          Check(1, "e2fsck finds the disk clean", clean_image("mmap", "vfs4096.img")))),
 ]
