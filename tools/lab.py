@@ -164,6 +164,9 @@ def console(run, pattern, count=1, suite=None, text=None):
         if not ok:
             return ok, why
         lines = o.lines
+        if suite and not o.ran_suite(suite):
+            return False, f"{o.run.boot}: suite {suite} did not run" + (
+                f" ({o.why})" if o.why else "")
         if suite:
             start = next((i for i, l in enumerate(lines)
                           if l.strip() == f"# Subtest: {suite}"), len(lines))
