@@ -1,18 +1,20 @@
 /*
- * drivers/pci.c: enumeration of the host bridge's first bus, BAR sizing
- * and assignment, the capability walk, and the boot's init hook (see
- * drivers/pci.h).
+ * drivers/pci.c: enumeration - the functions of the host bridge's buses,
+ * bus numbers for the buses behind PCI-PCI bridges, the bridges' memory
+ * windows, INTx routes - and the capability walk (see drivers/pci.h). BAR
+ * sizing and placement: drivers/pci_bar.c.
  *
- * A BAR is sized with decoding off: all ones written, what reads back
- * masks the address bits, the original value written back. The size must
- * be a power of two (the mask contiguous ones) of at least 16 bytes
- * (memory) or 4 (I/O). A memory BAR the firmware placed wholly inside a
- * window of its kind, aligned to its size, keeps its address; the others
- * are given one from the windows, past every kept one: a 32-bit BAR from
- * the 32-bit window, a 64-bit BAR from the 32-bit window first, then from
- * the 64-bit one; a prefetchable window takes only prefetchable BARs.
- * I/O BARs are sized but left unassigned and I/O decoding off: no driver
- * here uses port I/O (virtio 1.x's registers are in memory BARs).
+ * Two passes. The scan goes depth first (a bridge, then what is behind
+ * it): each function is read with its decoding off and its BARs sized; a
+ * bridge gets the next free bus number as its secondary bus, 0xff as its
+ * subordinate while the scan goes behind it, then the last bus found.
+ * The assignment goes in the same order: a bridge's memory window is
+ * aligned to 1 MiB, opened before the functions behind it take their
+ * BARs and closed after them; its I/O and prefetchable windows stay
+ * closed. INTx behind a bridge goes through the standard swizzle (PCI-to-PCI
+ * Bridge spec 9.1: the pin advances by the device number at each
+ * bridge) to the first bus's bridge, whose device number and pin the
+ * host's interrupt-map routes.
  *
  * Locking: none; the init hook runs on the boot hart before any task.
  */
@@ -21,159 +23,29 @@
 #include <string.h>
 #include <linux/pci_regs.h>
 #include <drivers/pci.h>
-#include <kernel/init.h>
-#include <kernel/platform.h>
 #include <kernel/printk.h>
-#include <mm/vm.h>
+#include "pci_internal.h"
 
-#define BAR_OFF(i) (PCI_BASE_ADDRESS_0 + 4 * (i))
+#define BRIDGE_WINDOW_ALIGN (1u << 20)
+#define MAX_BRIDGE_DEPTH    8 /* bridges behind bridges: the scan recurses */
 
-/* Size one 32-bit BAR register: the address bits that stick. */
-static uint32_t
-bar_mask(const struct pci_dev *d, unsigned int i, uint32_t *orig)
-{
-	uint32_t mask;
-
-	*orig = pci_read(d, BAR_OFF(i), 4);
-	pci_write(d, BAR_OFF(i), 4, 0xffffffff);
-	mask = pci_read(d, BAR_OFF(i), 4);
-	pci_write(d, BAR_OFF(i), 4, *orig);
-	return mask;
-}
-
-/* BAR @i of @d into d->bar[i] (and the upper half of a 64-bit one).
- * Return: how many registers it took (1 or 2), or 0 (after a message) if
- * what it reads back is no size. */
-static unsigned int bar_size(struct pci_dev *d, unsigned int i)
-{
-	struct pci_bar *b = &d->bar[i];
-	uint32_t orig, orig_hi = 0, hi = 0, lo = bar_mask(d, i, &orig);
-	uint64_t mask;
-
-	b->io = orig & PCI_BASE_ADDRESS_SPACE_IO;
-	b->mem64 = !b->io && (orig & PCI_BASE_ADDRESS_MEM_TYPE_MASK) ==
-				 PCI_BASE_ADDRESS_MEM_TYPE_64;
-	b->prefetch = !b->io && (orig & PCI_BASE_ADDRESS_MEM_PREFETCH);
-	if (b->mem64 && i < PCI_BARS - 1)
-		hi = bar_mask(d, i + 1, &orig_hi);
-	lo &= b->io ? PCI_BASE_ADDRESS_IO_MASK : PCI_BASE_ADDRESS_MEM_MASK;
-	b->addr = (uint64_t)orig_hi << 32 |
-		  (orig & (b->io ? PCI_BASE_ADDRESS_IO_MASK
-				 : PCI_BASE_ADDRESS_MEM_MASK));
-	if (!lo && !hi) {
-		b->size = 0; /* not implemented */
-		return b->mem64 ? 2 : 1;
-	}
-	/* the upper bits a narrower BAR does not have count as set; a
-	 * 16-bit I/O BAR reads its upper half as zeros */
-	mask = b->mem64		      ? (uint64_t)hi << 32 | lo
-	       : b->io && !(lo >> 16) ? ~0xffffull | lo
-				      : ~0xffffffffull | lo;
-	b->size = ~mask + 1;
-	if ((b->mem64 && i == PCI_BARS - 1) ||
-	    (!b->io && !b->mem64 && (orig & PCI_BASE_ADDRESS_MEM_TYPE_MASK)) ||
-	    (b->size & (b->size - 1)) || b->size < (b->io ? 4u : 16u)) {
-		pr_err("%s: BAR %u reads back %#llx: no size; device "
-		       "skipped\n",
-		       d->name,
-		       i,
-		       (unsigned long long)mask);
-		return 0;
-	}
-	return b->mem64 ? 2 : 1;
-}
-
-static bool window_takes(const struct pci_window *w, const struct pci_bar *b)
-{
-	return w->size && (b->prefetch || !w->prefetch);
-}
-
-static bool
-window_holds(const struct pci_window *w, uint64_t pci, uint64_t size)
-{
-	return pci >= w->pci && size <= w->size &&
-	       pci - w->pci <= w->size - size;
-}
-
-/* The window a firmware-placed BAR lies in, or NULL. */
-static struct pci_window *placed_in(struct pci_host *h, const struct pci_bar *b)
-{
-	for (unsigned int k = PCI_WIN_MEM32; k < PCI_NR_WIN; k++) {
-		struct pci_window *w = &h->win[k];
-
-		if (b->addr && IS_ALIGNED(b->addr, b->size) &&
-		    window_takes(w, b) && window_holds(w, b->addr, b->size) &&
-		    (b->mem64 || b->addr + b->size <= 1ull << 32))
-			return w;
-	}
-	return NULL;
-}
-
-/* A bus address for @b from the first window that takes it. */
-static struct pci_window *place(struct pci_host *h, struct pci_bar *b)
-{
-	for (unsigned int k = PCI_WIN_MEM32; k < PCI_NR_WIN; k++) {
-		struct pci_window *w = &h->win[k];
-		uint64_t at = ALIGN_UP(MAX(w->next, w->pci), b->size);
-
-		if (!window_takes(w, b) || at < w->pci ||
-		    !window_holds(w, at, b->size) ||
-		    (!b->mem64 && at + b->size > 1ull << 32))
-			continue;
-		b->addr = at;
-		w->next = at + b->size;
-		return w;
-	}
-	return NULL;
-}
-
-static void bar_write(const struct pci_dev *d, unsigned int i, uint64_t pci)
-{
-	pci_write(d, BAR_OFF(i), 4, (uint32_t)pci);
-	if (d->bar[i].mem64)
-		pci_write(d, BAR_OFF(i + 1), 4, (uint32_t)(pci >> 32));
-}
-
-/* Bus address -> CPU address, in the window that holds it. */
-static uint64_t to_cpu(const struct pci_window *w, uint64_t pci)
-{
-	return pci - w->pci + w->cpu;
-}
-
-/* Pass 1 (sizing) moved every window's next past the BARs it keeps; here
- * the others get theirs. Return: false (after a message) if one fits
- * nowhere. */
-static bool assign_bars(struct pci_dev *d)
-{
-	for (unsigned int i = 0; i < PCI_BARS; i++) {
-		struct pci_bar *b = &d->bar[i];
-		struct pci_window *w;
-
-		if (!b->size || b->io) {
-			b->addr = 0;
-			continue;
-		}
-		w = placed_in(d->host, b);
-		if (!w && !(w = place(d->host, b))) {
-			pr_err("%s: BAR %u (%#llx bytes) fits in no window; "
-			       "device skipped\n",
-			       d->name,
-			       i,
-			       (unsigned long long)b->size);
-			return false;
-		}
-		bar_write(d, i, b->addr);
-		b->addr = to_cpu(w, b->addr);
-	}
-	return true;
-}
+/* The scan's state: where the functions go, the next free bus number. */
+struct scan {
+	struct pci_host *h;
+	struct pci_dev *devs;
+	unsigned int max, n;
+	unsigned int next_bus;
+	unsigned int depth; /* bridges above the bus being scanned */
+};
 
 /* Pass 1 on one function: identity and BARs, decoding off.
  * Return: false if it is skipped (a message says why). */
 static bool function_read(struct pci_host *h, uint32_t bdf, struct pci_dev *d)
 {
 	uint32_t id = h->ops->read(h->ctx, bdf, PCI_VENDOR_ID, 4);
-	uint8_t type = (uint8_t)h->ops->read(h->ctx, bdf, PCI_HEADER_TYPE, 1);
+	uint8_t type = (uint8_t)h->ops->read(h->ctx, bdf, PCI_HEADER_TYPE, 1) &
+		       PCI_HEADER_TYPE_MASK;
+	unsigned int nbars = type == PCI_HEADER_TYPE_BRIDGE ? 2 : PCI_BARS;
 
 	*d = (struct pci_dev){ .host = h, .bdf = bdf };
 	snprintf(d->name,
@@ -186,96 +58,198 @@ static bool function_read(struct pci_host *h, uint32_t bdf, struct pci_dev *d)
 	d->vendor = (uint16_t)id;
 	d->device = (uint16_t)(id >> 16);
 	d->class = pci_read(d, PCI_CLASS_REVISION, 4) >> 8;
-	if ((type & PCI_HEADER_TYPE_MASK) != PCI_HEADER_TYPE_NORMAL) {
-		pr_warn("%s: header type %u (a bridge?): the buses behind it "
-			"are not enumerated; skipped\n",
+	if (type != PCI_HEADER_TYPE_NORMAL && type != PCI_HEADER_TYPE_BRIDGE) {
+		pr_warn("%s: header type %u: not a function or a bridge; "
+			"skipped\n",
 			d->name,
-			type & PCI_HEADER_TYPE_MASK);
+			type);
 		return false;
 	}
-	d->subsys_device = (uint16_t)pci_read(d, PCI_SUBSYSTEM_ID, 2);
+	d->bridge = type == PCI_HEADER_TYPE_BRIDGE;
+	if (!d->bridge)
+		d->subsys_device = (uint16_t)pci_read(d, PCI_SUBSYSTEM_ID, 2);
 	pci_write(
 	    d,
 	    PCI_COMMAND,
 	    2,
 	    pci_read(d, PCI_COMMAND, 2) &
 		~(PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER));
-	for (unsigned int i = 0, n; i < PCI_BARS; i += n)
-		if (!(n = bar_size(d, i)))
+	for (unsigned int i = 0, n; i < nbars; i += n)
+		if (!(n = pci_bar_size(d, i, nbars)))
 			return false;
 	return true;
 }
 
-/* Move each window's next past the BARs the firmware placed in it. */
-static void keep_placed(struct pci_dev *d)
+static void bridge_buses(const struct pci_dev *b, unsigned int subordinate)
 {
-	for (unsigned int i = 0; i < PCI_BARS; i++) {
-		struct pci_bar *b = &d->bar[i];
-		struct pci_window *w =
-		    b->size && !b->io ? placed_in(d->host, b) : NULL;
+	uint32_t reg = pci_read(b, PCI_PRIMARY_BUS, 4);
 
-		if (w)
-			w->next = MAX(w->next, b->addr + b->size);
+	reg = (reg & 0xff000000) | subordinate << 16 |
+	      (uint32_t)b->secondary << 8 | (b->bdf >> 8);
+	pci_write(b, PCI_PRIMARY_BUS, 4, reg);
+}
+
+static void scan_bus(struct scan *s,
+		     unsigned int bus,
+		     uint32_t route_bdf,
+		     unsigned int swizzle);
+
+/* The bus behind bridge devs[@i]: numbered, scanned, then closed at the
+ * last bus found behind it. Return: false if no bus number is left. */
+static bool scan_bridge(struct scan *s, unsigned int i)
+{
+	struct pci_dev *b = &s->devs[i];
+
+	if (s->next_bus > s->h->bus_end || s->depth == MAX_BRIDGE_DEPTH) {
+		pr_warn("%s: no bus number left in bus-range, or %u bridges "
+			"deep, for the bus behind this bridge; skipped\n",
+			b->name,
+			MAX_BRIDGE_DEPTH);
+		return false;
+	}
+	b->secondary = (uint8_t)s->next_bus++;
+	bridge_buses(b, s->h->bus_end);
+	s->depth++;
+	scan_bus(s, b->secondary, b->route_bdf, b->swizzle);
+	s->depth--;
+	b = &s->devs[i];
+	b->subordinate = (uint8_t)(s->next_bus - 1);
+	bridge_buses(b, b->subordinate);
+	b->behind = s->n - i - 1;
+	return true;
+}
+
+/* Read the function at @bdf into the next slot, and what is behind it if
+ * it is a bridge. @route_bdf and @swizzle: the INTx route of the bus. */
+static void scan_function(struct scan *s,
+			  uint32_t bdf,
+			  uint32_t route_bdf,
+			  unsigned int swizzle)
+{
+	bool first_bus = bdf >> 8 == s->h->bus_start;
+	struct pci_dev *d = &s->devs[s->n];
+
+	if (!function_read(s->h, bdf, d))
+		return;
+	d->route_bdf = first_bus ? bdf : route_bdf;
+	d->swizzle = first_bus ? 0 : swizzle + ((bdf >> 3) & 31);
+	pci_bars_keep_placed(d);
+	s->n++;
+	if (d->bridge && !scan_bridge(s, s->n - 1))
+		s->n--;
+}
+
+static void scan_bus(struct scan *s,
+		     unsigned int bus,
+		     uint32_t route_bdf,
+		     unsigned int swizzle)
+{
+	struct pci_host *h = s->h;
+
+	for (unsigned int dev = 0; dev < 32; dev++) {
+		bool multi =
+		    h->ops->read(
+			h->ctx, PCI_BDF(bus, dev, 0), PCI_HEADER_TYPE, 1) &
+		    0x80;
+
+		for (unsigned int fn = 0; fn < (multi ? 8u : 1u); fn++) {
+			uint32_t bdf = PCI_BDF(bus, dev, fn);
+			uint32_t id =
+			    h->ops->read(h->ctx, bdf, PCI_VENDOR_ID, 2);
+
+			if (id == 0xffff || id == 0)
+				continue;
+			if (s->n == s->max) {
+				pr_warn("%s: more than %u functions; the rest "
+					"are not used\n",
+					h->name,
+					s->max);
+				return;
+			}
+			scan_function(s, bdf, route_bdf, swizzle);
+		}
 	}
 }
 
 static void function_enable(struct pci_dev *d)
 {
 	uint16_t cmd = (uint16_t)pci_read(d, PCI_COMMAND, 2);
+	/* the pin, moved on by the device numbers of the way up */
+	uint8_t pin = (uint8_t)pci_read(d, PCI_INTERRUPT_PIN, 1);
 
-	d->pin = (uint8_t)pci_read(d, PCI_INTERRUPT_PIN, 1);
-	d->irq = d->pin >= 1 && d->pin <= 4
-		     ? pci_host_irq(d->host, d->bdf, d->pin)
+	d->pin = pin;
+	d->irq = pin >= 1 && pin <= 4
+		     ? pci_host_irq(d->host,
+				    d->route_bdf,
+				    (pin - 1 + d->swizzle) % 4 + 1)
 		     : 0;
 	pci_write(d, PCI_INTERRUPT_LINE, 1, d->irq & 0xff);
 	cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
 	cmd &= ~PCI_COMMAND_INTX_DISABLE;
 	pci_write(d, PCI_COMMAND, 2, cmd);
+	d->enabled = true;
+}
+
+/* A bridge's memory window over bus addresses [@start, @end); an empty
+ * one (and its I/O and prefetchable windows) closed: base above limit. */
+static void bridge_window(const struct pci_dev *b, uint64_t start, uint64_t end)
+{
+	/* bits 15:4 of base and limit are address bits 31:20 */
+	uint16_t base = end > start ? (uint16_t)(start >> 16) & 0xfff0 : 0xfff0;
+	uint16_t limit = end > start ? (uint16_t)((end - 1) >> 16) & 0xfff0 : 0;
+
+	pci_write(b, PCI_MEMORY_BASE, 2, base);
+	pci_write(b, PCI_MEMORY_LIMIT, 2, limit);
+	pci_write(b, PCI_PREF_MEMORY_BASE, 2, 0xfff0);
+	pci_write(b, PCI_PREF_MEMORY_LIMIT, 2, 0);
+	pci_write(b, PCI_PREF_BASE_UPPER32, 4, 0);
+	pci_write(b, PCI_PREF_LIMIT_UPPER32, 4, 0);
+	pci_write(b, PCI_IO_BASE, 1, 0xf0);
+	pci_write(b, PCI_IO_LIMIT, 1, 0);
+}
+
+/* Pass 2 over devs[@from, @to): BARs, then (a bridge) what is behind it
+ * inside its window; @ok: the bridges above are enabled. */
+static void
+assign(struct pci_dev *devs, unsigned int from, unsigned int to, bool ok)
+{
+	for (unsigned int i = from; i < to; i++) {
+		struct pci_dev *d = &devs[i];
+		struct pci_window *w = &d->host->win[PCI_WIN_MEM32];
+		bool mine = ok && pci_bars_assign(d);
+		uint64_t start;
+
+		if (!d->bridge) {
+			if (mine)
+				function_enable(d);
+			continue;
+		}
+		w->next = ALIGN_UP(MAX(w->next, w->pci), BRIDGE_WINDOW_ALIGN);
+		start = w->next;
+		assign(devs, i + 1, i + 1 + d->behind, mine);
+		w->next = ALIGN_UP(w->next, BRIDGE_WINDOW_ALIGN);
+		bridge_window(d, start, w->next);
+		if (mine)
+			function_enable(d);
+		i += d->behind;
+	}
 }
 
 unsigned int
 pci_enumerate(struct pci_host *h, struct pci_dev *devs, unsigned int max)
 {
-	unsigned int n = 0, kept = 0;
+	struct scan s = {
+		.h = h, .devs = devs, .max = max, .next_bus = h->bus_start + 1
+	};
+	unsigned int kept = 0;
 
 	for (unsigned int k = 0; k < PCI_NR_WIN; k++)
 		h->win[k].next = h->win[k].pci;
-	for (unsigned int dev = 0; dev < 32; dev++) {
-		for (unsigned int fn = 0; fn < 8; fn++) {
-			uint32_t bdf = PCI_BDF(h->bus_start, dev, fn);
-			uint32_t id =
-			    h->ops->read(h->ctx, bdf, PCI_VENDOR_ID, 2);
-			bool multi = h->ops->read(h->ctx,
-						  PCI_BDF(h->bus_start, dev, 0),
-						  PCI_HEADER_TYPE,
-						  1) &
-				     0x80;
-
-			if (id == 0xffff || id == 0) {
-				if (fn == 0)
-					break;
-				continue;
-			}
-			if (n == max) {
-				pr_warn("%s: more than %u functions; the rest "
-					"are not used\n",
-					h->name,
-					max);
-				goto assign;
-			}
-			if (function_read(h, bdf, &devs[n]))
-				keep_placed(&devs[n++]);
-			if (!multi)
-				break;
-		}
-	}
-assign:
-	for (unsigned int i = 0; i < n; i++) {
-		if (!assign_bars(&devs[i]))
-			continue;
-		function_enable(&devs[i]);
-		devs[kept++] = devs[i];
-	}
+	scan_bus(&s, h->bus_start, 0, 0);
+	assign(devs, 0, s.n, true);
+	for (unsigned int i = 0; i < s.n; i++)
+		if (devs[i].enabled)
+			devs[kept++] = devs[i];
 	return kept;
 }
 

@@ -4,10 +4,12 @@
  *
  * At INIT_LEVEL_DEVICE drivers/pci.c reads the host bridge from the device
  * tree (drivers/pci_host.c), maps its configuration window, enumerates the
- * functions of its first bus, sizes their BARs, keeps the addresses the
- * firmware gave and assigns the rest from the bridge's windows, routes
- * INTx through the interrupt-map, maps the BARs and turns on memory
- * decoding and bus mastering. Drivers then take the devices with
+ * functions of its first bus and of the buses behind PCI-PCI bridges
+ * (numbering them), sizes their BARs, keeps the addresses the firmware
+ * gave on the first bus and assigns the rest from the host bridge's
+ * windows (and the bridges' windows around them), routes INTx through
+ * the interrupt-map, maps the BARs and turns on memory decoding and bus
+ * mastering. Drivers then take the devices with
  * pci_device_nth(). A device something is wrong with (a BAR that is no
  * size, a BAR no window holds) is skipped with a console message: its
  * decoding stays off and no driver sees it.
@@ -84,12 +86,19 @@ struct pci_bar {
 struct pci_dev {
 	struct pci_host *host;
 	uint32_t bdf;
-	char name[40]; /* "pci@30000000 00:01.0" */
+	bool bridge;			/* a PCI-PCI bridge (header type 1) */
+	uint8_t secondary, subordinate; /* a bridge's buses */
+	char name[40];			/* "pci@30000000 00:01.0" */
 	uint16_t vendor, device, subsys_device;
 	uint32_t class;	  /* base class << 16 | subclass << 8 | prog-if */
 	uint8_t pin;	  /* 1..4, 0: none */
 	unsigned int irq; /* from the interrupt-map; 0: none */
 	struct pci_bar bar[PCI_BARS];
+	/* enumeration only: */
+	unsigned int behind; /* a bridge: how many functions follow behind it */
+	uint32_t route_bdf; /* INTx: the first bus's function it goes through */
+	unsigned int swizzle; /* and the device numbers added to its pin */
+	bool enabled;
 };
 
 /* Configuration space of @dev. */
@@ -120,9 +129,10 @@ int pci_host_check(struct pci_host *host);
 unsigned int
 pci_host_irq(const struct pci_host *host, uint32_t bdf, uint8_t pin);
 
-/* Enumerate the first bus of @host into @devs (at most @max): size the
+/* Enumerate the buses of @host into @devs (at most @max; a bridge before
+ * the functions behind it): number the buses behind bridges, size the
  * BARs, assign them, route INTx, enable decoding. Nothing is mapped.
- * Return: how many devices were kept. */
+ * Return: how many functions were kept. */
 unsigned int
 pci_enumerate(struct pci_host *host, struct pci_dev *devs, unsigned int max);
 

@@ -10,8 +10,8 @@
  * at least one memory window, and for INTx `interrupt-map` +
  * `interrupt-map-mask` (#interrupt-cells 1: the pin). `bus-range`
  * defaults to 0-255; one that `reg` cannot hold is a contradiction,
- * reported, and the bridge is not used. Only the first bus is enumerated
- * (drivers/pci.c).
+ * reported, and the bridge is not used. The buses of the range are
+ * enumerated by drivers/pci.c.
  *
  * Locking: none; boot hart, before any task.
  */

@@ -77,16 +77,20 @@ def blk_device(transport):
     return "virtio-blk-pci" if transport == "pci" else "virtio-blk-device"
 
 
-def blk_args(name, transport, drive_opts="", device_opts=""):
+def blk_args(name, transport, drive_opts="", device_opts="", root_port=False):
     img = f"build/{name}.img"
     if name == "blk_errors":
         img = f"blkdebug:build/blk_rules.cfg:{img}"
     modern = (("-global", "virtio-mmio.force-legacy=false")
               if transport == "modern" else ())
-    return (*modern,
+    # behind a PCIe root port: bus 1, through a bridge (QEMU then makes
+    # the function modern-only, device 0x1042)
+    port = ("-device", "pcie-root-port,id=rp1,chassis=1") if root_port else ()
+    return (*modern, *port,
             "-drive", f"file={img},if=none,format=raw,id=d0{drive_opts}",
             "-device", f"{blk_device(transport)},drive=d0,"
-                       f"serial=whole-test-disk{device_opts}")
+                       f"serial=whole-test-disk{device_opts}"
+                       + (",bus=rp1" if root_port else ""))
 
 
 # A board whose device tree says something wrong about its PCI host bridge
@@ -411,11 +415,13 @@ BOOTS = [
                      "virtio_blk_write"),
              qemu_args=blk_args("blk_rw", transport),
              bootargs="vblk.test=rw", prepare=blk_prepare("blk_rw")),
-        # Multi-queue: QEMU's num-queues, one queue per hart.
+        # Multi-queue: QEMU's num-queues, one queue per hart (on PCI, the
+        # disk behind a PCIe root port).
         Boot(f"blk_mq_{transport}", smp=4, mem="256M",
              suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
                      "virtio_blk_write"),
-             qemu_args=blk_args("blk_mq", transport, device_opts=",num-queues=4"),
+             qemu_args=blk_args("blk_mq", transport, device_opts=",num-queues=4",
+                                root_port=transport == "pci"),
              bootargs="vblk.test=rw", prepare=blk_prepare("blk_mq")),
         Boot(f"blk_ro_{transport}", smp=2, mem="256M",
              suites=("virtio_blk_read", "virtio_blk_ro"), bootargs="vblk.test=ro",
