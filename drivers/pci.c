@@ -171,6 +171,29 @@ static void scan_bus(struct scan *s,
 	}
 }
 
+/* Interrupts are INTx here: message-signalled ones a firmware may have
+ * left on would take INTx's place (PCI 3.0 6.8), so they are turned off. */
+static void msi_off(const struct pci_dev *d)
+{
+	static const struct {
+		uint8_t id;
+		uint16_t enable;
+	} kinds[] = { { PCI_CAP_ID_MSI, PCI_MSI_FLAGS_ENABLE },
+		      { PCI_CAP_ID_MSIX, PCI_MSIX_FLAGS_ENABLE } };
+	uint8_t at;
+
+	BUILD_BUG_ON(PCI_MSI_FLAGS != PCI_MSIX_FLAGS);
+	for (unsigned int k = 0; k < ARRAY_SIZE(kinds); k++) {
+		if (pci_find_caps(d, kinds[k].id, &at, 1) != 1)
+			continue;
+		pci_write(d,
+			  at + PCI_MSI_FLAGS,
+			  2,
+			  pci_read(d, at + PCI_MSI_FLAGS, 2) &
+			      ~kinds[k].enable);
+	}
+}
+
 static void function_enable(struct pci_dev *d)
 {
 	uint16_t cmd = (uint16_t)pci_read(d, PCI_COMMAND, 2);
@@ -184,6 +207,7 @@ static void function_enable(struct pci_dev *d)
 				    (pin - 1 + d->swizzle) % 4 + 1)
 		     : 0;
 	pci_write(d, PCI_INTERRUPT_LINE, 1, d->irq & 0xff);
+	msi_off(d);
 	cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
 	cmd &= ~PCI_COMMAND_INTX_DISABLE;
 	pci_write(d, PCI_COMMAND, 2, cmd);

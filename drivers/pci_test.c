@@ -193,11 +193,28 @@ static void bridge_is_numbered_and_opened(struct ktest *t)
 	kfree(fx);
 }
 
+/* MSI-X left on by a firmware is turned off: INTx is what is routed. */
+static void msix_is_turned_off(struct ktest *t)
+{
+	struct pci_fake *fx = pci_fake_new(t, 0x40000000);
+	struct pci_fake_fn *f = pci_fake_add_fn(&fx->bus, 1, 0x1af4, 0x1042);
+
+	pci_fake_put(f, PCI_STATUS, 2, PCI_STATUS_CAP_LIST);
+	pci_fake_put(f, PCI_CAPABILITY_LIST, 1, 0x40);
+	pci_fake_put(f, 0x40 + PCI_CAP_LIST_ID, 1, PCI_CAP_ID_MSIX);
+	pci_fake_put(f, 0x40 + PCI_MSIX_FLAGS, 2, PCI_MSIX_FLAGS_ENABLE | 3);
+	KTEST_ASSERT_EQ(t, pci_enumerate(&fx->host, fx->devs, PCI_FAKE_FNS), 1);
+	KTEST_EXPECT_EQ(t, pci_fake_reg(f, 0x40) >> 16, 3);
+	KTEST_EXPECT_EQ(t, fx->devs[0].irq, 33);
+	kfree(fx);
+}
+
 static struct ktest_case pci_enum_cases[] = {
 	KTEST_CASE(good_function_is_assigned),
 	KTEST_CASE(window_translates_addresses),
 	KTEST_CASE(firmware_placement_is_kept),
 	KTEST_CASE(bridge_is_numbered_and_opened),
+	KTEST_CASE(msix_is_turned_off),
 	KTEST_CASE(bad_bars_skip_their_device),
 	KTEST_CASE(contradictory_host_is_refused),
 	KTEST_CASE(irq_routes_follow_the_map),
