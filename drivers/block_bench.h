@@ -1,5 +1,5 @@
 /*
- * drivers/block_bench.h: raw device I/O for benchmarks (drivers/block_shell.c).
+ * drivers/block_bench.h: raw device I/O for benchmarks (app/block_shell.c).
  */
 #pragma once
 

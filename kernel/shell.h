@@ -37,7 +37,7 @@ struct shell_bench {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
-	/* prints kernel/bench.h's JSON lines; run by plain `bench` */
+	/* prints app/bench.h's JSON lines; run by plain `bench` */
 	bool json;
 };
 

@@ -1,5 +1,5 @@
 /*
- * drivers/block_shell.c: shell commands for disks.
+ * app/block_shell.c: shell commands for disks.
  *
  *   disks             list disks: capacity, block size, limits, features,
  *                     and the driver's own lines (virtio-blk: watchdog)
