@@ -7,7 +7,7 @@
 
 Makes an ext2 image (tools/ext2img.py) over a file full of 0xA5 (free
 blocks hold old bytes, as on a used disk), boots whole on it with
-`fsx ... /fsx; cksum /fsx/fsx*` (tests/fsx_cmd.c; --keep: fsx -k, a
+`fsx ... /fsx; cksum /fsx/fsx*` (app/fsx_cmd.c; --keep: fsx -k, a
 shared writable mapping of each file held for the whole run, stored
 through by the mutator and by a storer task beside every change), and:
   - the console must hold no kernel report of a bug (tools/kconsole.py:

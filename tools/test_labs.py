@@ -195,7 +195,7 @@ class LabsDocTest(unittest.TestCase):
 
     def test_named_files_exist(self):
         text = LABS_MD.read_text()
-        for name in set(re.findall(r"\b((?:tests|mm|fs|kernel|drivers|tools|docs)/"
+        for name in set(re.findall(r"\b((?:tests|mm|fs|kernel|drivers|app|tools|docs)/"
                                    r"[\w./-]+\.(?:c|h|py|patch|md|S))", text)):
             if "labN" in name:
                 continue  # docs/labs/labN-start.patch: a placeholder
@@ -204,7 +204,7 @@ class LabsDocTest(unittest.TestCase):
 
     def test_named_functions_exist(self):
         text = LABS_MD.read_text()
-        src = "".join(p.read_text() for d in ("mm", "fs", "kernel", "tests", "drivers")
+        src = "".join(p.read_text() for d in ("mm", "fs", "kernel", "tests", "drivers", "app")
                       for p in (ROOT / d).rglob("*.[ch]"))
         for fn in set(re.findall(r"`(\w+)\(\)`", text)):
             with self.subTest(fn=fn):
@@ -229,7 +229,7 @@ class BringupDocTest(unittest.TestCase):
 
     def test_named_files_exist(self):
         text = (ROOT / "docs" / "bringup.md").read_text()
-        for name in set(re.findall(r"\b((?:mm|fs|kernel|drivers|tools)/[\w./-]+"
+        for name in set(re.findall(r"\b((?:mm|fs|kernel|drivers|app|tools)/[\w./-]+"
                                    r"\.(?:c|h|py|S|ld))", text)):
             with self.subTest(name=name):
                 self.assertTrue((ROOT / name).exists(), name)

@@ -1,5 +1,5 @@
 /*
- * fs/shell_fs.c: file commands for the shell.
+ * app/shell_fs.c: file commands for the shell.
  *
  *   cat FILE...         mkdir DIR...   rmdir DIR...
  *   rm FILE...          mv OLD NEW     stat PATH...   sync

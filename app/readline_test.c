@@ -1,10 +1,10 @@
 /*
- * kernel/readline_test.c: suite shell_readline - key sequences as a
+ * app/readline_test.c: suite shell_readline - key sequences as a
  * terminal sends them produce the expected line.
  */
 #include <errno.h>
 #include <kernel/ktest.h>
-#include <kernel/readline.h>
+#include <app/readline.h>
 
 struct keys {
 	const char *s;

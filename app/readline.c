@@ -1,12 +1,12 @@
 /*
- * kernel/readline.c: a small line editor (see readline.h).
+ * app/readline.c: a small line editor (see readline.h).
  *
  * The line is redrawn from the cursor to the end after each edit; the
  * cursor is moved back with backspaces, which every terminal understands.
  */
 #include <errno.h>
 #include <string.h>
-#include <kernel/readline.h>
+#include <app/readline.h>
 
 #define KEY_CTRL(c) ((c)&0x1f)
 

@@ -1,5 +1,5 @@
 /*
- * kernel/bench.h: benchmarks that print their results as JSON, one object
+ * app/bench.h: benchmarks that print their results as JSON, one object
  * per line, for tools/bench to collect (`bench [NAME...]` in the shell).
  *
  *   static int my_bench(int argc, char **argv) {

@@ -1,5 +1,5 @@
 /*
- * kernel/bench.c: the JSON benchmark harness (kernel/bench.h) and the
+ * app/bench.c: the JSON benchmark harness (app/bench.h) and the
  * `bench` shell command that runs benchmarks by name.
  *
  *   bench                  every JSON benchmark, in table order
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <kernel/bench.h>
+#include <app/bench.h>
 #include <kernel/compiler.h>
 #include <kernel/time.h>
 

@@ -1,5 +1,5 @@
 /*
- * fs/shell_io.c: `io`, xfs_io's command syntax on one file.
+ * app/shell_io.c: `io`, xfs_io's command syntax on one file.
  *
  *   io [-f] [-r] [-t] -c "SUBCMD ARGS" [-c ...] FILE
  *     -f create, -r read-only, -t truncate on open; options may come in
@@ -14,15 +14,15 @@
  *   fpunch OFF LEN    fzero [-k] OFF LEN    fcollapse OFF LEN
  *   finsert OFF LEN   falloc [-k] OFF LEN   (fallocate(2)'s modes)
  *   seek -d|-h OFF    (lseek SEEK_DATA / SEEK_HOLE)
- *   mmap, munmap, mread, mwrite, msync, madvise (fs/shell_mmap.c)
+ *   mmap, munmap, mread, mwrite, msync, madvise (app/shell_mmap.c)
  *
  * Sizes take xfs_io's suffixes (k, m, g, t, p, e; b = block, s = 512).
  * The output lines are xfs_io's, so a run can be compared with xfs_io's on
  * Linux (the timing line aside). Subcommands are rows of io_cmds[]: a new
  * one (fpunch, fzero, ...) is a function and a row. Here: the command
  * line, the table, pread and pwrite and the shared formatting; the other
- * file subcommands are fs/shell_io_file.c, the mapping ones
- * fs/shell_mmap.c, the two-file ones fs/shell_io_range.c.
+ * file subcommands are app/shell_io_file.c, the mapping ones
+ * app/shell_mmap.c, the two-file ones app/shell_io_range.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -35,10 +35,10 @@
 #include <sys/uio.h>
 #include <linux/falloc.h>
 #include <kernel/shell.h>
-#include <kernel/shell_parse.h>
+#include <app/shell_parse.h>
 #include <kernel/time.h>
 #include <fs/internal.h>
-#include <fs/shell_io.h>
+#include <app/shell_io.h>
 
 #define IO_DEFAULT_BSIZE 4096
 

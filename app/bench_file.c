@@ -1,6 +1,6 @@
 /*
- * fs/bench_file.c: the JSON benchmarks of the page cache, the file calls
- * and the device (kernel/bench.h; `bench -l` lists them). Each works on
+ * app/bench_file.c: the JSON benchmarks of the page cache, the file calls
+ * and the device (app/bench.h; `bench -l` lists them). Each works on
  * its own file, /bench.dat (64 MiB, byte i of MiB k = k + 1), made and
  * removed by the benchmark, so any can run alone and none leaves a trace.
  * Raw device figures read vda (reads only: safe under a filesystem) and
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <drivers/block_bench.h>
-#include <kernel/bench.h>
+#include <app/bench.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/lockdep.h>
@@ -24,7 +24,7 @@
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
-#include "bench.h"
+#include <app/bench_file.h>
 
 uint8_t *bench_big_buf(void)
 {

@@ -1,7 +1,7 @@
 /*
- * fs/shell_io.h: what the `io` command's subcommand files share
- * (fs/shell_io.c: the command, its table and the file calls;
- * fs/shell_mmap.c: the memory-mapping subcommands).
+ * app/shell_io.h: what the `io` command's subcommand files share
+ * (app/shell_io.c: the command, its table and the file calls;
+ * app/shell_mmap.c: the memory-mapping subcommands).
  */
 #pragma once
 
@@ -21,7 +21,7 @@ struct io_file {
 	const char *path;
 	int flags;
 	long blocksize;
-	struct io_map maps[IO_MAX_MAPS]; /* fs/shell_mmap.c */
+	struct io_map maps[IO_MAX_MAPS]; /* app/shell_mmap.c */
 	int nmaps, cur_map;
 };
 
@@ -39,14 +39,14 @@ void io_perror(const char *what);
 /* xfs_io's dump_buffer: 16 bytes a line from offset @off. */
 void io_dump(long long off, const uint8_t *buf, long n);
 
-/* fs/shell_mmap.c */
+/* app/shell_mmap.c */
 int io_mmap(struct io_file *io, int argc, char **argv);
 int io_munmap(struct io_file *io, int argc, char **argv);
 int io_mread(struct io_file *io, int argc, char **argv);
 int io_mwrite(struct io_file *io, int argc, char **argv);
 int io_msync(struct io_file *io, int argc, char **argv);
 int io_madvise(struct io_file *io, int argc, char **argv);
-/* fs/shell_io_file.c */
+/* app/shell_io_file.c */
 int io_truncate(struct io_file *io, int argc, char **argv);
 int io_fsync(struct io_file *io, int argc, char **argv);
 int io_fadvise(struct io_file *io, int argc, char **argv);
@@ -54,7 +54,7 @@ int io_readahead(struct io_file *io, int argc, char **argv);
 int io_stat(struct io_file *io, int argc, char **argv);
 int io_fallocate(struct io_file *io, int argc, char **argv);
 int io_seek(struct io_file *io, int argc, char **argv);
-/* fs/shell_io_range.c */
+/* app/shell_io_range.c */
 int io_copy_range(struct io_file *io, int argc, char **argv);
 int io_swapext(struct io_file *io, int argc, char **argv);
 /* Unmap what the subcommands left mapped (the end of an `io` run). */

@@ -1,5 +1,5 @@
 /*
- * tests/fsx_cmd.c: the fsx shell command - its options, the files (and
+ * app/fsx_cmd.c: the fsx shell command - its options, the files (and
  * with -k the mappings held of them), the reader tasks started on every
  * hart beside the mutator (and the storer), and the final check after
  * dropping the caches. What fsx does: tests/fsx.c.
@@ -22,7 +22,7 @@
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include <fs/vfs.h>
-#include "fsx.h"
+#include <tests/fsx.h>
 
 /* -w: the mutator stays at the race point between dropping the cache and
  * changing the block map (invalidate_lock held exclusive), and at the one

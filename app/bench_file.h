@@ -1,5 +1,5 @@
 /*
- * fs/bench.h: what the file benchmarks (fs/bench_file.c, fs/bench_io.c)
+ * app/bench_file.h: what the file benchmarks (app/bench_file.c, app/bench_io.c)
  * share: the file they work on, the sizes and counts, and the helpers.
  * tools/linuxbench.c, the same workloads as a Linux program, includes it
  * for the sizes and counts (the prototypes are whole's alone).

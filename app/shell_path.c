@@ -1,5 +1,5 @@
 /*
- * fs/shell_path.c: shell commands for the working directory, links and
+ * app/shell_path.c: shell commands for the working directory, links and
  * attributes.
  *
  *   cd [DIR]                  (no DIR: the root; there is no $HOME)

@@ -1,9 +1,9 @@
 /*
- * kernel/shell.c: command parsing and the built-in commands.
+ * app/shell.c: command parsing and the built-in commands.
  *
- * A line is parsed whole first (kernel/shell_parse.c: ';', quotes,
+ * A line is parsed whole first (app/shell_parse.c: ';', quotes,
  * backslash); a line that does not parse runs nothing. The interactive
- * loop reads lines through the line editor (kernel/readline.c).
+ * loop reads lines through the line editor (app/readline.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +15,10 @@
 #include <kernel/ktest.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
-#include <kernel/readline.h>
+#include <app/readline.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
-#include <kernel/shell_parse.h>
+#include <app/shell_parse.h>
 #include <kernel/time.h>
 #include <drivers/uart_ns16550.h>
 #include <mm/page_alloc.h>

@@ -1,5 +1,5 @@
 /*
- * fs/shell_mmap.c: `io`'s memory-mapping subcommands, in xfs_io's syntax
+ * app/shell_mmap.c: `io`'s memory-mapping subcommands, in xfs_io's syntax
  * and with its messages (xfs_io's io/mmap.c is the reference):
  *
  *   mmap                   list the mappings, [NNN] the current one
@@ -29,7 +29,7 @@
 #include <kernel/err.h>
 #include <kernel/sched.h>
 #include <mm/page_alloc.h>
-#include <fs/shell_io.h>
+#include <app/shell_io.h>
 
 static struct io_map *current_map(struct io_file *io)
 {

@@ -1,9 +1,9 @@
 /*
- * fs/shell_io_file.c: io's subcommands on the open file other than the
+ * app/shell_io_file.c: io's subcommands on the open file other than the
  * reads, writes and mappings: truncate, fsync/fdatasync, fadvise,
  * readahead, stat, the fallocate family (falloc, fpunch, fzero, fcollapse,
  * finsert) and seek - each in xfs_io's syntax and with its output. The
- * command line, the table and the shared formatting are fs/shell_io.c.
+ * command line, the table and the shared formatting are app/shell_io.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <linux/falloc.h>
 #include <fs/internal.h>
-#include <fs/shell_io.h>
+#include <app/shell_io.h>
 
 int io_truncate(struct io_file *io, int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 /*
- * drivers/block_shell.c: shell commands for disks.
+ * app/block_shell.c: shell commands for disks.
  *
  *   disks             list disks: capacity, block size, limits, features,
  *                     and the driver's own lines (virtio-blk: watchdog)
@@ -7,19 +7,15 @@
  *                     4 KiB random-read IOPS at depth 1 and 32 (rdtime).
  *                     It WRITES over the first 64 MiB of the disk.
  *
- * Locking: none of its own; a benchmark's counters are atomics shared with
- * its completion callback, which runs in interrupt context.
+ * The I/O itself is drivers/block_bench.c's blk_bench.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <drivers/bench_rand.h>
 #include <drivers/block.h>
 #include <drivers/block_bench.h>
-#include <kernel/race.h>
 #include <kernel/shell.h>
 #include <kernel/time.h>
-#include <kernel/wait.h>
 #include <mm/kmalloc.h>
 
 #define BENCH_BYTES	(64u << 20)
@@ -54,85 +50,6 @@ static int disks_cmd(int argc, char **argv)
 }
 SHELL_COMMAND(disks, disks_cmd, "disks", "list block devices");
 
-/*
- * @b lives on the waiter's stack (blk_bench). The count and the wake-up
- * are under the queue's lock, whose unlock is the last touch of @b: a
- * waiter that sees the count takes that lock in finish_wait before it
- * returns, so its frame cannot go while this still holds the lock.
- */
-static void bench_end_io(struct bio *bio)
-{
-	struct bench *b = bio->private;
-	unsigned long flags;
-
-	if (bio->status)
-		__atomic_add_fetch(&b->errors, 1, __ATOMIC_RELAXED);
-	bio_free(bio);
-	flags = spin_lock_irqsave(&b->wq.lock);
-	__atomic_sub_fetch(&b->inflight, 1, __ATOMIC_ACQ_REL);
-	race_point(RACE_BLK_BENCH_WAKE, b);
-	wake_up_all_locked(&b->wq);
-	spin_unlock_irqrestore(&b->wq.lock, flags);
-}
-
-static bool bench_wait_below(struct bench *b, int depth)
-{
-	return wait_event_timeout(
-	    &b->wq, READ_ONCE(b->inflight) < depth, BLK_SYNC_TIMEOUT_NS);
-}
-
-/*
- * @nios I/Os of @size bytes, at most @depth in flight; random offsets if
- * @seed, else sequential from 0. Return: elapsed ns, 0 on failure.
- *
- * Each wake-up submits all the completions left room for under one plug,
- * so they reach the disk together (one doorbell), as Linux's figure
- * submits them: one io_uring_enter, under the plug io_uring takes
- * (tools/linuxbench.c). The plug is sent before every wait.
- */
-static uint64_t bench_run(struct bench *b,
-			  enum blk_op op,
-			  uint8_t *buf,
-			  uint32_t size,
-			  unsigned int nios,
-			  int depth,
-			  uint64_t seed)
-{
-	uint64_t disk_bytes = b->dev->nr_sectors << SECTOR_SHIFT;
-	uint64_t t0 = time_ns();
-	struct blk_plug plug;
-	bool ok = true;
-
-	b->errors = 0;
-	blk_start_plug(&plug, b->dev);
-	for (unsigned int i = 0; i < nios && ok; i++) {
-		uint64_t sector = (uint64_t)i * (size >> SECTOR_SHIFT);
-		struct bio *bio;
-
-		if (seed) /* the same blocks as Linux's (tools/linuxbench.c) */
-			sector = bench_rand_offset(&seed, disk_bytes) >>
-				 SECTOR_SHIFT;
-		if (READ_ONCE(b->inflight) >= depth) {
-			blk_finish_plug(&plug);
-			ok = bench_wait_below(b, depth);
-			blk_start_plug(&plug, b->dev);
-		}
-		if (!ok || !(bio = bio_alloc(b->dev, op, sector, 1))) {
-			ok = false;
-			break;
-		}
-		bio_add_buf(bio, buf + (size_t)(i % depth) * size, size);
-		bio->end_io = bench_end_io;
-		bio->private = b;
-		__atomic_add_fetch(&b->inflight, 1, __ATOMIC_ACQ_REL);
-		blk_submit(bio);
-	}
-	blk_finish_plug(&plug);
-	if (!bench_wait_below(b, 1) || b->errors || !ok)
-		return 0;
-	return MAX(time_ns() - t0, 1);
-}
-
 static void bench_report(
     const char *what, int depth, uint64_t ns, uint64_t bytes, unsigned int nios)
 {
@@ -150,7 +67,6 @@ static void bench_report(
 
 static int bench_blk(struct block_device *dev)
 {
-	struct bench b = { .dev = dev };
 	uint64_t bytes = MIN(BENCH_BYTES, dev->nr_sectors << SECTOR_SHIFT);
 	unsigned int seq = (unsigned int)(bytes / BENCH_SEQ_IO);
 	uint8_t *buf = kmalloc(BENCH_MAX_DEPTH * BENCH_SEQ_IO, GFP_KERNEL);
@@ -158,7 +74,6 @@ static int bench_blk(struct block_device *dev)
 
 	if (!buf || !seq)
 		return 1;
-	wait_queue_init(&b.wq);
 	printf("bench blk %s: %llu MiB sequential in %u KiB requests, %u "
 	       "random 4 KiB reads\n",
 	       dev->name,
@@ -166,11 +81,11 @@ static int bench_blk(struct block_device *dev)
 	       BENCH_SEQ_IO >> 10,
 	       BENCH_RAND_IOS);
 	for (size_t d = 0; d < ARRAY_SIZE(depths); d++) {
-		uint64_t ns = bench_run(
-		    &b, BLK_OP_READ, buf, BENCH_SEQ_IO, seq, depths[d], 0);
+		uint64_t ns = blk_bench(
+		    dev, BLK_OP_READ, buf, BENCH_SEQ_IO, seq, depths[d], 0);
 		bench_report("seq read", depths[d], ns, bytes, seq);
 		if (!dev->read_only) {
-			ns = bench_run(&b,
+			ns = blk_bench(dev,
 				       BLK_OP_WRITE,
 				       buf,
 				       BENCH_SEQ_IO,
@@ -179,7 +94,7 @@ static int bench_blk(struct block_device *dev)
 				       0);
 			bench_report("seq write", depths[d], ns, bytes, seq);
 		}
-		ns = bench_run(&b,
+		ns = blk_bench(dev,
 			       BLK_OP_READ,
 			       buf,
 			       4096,
@@ -194,20 +109,6 @@ static int bench_blk(struct block_device *dev)
 	}
 	kfree(buf);
 	return 0;
-}
-
-uint64_t blk_bench(struct block_device *dev,
-		   enum blk_op op,
-		   uint8_t *buf,
-		   uint32_t size,
-		   unsigned int nios,
-		   int depth,
-		   uint64_t seed)
-{
-	struct bench b = { .dev = dev };
-
-	wait_queue_init(&b.wq);
-	return bench_run(&b, op, buf, size, nios, depth, seed);
 }
 
 /* argv[0] is "blk" (kernel/shell.h's SHELL_BENCH). */

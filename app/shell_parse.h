@@ -1,5 +1,5 @@
 /*
- * kernel/shell_parse.h: splitting a command line into commands and words.
+ * app/shell_parse.h: splitting a command line into commands and words.
  *
  * One parser for every command line the shell and its commands take apart,
  * so a line is either understood whole or refused whole:

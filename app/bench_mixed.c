@@ -1,5 +1,5 @@
 /*
- * fs/bench_mixed.c: the benchmark `mixed` (kernel/bench.h) - what the
+ * app/bench_mixed.c: the benchmark `mixed` (app/bench.h) - what the
  * fill paths' lock costs while a file is read, written and punched at once.
  *
  * One 64 MiB file, three ranges: two readers do random 4 KiB reads in the
@@ -34,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/falloc.h>
-#include <kernel/bench.h>
+#include <app/bench.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/sched.h>
@@ -42,7 +42,7 @@
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
-#include "bench.h"
+#include <app/bench_file.h>
 
 #define MIXED_READS  20000 /* per reader and round */
 #define MIXED_MAX_MS 60000 /* a round ends here, the readers done or not */

@@ -1,5 +1,5 @@
 /*
- * kernel/shell_parse_test.c: suite shell_parse - command lines split into
+ * app/shell_parse_test.c: suite shell_parse - command lines split into
  * commands and words as POSIX sh splits them (for the part of sh the shell
  * takes: blanks, ';', '...', "...", backslash, '>' and '>>'), and bad
  * quoting refused.
@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <kernel/ktest.h>
-#include <kernel/shell_parse.h>
+#include <app/shell_parse.h>
 
 /*
  * Parse @line and render it as "[w1|w2][w3]": one bracket per command,

@@ -1,5 +1,5 @@
 /*
- * fs/shell_ls.c: the shell's ls.
+ * app/shell_ls.c: the shell's ls.
  *
  *   ls [-l] [PATH...]    (no PATH: the working directory)
  *

@@ -1,5 +1,5 @@
 /*
- * fs/shell_io_range.c: io's two-file subcommands, in xfs_io's syntax and
+ * app/shell_io_range.c: io's two-file subcommands, in xfs_io's syntax and
  * output:
  *   copy_range [-s src_off] [-d dst_off] [-l len] src_file
  *                   copy_file_range(2) from src_file into the open file;
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <fs/shell_io.h>
+#include <app/shell_io.h>
 
 int io_copy_range(struct io_file *io, int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 /*
- * fs/shell_lockstat.c: `lockstat` - acquisitions and contention of the
+ * app/shell_lockstat.c: `lockstat` - acquisitions and contention of the
  * file locks, summed over every inode (the class counters of
  * kernel/rwsem.c): invalidate_lock and i_rwsem, shared and exclusive.
  *

@@ -1,5 +1,5 @@
 /*
- * kernel/shell_parse.c: the command-line parser (see shell_parse.h).
+ * app/shell_parse.c: the command-line parser (see shell_parse.h).
  *
  * One pass over the line. The words are copied, quotes removed, into one
  * buffer of strlen(line) + 1 bytes: a word never has more characters than
@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <kernel/shell_parse.h>
+#include <app/shell_parse.h>
 
 struct parser {
 	const char *s; /* next input character */

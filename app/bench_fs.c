@@ -1,5 +1,5 @@
 /*
- * fs/bench_fs.c: `bench fs [DIR]`, the filesystem benchmark.
+ * app/bench_fs.c: `bench fs [DIR]`, the filesystem benchmark.
  *
  * Through the POSIX calls, in DIR (default "/"), timed with time_ns():
  *   write     a 64 MiB file in 1 MiB write()s, then fsync (MiB/s over both)

@@ -1,9 +1,9 @@
 /*
- * fs/bench_io.c: the JSON benchmarks that reach the device (kernel/bench.h):
+ * app/bench_io.c: the JSON benchmarks that reach the device (app/bench.h):
  * cold sequential reads with and without readahead beside the raw device,
  * buffered writes and fsync beside raw writes, random 4 KiB device reads,
  * create+unlink, cached reads on several harts, and the boot time.
- * The file and helpers are fs/bench.h's.
+ * The file and helpers are app/bench_file.h's.
  *
  * Locking: none of its own.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <drivers/block_bench.h>
-#include <kernel/bench.h>
+#include <app/bench.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/sched.h>
@@ -21,7 +21,7 @@
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
-#include "bench.h"
+#include <app/bench_file.h>
 
 /* ---- cold and raw sequential reads, buffered writes: MB/s ---- */
 

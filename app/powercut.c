@@ -1,5 +1,5 @@
 /*
- * tests/powercut.c: the workload that tools/powercut cuts the power under.
+ * app/powercut.c: the workload that tools/powercut cuts the power under.
  *
  *   powercut SEED DIR [ROUNDS]
  *

@@ -1,5 +1,5 @@
 /*
- * kernel/readline.h: line editing for the console shell.
+ * app/readline.h: line editing for the console shell.
  *
  * Keys: printable characters insert at the cursor; Backspace/Delete;
  * Left/Right, Home/End (also Ctrl-A/Ctrl-E); Up/Down walk the history;
