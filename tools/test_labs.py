@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import lab  # noqa: E402
 import mutants  # noqa: E402
 
+ANSWERS_MD = ROOT / "docs" / "labs" / "answers.md"
 LABS_MD = ROOT / "docs" / "labs.md"
 LABS_DIR = ROOT / "docs" / "labs"
 LAST = re.compile(r"^lab (\d+): (\d+)/(\d+) points$")
@@ -192,6 +193,12 @@ class LabsDocTest(unittest.TestCase):
                 self.assertIn(f"./tools/lab start {l.number}", body)
                 self.assertIn(f"./tools/lab grade {l.number}", body)
                 self.assertRegex(body, r"(?i)hints?")
+                # The answer is apart: a student reading labs.md in a
+                # terminal, where <details> does not fold, must not meet it.
+                self.assertNotIn("<summary>Answer", body)
+                self.assertIn(f"labs/answers.md#lab-{l.number}", body)
+                self.assertRegex(ANSWERS_MD.read_text(),
+                                 rf"(?m)^## Lab {l.number}\n\n\*\S")
 
     def test_named_files_exist(self):
         text = LABS_MD.read_text()
