@@ -42,6 +42,7 @@ from typing import Callable
 import errimg
 import ext2img
 import ext2tree
+import ext4img
 import mkbadimg
 import mkblkimg
 import pcidtb
@@ -307,6 +308,46 @@ def ext2_bad_check(kind):
     return post_check
 
 
+# ext4 boots: the image of tools/ext4img.py (a known tree, then files under
+# /bad damaged) as vda, read-only, and the mount cases' disks as vdb..vde
+# (QEMU gives the first -device the highest address; whole names disks in
+# address order). Afterwards every image must be as it was, and the
+# console must name each damage while ext4_bad runs.
+def ext4_images(build, name):
+    return [build / f"{name}.img",
+            *[build / name / f"ext4_{d}.img" for d in ext4img.DISKS]]
+
+
+def ext4_prepare(name, block):
+    def prepare(build: Path) -> None:
+        ext4img.make_image(build / f"{name}.img", block)
+        ext4img.disks(build / name)
+        (build / f"{name}.sha256").write_text(
+            ext4img.image_digest(ext4_images(build, name)))
+    return prepare
+
+
+def ext4_check(name):
+    def post_check(build: Path) -> None:
+        if ext4img.image_digest(ext4_images(build, name)) != \
+                (build / f"{name}.sha256").read_text():
+            raise ext2img.CheckFailed(f"{name}: a read-only mount wrote to "
+                                      "its disks")
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
+        if "ext4_bad" in suites_run(build / "test-logs" / f"{name}.log"):
+            for message in (*ext4img.BAD.values(),
+                            *ext4img.DISK_MESSAGES.values()):
+                message_in_suite(log, "ext4_bad", message)
+    return post_check
+
+
+def ext4_args(name):
+    disks = ext4_images(Path("build"), name)
+    return tuple(a for img in reversed(disks) for a in (
+        "-drive", f"file={img},if=none,format=raw,id={img.stem}",
+        "-device", f"virtio-blk-device,drive={img.stem}"))
+
+
 # Kernel reports (tools/kconsole.py) that cases provoke on purpose, in
 # whichever boot runs them: (kind, glob over "suite.case"). Anywhere else
 # such a report fails its boot.
@@ -339,6 +380,7 @@ EXPECTED_REPORTS = (
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),
     ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
+    ("ext2-error", "ext4_bad.*"),
     # mm/invalidate_test.c provokes each check of the invalidate_lock rules.
     ("lockdep", "pcache_invalidate.invalidate_lock_inside_page_lock_reported"),
     ("lockdep", "pcache_invalidate.invalidate_lock_across_fault_reported"),
@@ -501,6 +543,12 @@ BOOTS = [
          post_check=race_check("race_pci"),
          allow=(("sigbus", "race_truncate.race_truncate_fault"),
                 ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
+    # ext4 images (mke2fs -t ext4 -O ^has_journal): read-only, read back
+    # through extent trees; the damaged ones refused (docs/ext4.md).
+    *[Boot(name, smp=2, mem="256M", suites=("ext4_csum", "ext4_read", "ext4_bad"),
+           qemu_args=ext4_args(name), bootargs="root=vda rootfstype=ext4",
+           prepare=ext4_prepare(name, block), post_check=ext4_check(name))
+      for name, block in (("ext4_1k", 1024), ("ext4_2k", 2048), ("ext4_4k", 4096))],
     *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],),
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))

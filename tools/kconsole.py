@@ -60,9 +60,10 @@ REPORTS = [
     # A page back in a range its invalidate_lock holder dropped: a fill
     # without the lock (mm/invalidate.c); legacy mode's race boots allow it.
     ("invalidate-leftover", r"invalidate_lock: page \d+ of inode \d+ back in"),
-    # A mounted ext2 finding itself inconsistent (the mount-time refusals
-    # of a disk that holds no good ext2 are not reports).
-    ("ext2-error", r"ext2: (directory )?inode \d+|ext2: (\S+: )?I/O error|"
+    # A mounted ext2 (or ext4: the same driver) finding itself inconsistent
+    # (the mount-time refusals of a disk that holds no good ext2 are not
+    # reports).
+    ("ext2-error", r"ext[24]: (directory )?inode \d+|ext2: (\S+: )?I/O error|"
                    r"ext2: (not )?freeing"),
 ]
 _REPORTS = [(kind, re.compile(pat)) for kind, pat in REPORTS]

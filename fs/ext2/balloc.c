@@ -61,7 +61,7 @@ static int alloc_in_group(struct inode *inode,
 			  uint32_t *count)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
-	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	struct ext2_group_desc *gd = ext2_gd(sbi, g);
 	uint32_t nbits = group_nr_blocks(sbi, g), bit, blk, n;
 	struct ext2_buf *b;
 
@@ -165,7 +165,7 @@ static void free_in_group(struct inode *inode, uint32_t blk, uint32_t n)
 	uint32_t g = (blk - sbi->s_first_data_block) / sbi->s_blocks_per_group;
 	uint32_t bit =
 	    (blk - sbi->s_first_data_block) % sbi->s_blocks_per_group;
-	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	struct ext2_group_desc *gd = ext2_gd(sbi, g);
 	uint32_t freed = 0;
 	struct ext2_buf *b;
 

@@ -13,6 +13,10 @@
  * i_map_lock protects i_data[], the indirect blocks' contents, i_blocks
  * and i_goal. Allocation nests s_alloc_lock inside it.
  *
+ * This is the indirect implementation of the block map (ext2_indirect_map);
+ * ext2_map_run() and ext2_get_block() here are the interface, and go to
+ * the inode's own map (extent.c has the other).
+ *
  * This file maps one block at a time (or, for reads, a run of blocks
  * that follow each other on disk: ext2_map_run); blockmap_range.c frees and
  * allocates ranges of blocks (truncate, punch, preallocation) and
@@ -138,6 +142,9 @@ int ext2_alloc_run(struct inode *inode,
 	int err;
 
 	*count = 0;
+	err = ext2_map_writable(inode);
+	if (err)
+		return err;
 	__atomic_fetch_add(
 	    &EXT2_SBI(inode->i_sb)->s_alloc_walks, 1, __ATOMIC_RELAXED);
 	mutex_lock(&ei->i_map_lock);
@@ -255,6 +262,36 @@ out:
 	return err;
 }
 
+static int indirect_map_run(struct inode *inode,
+			    uint64_t lblk,
+			    uint32_t max,
+			    uint32_t *pblk,
+			    uint64_t *len)
+{
+	uint32_t run = 1;
+	int err =
+	    get_block(inode, lblk, false, pblk, len, NULL, MAX(max, 1u), &run);
+
+	if (!err && *pblk)
+		*len = run;
+	return err;
+}
+
+const struct ext2_map_ops ext2_indirect_map = {
+	.name = "indirect",
+	.map_run = indirect_map_run,
+	.max_blocks = ext2_max_blocks,
+	.writable = true,
+};
+
+int ext2_map_writable(struct inode *inode)
+{
+	/* features.c mounts a filesystem with extents read-only */
+	if (WARN_ON_ONCE(!EXT2_I(inode)->i_map->writable))
+		return -EROFS;
+	return 0;
+}
+
 /**
  * ext2_get_block - map (and with @create, allocate) logical block @lblk
  * Context: task, may sleep; takes i_map_lock (and s_alloc_lock).
@@ -266,12 +303,25 @@ int ext2_get_block(struct inode *inode,
 		   uint32_t *pblk,
 		   uint64_t *hole)
 {
-	return get_block(inode, lblk, create, pblk, hole, NULL, 0, NULL);
+	uint64_t len;
+	int err;
+
+	if (create) {
+		err = ext2_map_writable(inode);
+		return err ? err
+			   : get_block(
+				 inode, lblk, true, pblk, hole, NULL, 0, NULL);
+	}
+	err = ext2_map_run(inode, lblk, 1, pblk, &len);
+	if (!err && !*pblk && hole)
+		*hole = len;
+	return err;
 }
 
 /**
  * ext2_map_run - map logical block @lblk for reading, with the run of
- * blocks that follow it on disk: one walk of the map for a whole run.
+ * blocks that follow it on disk: one walk of the map for a whole run,
+ * through the inode's map (indirect blocks or extents).
  * Context: task, may sleep; takes i_map_lock.
  * Return: 0 with *pblk and *len blocks from @lblk on at *pblk.. (at most
  * @max), or a hole: *pblk 0 and *len blocks unmapped; or a negative
@@ -283,13 +333,7 @@ int ext2_map_run(struct inode *inode,
 		 uint32_t *pblk,
 		 uint64_t *len)
 {
-	uint32_t run = 1;
-	int err =
-	    get_block(inode, lblk, false, pblk, len, NULL, MAX(max, 1u), &run);
-
-	if (!err && *pblk)
-		*len = run;
-	return err;
+	return EXT2_I(inode)->i_map->map_run(inode, lblk, max, pblk, len);
 }
 
 /**
@@ -303,8 +347,11 @@ int ext2_get_block_new(struct inode *inode,
 		       uint32_t *pblk,
 		       bool *new)
 {
+	int err = ext2_map_writable(inode);
+
 	*new = false;
-	return get_block(inode, lblk, true, pblk, NULL, new, 0, NULL);
+	return err ? err
+		   : get_block(inode, lblk, true, pblk, NULL, new, 0, NULL);
 }
 
 int ext2_run_map(struct inode *inode,

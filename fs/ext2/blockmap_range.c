@@ -304,8 +304,10 @@ int ext2_free_range_locked(struct inode *inode,
 	DEBUG_ASSERT(mutex_is_locked(&EXT2_I(inode)->i_map_lock));
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext2_inode_info *ei = EXT2_I(inode);
-	int err = 0;
+	int err = ext2_map_writable(inode);
 
+	if (err)
+		return err;
 	for (int i = 0; i < EXT2_N_BLOCKS; i++) {
 		uint64_t start, span;
 		int depth = top_slot(sbi, i, &start, &span);

@@ -102,9 +102,10 @@ static int shift_locked(struct inode *inode, uint64_t from, int64_t delta)
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	uint64_t max = ext2_max_blocks(sbi), lowest = MIN(from, from + delta);
 	struct runs r = { 0 };
-	int err;
+	int err = ext2_map_writable(inode);
 
-	err = ext2_collect_runs(inode, from, max, &r);
+	if (!err)
+		err = ext2_collect_runs(inode, from, max, &r);
 	if (!err && delta > 0 && r.nr &&
 	    r.v[r.nr - 1].start + r.v[r.nr - 1].len + delta > max)
 		err = -EFBIG;

@@ -8,6 +8,11 @@
  * number in range): a bad one gives -EUCLEAN with a message naming the
  * directory, the block and the offset.
  *
+ * With metadata_csum (ext4, mounted read-only) each block's checksum is
+ * checked once per read from disk (ext2_dir_bread): a mismatch is
+ * -EBADMSG with a message. An htree's index blocks (dir_index) read as
+ * records that name nothing, so a look-up scans the blocks in order.
+ *
  * Removing an entry merges its rec_len into the previous record (or clears
  * the inode of the first record of a block); adding one reuses a free
  * record, splits the slack of a used one, or appends a block. A change
@@ -75,6 +80,27 @@ struct ext2_dir_entry_2 *ext2_entry_at(struct ext2_buf *b, unsigned int off)
 	return (struct ext2_dir_entry_2 *)((char *)b->b_data + off);
 }
 
+struct ext2_buf *ext2_dir_bread(struct inode *dir, uint64_t lblk, uint32_t pblk)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
+	struct ext2_buf *b = ext2_bread(sbi, pblk);
+
+	if (IS_ERR(b) || !sbi->s_csum ||
+	    __atomic_load_n(&b->b_csum_ok, __ATOMIC_ACQUIRE))
+		return b;
+	if (!ext2_dir_block_csum_ok(dir, lblk, b->b_data)) {
+		pr_err("ext4: directory inode %lu: block %u (logical %llu): "
+		       "checksum does not match\n",
+		       dir->i_ino,
+		       pblk,
+		       (unsigned long long)lblk);
+		ext2_brelse(sbi, b);
+		return ERR_PTR(-EBADMSG);
+	}
+	__atomic_store_n(&b->b_csum_ok, true, __ATOMIC_RELEASE);
+	return b;
+}
+
 static int
 walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
 {
@@ -110,7 +136,7 @@ static int walk_dir(struct inode *dir, dirent_fn fn, void *arg)
 			return ret;
 		if (!pblk)
 			continue;
-		b = ext2_bread(sbi, pblk);
+		b = ext2_dir_bread(dir, lblk, pblk);
 		if (IS_ERR(b))
 			return PTR_ERR(b);
 		ret = walk_block(dir, b, fn, arg);

@@ -22,6 +22,7 @@
 
 #include <sys/statfs.h>
 #include <ext2fs/ext2_fs.h>
+#include <ext2fs/ext3_extents.h>
 #include <kernel/compiler.h>
 #include <kernel/list.h>
 #include <kernel/mutex.h>
@@ -56,6 +57,7 @@ struct ext2_buf {
 	/* atomic: */
 	int b_dirty;
 	bool b_uptodate; /* set (release) under b_io_lock, read (acquire) */
+	bool b_csum_ok;	 /* metadata_csum: checked since read (atomic) */
 };
 
 struct ext2_bcache {
@@ -63,6 +65,12 @@ struct ext2_bcache {
 	struct list_head hash[EXT2_BCACHE_HASH];
 	struct list_head lru;
 	unsigned long nr_lru;
+};
+
+/* A run of metadata blocks [start, end): superblock and descriptor
+ * copies, bitmaps, inode tables (zone.c). */
+struct ext2_zone {
+	uint32_t start, end;
 };
 
 struct ext2_sb_info {
@@ -76,7 +84,14 @@ struct ext2_sb_info {
 	uint32_t s_addr_per_block;
 	unsigned int s_addr_bits; /* log2(s_addr_per_block) */
 	unsigned int s_sect_per_block;
+	uint32_t s_desc_size; /* bytes per group descriptor: 32 or 64+ */
 	bool s_filetype, s_sparse;
+	/* ext4 (features.c): extents allowed; metadata_csum with its seed */
+	bool s_extents, s_flex_bg, s_csum, s_huge_file;
+	uint32_t s_csum_seed;
+	/* the metadata blocks, sorted and merged (zone.c) */
+	struct ext2_zone *s_zone;
+	uint32_t s_zone_nr;
 	uint32_t s_time_floor;	   /* the newest time the image holds */
 	unsigned long s_map_walks; /* atomic: block-map walks by reads */
 	/* atomic: block-map walks that may allocate (writes, fallocate) */
@@ -84,7 +99,7 @@ struct ext2_sb_info {
 	struct mutex s_alloc_lock;
 	/* protected by s_alloc_lock: */
 	struct ext2_super_block s_es; /* the primary superblock */
-	struct ext2_group_desc *s_gd; /* s_groups_count of them */
+	void *s_gd;		      /* s_groups_count, s_desc_size each */
 	bool s_dirty;		      /* s_es or s_gd changed since sync */
 	uint32_t s_last_group;	      /* where directories spread from */
 	/* tests only (ext2_debug_reuse_freed): freed blocks are poisoned and
@@ -98,8 +113,11 @@ struct ext2_inode_info {
 	struct inode vfs_inode;
 	struct mutex i_map_lock;
 	/* protected by i_map_lock: */
-	uint32_t i_data[EXT2_N_BLOCKS];
+	uint32_t i_data[EXT2_N_BLOCKS]; /* pointers, or an extent-tree root */
 	uint32_t i_goal; /* next block to try: after the last one */
+	/* read-only after read_inode: */
+	const struct ext2_map_ops *i_map; /* which block map i_data holds */
+	uint32_t i_csum_seed;		  /* metadata_csum: crc of ino, gen */
 	/* protected by the inode's i_rwsem (or private while new/evicting): */
 	uint32_t i_flags, i_dtime, i_file_acl, i_generation;
 	uint32_t i_block_group;
@@ -114,6 +132,34 @@ struct ext2_inode_info {
 	 * run reaches i_ahead_limit, the block after the write's last. */
 	uint64_t i_ahead_next, i_ahead_end, i_ahead_limit;
 };
+
+/*
+ * The block map: one interface, two implementations - indirect blocks
+ * (blockmap*.c, ext2_indirect_map) and the extent tree (extent*.c,
+ * ext2_extent_map). ext2_map_run() and ext2_get_block() go through it; the
+ * calls that change a map (allocation, ranges, swap) exist for indirect
+ * maps only: an extent-mapped inode lives on a filesystem mounted
+ * read-only (features.c), and they refuse it with -EROFS.
+ */
+struct ext2_map_ops {
+	const char *name;
+	/* See ext2_map_run. Context: takes i_map_lock. */
+	int (*map_run)(struct inode *inode,
+		       uint64_t lblk,
+		       uint32_t max,
+		       uint32_t *pblk,
+		       uint64_t *len);
+	/* The largest number of logical blocks a file can map. */
+	uint64_t (*max_blocks)(struct ext2_sb_info *sbi);
+	bool writable;
+};
+extern const struct ext2_map_ops ext2_indirect_map, ext2_extent_map;
+/* extent.c: check the tree's root in i_data (read_inode). Return: 0 or
+ * -EUCLEAN, reported. */
+int ext2_extent_check_root(struct inode *inode);
+/* blockmap.c: 0 if @inode's map can be changed, else -EROFS (and a
+ * warning: nothing should try). */
+int ext2_map_writable(struct inode *inode);
 
 static inline struct ext2_inode_info *EXT2_I(struct inode *inode)
 {
@@ -131,12 +177,45 @@ static inline unsigned int ext2_rec_len(unsigned int name_len)
 	       ~EXT2_DIR_ROUND;
 }
 
+/* Group @g's descriptor; only its first 32 bytes (the ext2 fields, low
+ * words) on 64-byte descriptors: ext2_gd_block() has the whole numbers. */
+static inline struct ext2_group_desc *ext2_gd(struct ext2_sb_info *sbi,
+					      uint32_t g)
+{
+	return (struct ext2_group_desc *)((char *)sbi->s_gd +
+					  (size_t)g * sbi->s_desc_size);
+}
+
+enum ext2_gd_block {
+	EXT2_GD_BLOCK_BITMAP,
+	EXT2_GD_INODE_BITMAP,
+	EXT2_GD_INODE_TABLE
+};
+
 /* super.c */
+/* A group's bitmap or inode-table block, high word included (checked at
+ * mount to lie inside the filesystem, which has fewer than 2^32 blocks). */
+uint32_t
+ext2_gd_block(struct ext2_sb_info *sbi, uint32_t g, enum ext2_gd_block which);
 void ext2_sb_mark_dirty(struct ext2_sb_info *sbi);
 /* Seconds for on-disk times: current_time(), but never before the times
  * the image already holds (the clock may count from boot). */
 uint32_t ext2_now(struct ext2_sb_info *sbi);
 bool ext2_group_has_super(struct ext2_sb_info *sbi, uint32_t group);
+int ext2_sync_fs(struct super_block *sb, bool wait);
+void ext2_put_super(struct super_block *sb);
+
+/* features.c: which features a type mounts, and how. Return: 0, 1 to
+ * mount read-only (said on the console), or -EINVAL to refuse. */
+int ext2_check_features(struct ext2_sb_info *sbi, bool ext4);
+/* The superblock's (before any feature decision) and every descriptor's
+ * checksum (metadata_csum). Return: 0 or -EBADMSG, reported. */
+int ext2_check_sb_csum(struct ext2_sb_info *sbi);
+int ext2_check_gd_csums(struct ext2_sb_info *sbi);
+
+/* zone.c: the metadata blocks, as Linux's ext4 "system zone". */
+int ext2_zone_build(struct ext2_sb_info *sbi);
+void ext2_zone_free(struct ext2_sb_info *sbi);
 /* Is [@blk, @blk+@count) inside the fs and clear of the superblocks,
  * descriptors, bitmaps and inode tables? */
 bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
@@ -145,8 +224,24 @@ bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
 /* How many blocks from @blk on, at most @max, pass that check: one look
  * at each group's metadata instead of one check per block. */
 uint32_t ext2_data_run(struct ext2_sb_info *sbi, uint32_t blk, uint32_t max);
-int ext2_sync_fs(struct super_block *sb, bool wait);
-void ext2_put_super(struct super_block *sb);
+
+/* csum.c: CRC32C (ext4's chaining: no inversions) and the metadata
+ * checksums. The *_ok verifiers accept everything without metadata_csum. */
+uint32_t ext2_crc32c(uint32_t crc, const void *buf, size_t len);
+bool ext2_sb_csum_ok(const struct ext2_super_block *es);
+uint32_t ext2_fs_csum_seed(const struct ext2_super_block *es);
+bool ext2_gd_csum_ok(struct ext2_sb_info *sbi, uint32_t group, const void *gd);
+uint32_t ext2_inode_csum_seed(struct ext2_sb_info *sbi,
+			      unsigned long ino,
+			      uint32_t generation);
+bool ext2_inode_csum_ok(struct ext2_sb_info *sbi,
+			uint32_t seed,
+			const struct ext2_inode_large *raw);
+bool ext2_extent_block_csum_ok(struct inode *inode, const void *block);
+/* Block @lblk of @dir: a leaf with its tail, or an htree index block. */
+bool ext2_dir_block_csum_ok(struct inode *dir,
+			    uint64_t lblk,
+			    const void *block);
 
 /* buffer.c */
 void ext2_bcache_init(struct ext2_bcache *bc);
@@ -273,6 +368,18 @@ int ext2_setattr(struct inode *inode, const struct iattr *attr);
  * the cache and on disk. Caller holds i_rwsem and invalidate_lock
  * exclusive. */
 int ext2_zero_past_eof(struct inode *inode, loff_t old);
+/* Does i_data hold a block map (files, directories, slow symlinks)? */
+bool ext2_inode_has_block_map(struct inode *inode);
+/* inode_ext4.c: what ext4 adds to an inode read from slot @raw of
+ * inode-table block @tblk: first the checksum (-EBADMSG) and the extent
+ * flag (which map i_data holds); then, over the ext2 fields, i_blocks'
+ * high word and the times' nanoseconds (ext2_read_inode_ext4_fields).
+ * Return: 0 or a negative errno, reported. */
+int ext2_read_inode_ext4(struct inode *inode,
+			 const struct ext2_inode *raw,
+			 uint32_t tblk);
+void ext2_read_inode_ext4_fields(struct inode *inode,
+				 const struct ext2_inode *raw);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
 void ext2_set_ops(struct inode *inode);
@@ -292,6 +399,10 @@ int ext2_check_entry(struct inode *dir,
 		     unsigned int off,
 		     const struct ext2_dir_entry_2 *de);
 struct ext2_dir_entry_2 *ext2_entry_at(struct ext2_buf *b, unsigned int off);
+/* Directory block @lblk (at @pblk) of @dir, its checksum checked once per
+ * read from disk (metadata_csum): a buffer or ERR_PTR(-EBADMSG/-EIO). */
+struct ext2_buf *
+ext2_dir_bread(struct inode *dir, uint64_t lblk, uint32_t pblk);
 
 /* Data bios carry up to this many pieces (fs/ext2/read.c, file.c). */
 #define EXT2_BIO_VECS 32

@@ -139,13 +139,23 @@ static void data_run_stops_at_metadata(struct ktest *t)
 	sbi = EXT2_SBI(sb);
 	for (uint32_t g = 0; g < sbi->s_groups_count; g++) {
 		KTEST_EXPECT_EQ(
-		    t, ext2_data_run(sbi, sbi->s_gd[g].bg_block_bitmap, 8), 0);
+		    t,
+		    ext2_data_run(
+			sbi, ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP), 8),
+		    0);
 		KTEST_EXPECT_EQ(
-		    t, ext2_data_run(sbi, sbi->s_gd[g].bg_inode_bitmap, 8), 0);
+		    t,
+		    ext2_data_run(
+			sbi, ext2_gd_block(sbi, g, EXT2_GD_INODE_BITMAP), 8),
+		    0);
 		KTEST_EXPECT_EQ(
-		    t, ext2_data_run(sbi, sbi->s_gd[g].bg_inode_table, 8), 0);
+		    t,
+		    ext2_data_run(
+			sbi, ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE), 8),
+		    0);
 	}
-	data = sbi->s_gd[0].bg_inode_table + sbi->s_itb_per_group;
+	data =
+	    ext2_gd_block(sbi, 0, EXT2_GD_INODE_TABLE) + sbi->s_itb_per_group;
 	end = sbi->s_groups_count > 1
 		  ? sbi->s_first_data_block + sbi->s_blocks_per_group
 		  : sbi->s_blocks_count;

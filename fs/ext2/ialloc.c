@@ -19,9 +19,9 @@ static uint32_t pick_dir_group(struct ext2_sb_info *sbi)
 	for (uint32_t i = 0; i < sbi->s_groups_count; i++) {
 		uint32_t g = (sbi->s_last_group + i) % sbi->s_groups_count;
 
-		if (sbi->s_gd[g].bg_free_inodes_count > best_free) {
+		if (ext2_gd(sbi, g)->bg_free_inodes_count > best_free) {
 			best = g;
-			best_free = sbi->s_gd[g].bg_free_inodes_count;
+			best_free = ext2_gd(sbi, g)->bg_free_inodes_count;
 		}
 	}
 	sbi->s_last_group = (best + 1) % sbi->s_groups_count;
@@ -34,7 +34,7 @@ static int alloc_in_group(struct ext2_sb_info *sbi,
 			  bool dir,
 			  unsigned long *ino)
 {
-	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	struct ext2_group_desc *gd = ext2_gd(sbi, g);
 	uint32_t ipg = sbi->s_inodes_per_group, bit = 0;
 	struct ext2_buf *b;
 	uint8_t *map;
@@ -111,7 +111,7 @@ void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir)
 		return;
 	}
 	mutex_lock(&sbi->s_alloc_lock);
-	gd = &sbi->s_gd[g];
+	gd = ext2_gd(sbi, g);
 	b = ext2_bread(sbi, gd->bg_inode_bitmap);
 	if (IS_ERR(b)) {
 		pr_err("ext2: inode %lu not freed: bitmap unreadable\n", ino);

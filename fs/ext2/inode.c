@@ -37,7 +37,8 @@ inode_slot(struct ext2_sb_info *sbi, unsigned long ino, struct ext2_inode **raw)
 	uint32_t bs = sbi->s_sb->s_blocksize;
 	struct ext2_buf *b;
 
-	b = ext2_bread(sbi, sbi->s_gd[g].bg_inode_table + byte / bs);
+	b = ext2_bread(sbi,
+		       ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE) + byte / bs);
 	if (!IS_ERR(b))
 		*raw = (struct ext2_inode *)((char *)b->b_data + byte % bs);
 	return b;
@@ -51,6 +52,7 @@ static struct inode *ext2_alloc_inode(struct super_block *sb)
 	if (!ei)
 		return NULL;
 	mutex_init(&ei->i_map_lock, "ext2_map", &ext2_map_class);
+	ei->i_map = &ext2_indirect_map;
 	return &ei->vfs_inode;
 }
 
@@ -92,6 +94,7 @@ static int ext2_read_inode(struct inode *inode)
 	struct ext2_inode *raw;
 	struct ext2_buf *b;
 	uint64_t size;
+	int err;
 
 	if (!ext2_inode_valid_nr(sbi, inode->i_ino)) {
 		pr_err("ext2: inode %lu is out of range or reserved (inodes "
@@ -111,10 +114,16 @@ static int ext2_read_inode(struct inode *inode)
 		ext2_brelse(sbi, b);
 		return -EUCLEAN;
 	}
+	err = ext2_read_inode_ext4(inode, raw, b->b_blocknr);
+	if (err) {
+		ext2_brelse(sbi, b);
+		return err;
+	}
 	size = raw->i_size;
 	if (S_ISREG(raw->i_mode))
 		size |= (uint64_t)raw->i_size_high << 32;
-	if (size > ext2_max_blocks(sbi) << inode->i_sb->s_blocksize_bits) {
+	if (size > ei->i_map->max_blocks(sbi)
+		       << inode->i_sb->s_blocksize_bits) {
 		pr_err("ext2: inode %lu: size %llu is past the largest file\n",
 		       inode->i_ino,
 		       (unsigned long long)size);
@@ -133,6 +142,7 @@ static int ext2_read_inode(struct inode *inode)
 	inode->i_ctime = ts(raw->i_ctime);
 	inode->i_blocks = raw->i_blocks;
 	memcpy(ei->i_data, raw->i_block, sizeof(ei->i_data));
+	ext2_read_inode_ext4_fields(inode, raw);
 	ei->i_flags = raw->i_flags;
 	ei->i_dtime = raw->i_dtime;
 	ei->i_file_acl = raw->i_file_acl;
@@ -141,6 +151,8 @@ static int ext2_read_inode(struct inode *inode)
 	ei->i_goal = 0;
 	ext2_brelse(sbi, b);
 	ext2_set_ops(inode);
+	if (ei->i_map == &ext2_extent_map && ext2_inode_has_block_map(inode))
+		return ext2_extent_check_root(inode);
 	return 0;
 }
 
@@ -219,7 +231,7 @@ static int ext2_write_inode(struct inode *inode, bool sync)
  * A symlink is fast when it owns no block but its extended-attribute
  * block (Linux: ext2_inode_is_fast_symlink).
  */
-static bool has_block_map(struct inode *inode)
+bool ext2_inode_has_block_map(struct inode *inode)
 {
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
 		return true;
@@ -232,7 +244,7 @@ static void ext2_evict_inode(struct inode *inode)
 
 	if (inode->i_sb->s_rdonly || inode->i_nlink)
 		return;
-	if (has_block_map(inode))
+	if (ext2_inode_has_block_map(inode))
 		ext2_truncate_blocks(inode, 0);
 	inode->i_size = 0;
 	/* e2fsck reads a dtime below s_inodes_count as an orphan-list link

@@ -72,7 +72,7 @@ static int ext2_iterate(struct file *f, struct dir_context *ctx)
 			ctx->pos = (loff_t)(lblk + 1) << bits;
 			continue;
 		}
-		b = ext2_bread(sbi, pblk);
+		b = ext2_dir_bread(dir, lblk, pblk);
 		if (IS_ERR(b))
 			return PTR_ERR(b);
 		ret = readdir_block(

@@ -1,18 +1,21 @@
 /*
  * fs/ext2/super.c: mounting ext2 - the superblock and group descriptors.
  *
- * ext2_fill_super() reads the primary superblock (byte 1024), checks it
+ * fill_super() reads the primary superblock (byte 1024), checks it
  * against itself and the device (a truncated image, a wrong magic or
  * geometry fails the mount with a console message), applies the feature
- * rules (unknown incompat: refuse; unknown ro_compat: mount read-only),
- * reads and checks every group descriptor, and gets the root inode.
+ * rules of the type mounted (features.c: unknown incompat: refuse; unknown
+ * ro_compat: mount read-only) and the superblock's checksum, reads and
+ * checks every group descriptor (32 bytes, or s_desc_size with 64bit; its
+ * checksum), records the metadata blocks (zone.c) and gets the root inode.
  *
  * The superblock and the descriptors stay in memory (sbi->s_es, s_gd),
  * changed under s_alloc_lock by balloc.c/ialloc.c, and are written back by
  * ext2_sync_fs() after the dirty metadata buffers. Backup copies are left
  * alone, as Linux does.
  *
- * Registered as "ext2" at INIT_LEVEL_FS; the VFS mounts the root later
+ * Registered as "ext2" and "ext4" (the same driver, with ext4's features:
+ * docs/ext4.md) at INIT_LEVEL_FS; the VFS mounts the root later
  * (its hook runs at INIT_LEVEL_LATE, or after ext2's within
  * INIT_LEVEL_FS by link order).
  */
@@ -47,72 +50,30 @@ bool ext2_group_has_super(struct ext2_sb_info *sbi, uint32_t group)
 	       is_power_of(group, 7);
 }
 
-static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+static uint64_t
+gd_block64(struct ext2_sb_info *sbi, uint32_t g, enum ext2_gd_block which)
 {
-	return a < b + blen && b < a + alen;
-}
+	const struct ext4_group_desc *gd = (const void *)ext2_gd(sbi, g);
+	const uint32_t lo[] = { gd->bg_block_bitmap,
+				gd->bg_inode_bitmap,
+				gd->bg_inode_table };
+	uint64_t blk = lo[which];
 
-bool ext2_data_blocks_valid(struct ext2_sb_info *sbi,
-			    uint32_t blk,
-			    uint32_t count)
-{
-	uint64_t end = (uint64_t)blk + count;
-	uint32_t first, last;
+	if (sbi->s_desc_size >= EXT2_MIN_DESC_SIZE_64BIT) {
+		const uint32_t hi[] = { gd->bg_block_bitmap_hi,
+					gd->bg_inode_bitmap_hi,
+					gd->bg_inode_table_hi };
 
-	if (!count || blk < sbi->s_first_data_block ||
-	    end > sbi->s_blocks_count)
-		return false;
-	first = (blk - sbi->s_first_data_block) / sbi->s_blocks_per_group;
-	last = (end - 1 - sbi->s_first_data_block) / sbi->s_blocks_per_group;
-	for (uint32_t g = first; g <= last; g++) {
-		struct ext2_group_desc *gd = &sbi->s_gd[g];
-		uint64_t start = sbi->s_first_data_block +
-				 (uint64_t)g * sbi->s_blocks_per_group;
-		uint32_t meta = 0;
-
-		if (ext2_group_has_super(sbi, g))
-			meta = 1 + sbi->s_desc_blocks +
-			       sbi->s_es.s_reserved_gdt_blocks;
-		if (ranges_overlap(blk, count, start, meta) ||
-		    ranges_overlap(blk, count, gd->bg_block_bitmap, 1) ||
-		    ranges_overlap(blk, count, gd->bg_inode_bitmap, 1) ||
-		    ranges_overlap(
-			blk, count, gd->bg_inode_table, sbi->s_itb_per_group))
-			return false;
+		blk |= (uint64_t)hi[which] << 32;
 	}
-	return true;
+	return blk;
 }
 
-/* The group's own metadata after @blk bound the run: the superblock and
- * descriptors sit at its start, so a valid @blk is past them. */
-static uint64_t meta_after(uint64_t blk, uint64_t end, uint64_t start)
+uint32_t
+ext2_gd_block(struct ext2_sb_info *sbi, uint32_t g, enum ext2_gd_block which)
 {
-	return start > blk ? MIN(end, start) : end;
-}
-
-uint32_t ext2_data_run(struct ext2_sb_info *sbi, uint32_t blk, uint32_t max)
-{
-	uint32_t n = 0;
-
-	while (n < max) {
-		uint64_t b = (uint64_t)blk + n, start, end;
-		struct ext2_group_desc *gd;
-		uint32_t g;
-
-		if (b > UINT32_MAX || !ext2_data_blocks_valid(sbi, b, 1))
-			break;
-		g = (b - sbi->s_first_data_block) / sbi->s_blocks_per_group;
-		gd = &sbi->s_gd[g];
-		start = sbi->s_first_data_block +
-			(uint64_t)g * sbi->s_blocks_per_group;
-		end = MIN(start + sbi->s_blocks_per_group,
-			  (uint64_t)sbi->s_blocks_count);
-		end = meta_after(b, end, gd->bg_block_bitmap);
-		end = meta_after(b, end, gd->bg_inode_bitmap);
-		end = meta_after(b, end, gd->bg_inode_table);
-		n += (uint32_t)MIN(end - b, (uint64_t)(max - n));
-	}
-	return n;
+	/* check_group refused anything past the 32-bit block count */
+	return (uint32_t)gd_block64(sbi, g, which);
 }
 
 uint32_t ext2_now(struct ext2_sb_info *sbi)
@@ -177,6 +138,7 @@ void ext2_put_super(struct super_block *sb)
 
 	ext2_sync_fs(sb, true);
 	ext2_bcache_destroy(sbi);
+	ext2_zone_free(sbi);
 	kfree(sbi->s_gd);
 	kfree(sbi);
 	sb->s_fs_info = NULL;
@@ -253,58 +215,36 @@ static int check_geometry(struct ext2_sb_info *sbi, struct ext2_super_block *es)
 	return 0;
 }
 
-/* Return: 0, 1 to mount read-only, or -EINVAL to refuse. */
-static int check_features(struct ext2_sb_info *sbi, struct ext2_super_block *es)
-{
-	const uint32_t incompat_ok = EXT2_FEATURE_INCOMPAT_FILETYPE;
-	const uint32_t ro_ok = EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER |
-			       EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
-
-	if (es->s_rev_level == EXT2_GOOD_OLD_REV)
-		return 0;
-	if (es->s_feature_incompat & ~incompat_ok) {
-		pr_err("ext2: %s: unsupported incompat features %#x: refusing "
-		       "to mount\n",
-		       sbi->s_bdev->name,
-		       es->s_feature_incompat & ~incompat_ok);
-		return -EINVAL;
-	}
-	sbi->s_filetype =
-	    es->s_feature_incompat & EXT2_FEATURE_INCOMPAT_FILETYPE;
-	sbi->s_sparse =
-	    es->s_feature_ro_compat & EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER;
-	if (es->s_feature_ro_compat & ~ro_ok) {
-		pr_warn("ext2: %s: unsupported ro_compat features %#x: "
-			"mounting read-only\n",
-			sbi->s_bdev->name,
-			es->s_feature_ro_compat & ~ro_ok);
-		return 1;
-	}
-	return 0;
-}
-
+/* A group's bitmaps and inode table lie in the group; with flex_bg,
+ * anywhere in the filesystem (mke2fs packs a flex group's together). */
 static int check_group(struct ext2_sb_info *sbi, uint32_t g)
 {
-	struct ext2_group_desc *gd = &sbi->s_gd[g];
+	struct ext2_group_desc *gd = ext2_gd(sbi, g);
 	uint64_t first =
 	    sbi->s_first_data_block + (uint64_t)g * sbi->s_blocks_per_group;
 	uint64_t last = MIN(first + sbi->s_blocks_per_group,
 			    (uint64_t)sbi->s_blocks_count) -
 			1;
+	uint64_t bb = gd_block64(sbi, g, EXT2_GD_BLOCK_BITMAP);
+	uint64_t ib = gd_block64(sbi, g, EXT2_GD_INODE_BITMAP);
+	uint64_t it = gd_block64(sbi, g, EXT2_GD_INODE_TABLE);
+	uint64_t lo = first, hi = last;
 
-	if (gd->bg_block_bitmap < first || gd->bg_block_bitmap > last ||
-	    gd->bg_inode_bitmap < first || gd->bg_inode_bitmap > last ||
-	    gd->bg_inode_table < first ||
-	    (uint64_t)gd->bg_inode_table + sbi->s_itb_per_group - 1 > last ||
+	if (sbi->s_flex_bg) {
+		lo = sbi->s_first_data_block;
+		hi = sbi->s_blocks_count - 1;
+	}
+	if (bb < lo || bb > hi || ib < lo || ib > hi || it < lo ||
+	    it + sbi->s_itb_per_group - 1 > hi ||
 	    gd->bg_free_blocks_count > last - first + 1 ||
 	    gd->bg_free_inodes_count > sbi->s_inodes_per_group) {
-		pr_err("ext2: %s: group %u descriptor is corrupt (bitmaps %u "
-		       "%u, inode table %u)\n",
+		pr_err("ext2: %s: group %u descriptor is corrupt (bitmaps %llu "
+		       "%llu, inode table %llu)\n",
 		       sbi->s_bdev->name,
 		       g,
-		       gd->bg_block_bitmap,
-		       gd->bg_inode_bitmap,
-		       gd->bg_inode_table);
+		       (unsigned long long)bb,
+		       (unsigned long long)ib,
+		       (unsigned long long)it);
 		return -EUCLEAN;
 	}
 	return 0;
@@ -315,8 +255,8 @@ static int read_descs(struct ext2_sb_info *sbi)
 	uint32_t bs = sbi->s_sb->s_blocksize;
 	int err;
 
-	sbi->s_desc_blocks = DIV_ROUND_UP(sbi->s_groups_count,
-					  bs / sizeof(struct ext2_group_desc));
+	sbi->s_desc_blocks =
+	    DIV_ROUND_UP(sbi->s_groups_count, bs / sbi->s_desc_size);
 	if (sbi->s_first_data_block + 1 + sbi->s_desc_blocks >
 	    sbi->s_blocks_count) {
 		pr_err("ext2: %s: group descriptors run past the end\n",
@@ -328,6 +268,8 @@ static int read_descs(struct ext2_sb_info *sbi)
 		return -ENOMEM;
 	err = ext2_read_blocks(
 	    sbi, sbi->s_first_data_block + 1, sbi->s_gd, sbi->s_desc_blocks);
+	if (!err)
+		err = ext2_check_gd_csums(sbi);
 	for (uint32_t g = 0; !err && g < sbi->s_groups_count; g++)
 		err = check_group(sbi, g);
 	return err;
@@ -353,9 +295,10 @@ static void init_sbi(struct ext2_sb_info *sbi, struct super_block *sb)
 	time_wall_advance_to(sbi->s_time_floor);
 }
 
-static int ext2_fill_super(struct super_block *sb,
-			   struct block_device *bdev,
-			   bool read_only)
+static int fill_super(struct super_block *sb,
+		      struct block_device *bdev,
+		      bool read_only,
+		      bool ext4)
 {
 	struct ext2_sb_info *sbi;
 	struct inode *root;
@@ -389,7 +332,7 @@ static int ext2_fill_super(struct super_block *sb,
 	err = check_geometry(sbi, &sbi->s_es);
 	if (err)
 		goto err_free;
-	ro = check_features(sbi, &sbi->s_es);
+	ro = ext2_check_features(sbi, ext4);
 	if (ro < 0) {
 		err = ro;
 		goto err_free;
@@ -397,6 +340,8 @@ static int ext2_fill_super(struct super_block *sb,
 	sb->s_rdonly = read_only || ro || bdev->read_only;
 	init_sbi(sbi, sb);
 	err = read_descs(sbi);
+	if (!err)
+		err = ext2_zone_build(sbi);
 	if (err)
 		goto err_free;
 	sb->s_op = &ext2_sops;
@@ -420,7 +365,8 @@ static int ext2_fill_super(struct super_block *sb,
 		ext2_sb_mark_dirty(sbi);
 		mutex_unlock(&sbi->s_alloc_lock);
 	}
-	pr_info("ext2: %s: mounted %s, %u blocks of %lu bytes, %u groups\n",
+	pr_info("%s: %s: mounted %s, %u blocks of %lu bytes, %u groups\n",
+		ext4 ? "ext4" : "ext2",
 		bdev->name,
 		sb->s_rdonly ? "read-only" : "read-write",
 		sbi->s_blocks_count,
@@ -430,10 +376,23 @@ static int ext2_fill_super(struct super_block *sb,
 
 err_free:
 	ext2_bcache_destroy(sbi);
+	ext2_zone_free(sbi);
 	kfree(sbi->s_gd);
 	kfree(sbi);
 	sb->s_fs_info = NULL;
 	return err;
+}
+
+static int
+ext2_fill_super(struct super_block *sb, struct block_device *bdev, bool ro)
+{
+	return fill_super(sb, bdev, ro, false);
+}
+
+static int
+ext4_fill_super(struct super_block *sb, struct block_device *bdev, bool ro)
+{
+	return fill_super(sb, bdev, ro, true);
 }
 
 static struct fs_type ext2_fs_type = {
@@ -441,8 +400,16 @@ static struct fs_type ext2_fs_type = {
 	.fill_super = ext2_fill_super,
 };
 
+/* The same driver, reading ext4's features too (fs/ext2/features.c). */
+static struct fs_type ext4_fs_type = {
+	.name = "ext4",
+	.fill_super = ext4_fill_super,
+};
+
 static int ext2_init(void)
 {
-	return register_filesystem(&ext2_fs_type);
+	int err = register_filesystem(&ext2_fs_type);
+
+	return err ? err : register_filesystem(&ext4_fs_type);
 }
 INIT_HOOK(ext2, ext2_init, INIT_LEVEL_FS);

@@ -54,6 +54,8 @@ int ext2_swap_contents(struct inode *a, struct inode *b)
 	lockdep_assert_held_write(&b->i_mapping->invalidate_lock);
 	if (a->i_mapping->nrpages || b->i_mapping->nrpages)
 		return -EBUSY; /* a page came back: the caller's bug */
+	if (ext2_map_writable(a) || ext2_map_writable(b))
+		return -EROFS;
 	save(a, &of_a);
 	save(b, &of_b);
 	load(a, &of_b);

@@ -1,0 +1,101 @@
+/*
+ * fs/ext2/inode_ext4.c: the parts of an on-disk inode that ext4 adds, as
+ * read_inode (inode.c) decodes them.
+ *
+ * - metadata_csum: a crc32c of the whole inode slot (s_inode_size bytes),
+ *   seeded with the filesystem's seed, the inode number and generation;
+ *   its low 16 bits in l_i_checksum_lo, the high ones in i_checksum_hi
+ *   when i_extra_isize reaches it. A mismatch is -EBADMSG (Linux's
+ *   EFSBADCRC), reported with the inode and its inode-table block.
+ * - EXT4_EXTENTS_FL: i_block holds an extent-tree root (extent.c), not
+ *   block pointers; only on a filesystem with the extents feature.
+ * - huge_file: i_blocks has 16 more bits (l_i_blocks_hi), and counts
+ *   filesystem blocks instead of 512-byte sectors with EXT4_HUGE_FILE_FL.
+ * - extra_isize (the feature): the times' nanoseconds and two more epoch
+ *   bits (i_*time_extra), when the inode's i_extra_isize covers them.
+ *
+ * Context: read_inode, with the inode not yet visible to others.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <kernel/printk.h>
+#include "ext2.h"
+
+int ext2_read_inode_ext4(struct inode *inode,
+			 const struct ext2_inode *raw,
+			 uint32_t tblk)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	ei->i_map = &ext2_indirect_map;
+	if (sbi->s_csum) {
+		ei->i_csum_seed =
+		    ext2_inode_csum_seed(sbi, inode->i_ino, raw->i_generation);
+		if (!ext2_inode_csum_ok(
+			sbi, ei->i_csum_seed, (const void *)raw)) {
+			pr_err(
+			    "ext4: inode %lu: checksum does not match (inode "
+			    "table block %u)\n",
+			    inode->i_ino,
+			    tblk);
+			return -EBADMSG;
+		}
+	}
+	if (raw->i_flags & EXT4_EXTENTS_FL) {
+		if (!sbi->s_extents) {
+			pr_err("ext2: inode %lu: uses extents, which this "
+			       "filesystem does not have (inode table block "
+			       "%u)\n",
+			       inode->i_ino,
+			       tblk);
+			return -EUCLEAN;
+		}
+		ei->i_map = &ext2_extent_map;
+	}
+	return 0;
+}
+
+/* Whether the large inode's i_extra_isize covers @field_end. */
+static bool extra_has(struct ext2_sb_info *sbi,
+		      const struct ext2_inode_large *raw,
+		      size_t field_end)
+{
+	return (sbi->s_es.s_feature_ro_compat &
+		EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE) &&
+	       sbi->s_inode_size > EXT2_GOOD_OLD_INODE_SIZE &&
+	       EXT2_GOOD_OLD_INODE_SIZE + (size_t)raw->i_extra_isize >=
+		   field_end &&
+	       field_end <= sbi->s_inode_size;
+}
+
+/* A time with its extra word: two epoch bits above the signed 32-bit
+ * seconds, nanoseconds in the upper 30 bits. */
+static struct timespec time_extra(uint32_t sec, uint32_t extra)
+{
+	return (struct timespec){
+		.tv_sec = (int64_t)(int32_t)sec + ((int64_t)(extra & 3) << 32),
+		.tv_nsec = extra >> 2,
+	};
+}
+
+void ext2_read_inode_ext4_fields(struct inode *inode,
+				 const struct ext2_inode *raw)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	const struct ext2_inode_large *big = (const void *)raw;
+	const size_t end = offsetof(struct ext2_inode_large, i_atime_extra) +
+			   sizeof(big->i_atime_extra);
+
+	if (sbi->s_huge_file) {
+		inode->i_blocks |= (uint64_t)raw->osd2.linux2.l_i_blocks_hi
+				   << 32;
+		if (raw->i_flags & EXT4_HUGE_FILE_FL)
+			inode->i_blocks <<= inode->i_sb->s_blocksize_bits - 9;
+	}
+	if (!extra_has(sbi, big, end))
+		return;
+	inode->i_ctime = time_extra(raw->i_ctime, big->i_ctime_extra);
+	inode->i_mtime = time_extra(raw->i_mtime, big->i_mtime_extra);
+	inode->i_atime = time_extra(raw->i_atime, big->i_atime_extra);
+}
