@@ -85,6 +85,7 @@ struct ext2_sb_info {
 	unsigned int s_addr_bits; /* log2(s_addr_per_block) */
 	unsigned int s_sect_per_block;
 	uint32_t s_desc_size; /* bytes per group descriptor: 32 or 64+ */
+	bool s_ext4;	      /* mounted as "ext4" (features.c) */
 	bool s_filetype, s_sparse;
 	/* ext4 (features.c): extents allowed; metadata_csum with its seed */
 	bool s_extents, s_flex_bg, s_csum, s_huge_file;

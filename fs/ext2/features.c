@@ -99,6 +99,7 @@ int ext2_check_features(struct ext2_sb_info *sbi, bool ext4)
 	int err;
 
 	sbi->s_desc_size = EXT2_MIN_DESC_SIZE;
+	sbi->s_ext4 = ext4;
 	if (es->s_rev_level == EXT2_GOOD_OLD_REV)
 		return 0;
 	if (ext4 && (incompat & EXT3_FEATURE_INCOMPAT_RECOVER)) {

@@ -5,8 +5,11 @@
  * filesystem's fixed overhead: the blocks before the first group, each
  * group's bitmaps and inode table, and the superblock and descriptor copies
  * of the groups that hold one. Reserved descriptor blocks (resize_inode)
- * are not overhead there: they count as used. f_bavail leaves out the
- * blocks reserved for root.
+ * are not overhead there: they count as used. Mounted as ext4, as Linux's
+ * ext4: the superblock's s_overhead_clusters if mke2fs recorded it, else
+ * the same sum with the reserved descriptor blocks in it. f_bavail leaves
+ * out the blocks reserved for root (and, as ext4, 2% of the blocks, at
+ * most 4096, which Linux's ext4 keeps back for delayed allocation).
  *
  * Context: takes s_alloc_lock for a consistent copy of the free counts.
  */
@@ -16,10 +19,13 @@
 static uint64_t overhead_blocks(struct ext2_sb_info *sbi)
 {
 	uint64_t overhead = sbi->s_first_data_block;
+	uint32_t reserved = sbi->s_ext4 ? sbi->s_es.s_reserved_gdt_blocks : 0;
 
+	if (sbi->s_ext4 && sbi->s_es.s_overhead_clusters)
+		return sbi->s_es.s_overhead_clusters;
 	for (uint32_t g = 0; g < sbi->s_groups_count; g++)
 		if (ext2_group_has_super(sbi, g))
-			overhead += 1 + sbi->s_desc_blocks;
+			overhead += 1 + sbi->s_desc_blocks + reserved;
 	return overhead +
 	       (uint64_t)sbi->s_groups_count * (2 + sbi->s_itb_per_group);
 }
@@ -41,6 +47,9 @@ int ext2_statfs(struct super_block *sb, struct statfs *buf)
 	buf->f_frsize = sb->s_blocksize;
 	buf->f_blocks = sbi->s_blocks_count - overhead_blocks(sbi);
 	buf->f_bfree = free;
+	if (sbi->s_ext4) /* ext4 keeps 2% (at most 4096) for delayed allocation
+			  */
+		reserved += MIN(sbi->s_blocks_count / 50, 4096u);
 	buf->f_bavail = free > reserved ? free - reserved : 0;
 	buf->f_files = sbi->s_inodes_count;
 	buf->f_namelen = EXT2_NAME_LEN;
