@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <kernel/err.h>
 #include <kernel/shell.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
@@ -194,6 +195,43 @@ static void stat_name(const char *path, const struct stat *st)
 	}
 }
 
+/* stat's "Flags:" line, when the inode has any: lsattr's flags by name
+ * (those ext2 and ext4 set; Linux's FS_IOC_GETFLAGS values). */
+static void stat_flags(const char *path)
+{
+	static const struct {
+		unsigned int flag;
+		const char *name;
+	} names[] = {
+		{ FS_SYNC_FL, "sync" },
+		{ FS_IMMUTABLE_FL, "immutable" },
+		{ FS_APPEND_FL, "append" },
+		{ FS_NODUMP_FL, "nodump" },
+		{ FS_NOATIME_FL, "noatime" },
+		{ FS_INDEX_FL, "indexed" },
+		{ FS_HUGE_FILE_FL, "huge_file" },
+		{ FS_EXTENT_FL, "extents" },
+	};
+	struct inode *inode = vfs_lookup_flags(path, 0);
+	unsigned int flags;
+	const char *sep = "";
+
+	if (IS_ERR(inode))
+		return;
+	flags = vfs_get_flags(inode);
+	iput(inode);
+	if (!flags)
+		return;
+	printf("Flags: %#x (", flags);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (flags & names[i].flag) {
+			printf("%s%s", sep, names[i].name);
+			sep = ",";
+		}
+	}
+	printf(")\n");
+}
+
 /* Like GNU stat: the path itself, a symbolic link not followed. */
 static int cmd_stat(int argc, char **argv)
 {
@@ -221,6 +259,7 @@ static int cmd_stat(int argc, char **argv)
 		       mode,
 		       (unsigned int)st.st_uid,
 		       (unsigned int)st.st_gid);
+		stat_flags(argv[i]);
 	}
 	return status;
 }

@@ -1,6 +1,6 @@
 /*
  * fs/attr.c: changing an inode's attributes (chmod, utimensat) and asking
- * its filesystem for its sizes (statfs).
+ * its filesystem for its sizes (statfs) and its flags (lsattr's).
  *
  * Every change goes through i_op->setattr under the inode's i_rwsem held
  * exclusive, as truncate's does (fs/file.c), and sets ctime. Times keep the
@@ -77,6 +77,13 @@ int vfs_utimens(struct inode *inode, const struct timespec times[2])
 	if (err || !attr.valid)
 		return err;
 	return vfs_setattr(inode, &attr);
+}
+
+unsigned int vfs_get_flags(struct inode *inode)
+{
+	return inode->i_op && inode->i_op->get_flags
+		   ? inode->i_op->get_flags(inode)
+		   : 0;
 }
 
 int vfs_statfs(struct inode *inode, struct statfs *buf)

@@ -146,6 +146,9 @@ struct inode_operations {
 	 * and both invalidate_locks exclusive and has written back, unmapped
 	 * and dropped both page caches (fs/copy_range.c). */
 	int (*swap_contents)(struct inode *a, struct inode *b);
+	/* The inode's attribute flags as Linux's FS_IOC_GETFLAGS gives them
+	 * (FS_*_FL of <linux/fs.h>: lsattr's), read without a lock. */
+	unsigned int (*get_flags)(struct inode *inode);
 };
 
 /* readdir: the actor returns false to stop (buffer full): that entry was
@@ -346,6 +349,18 @@ int vfs_setattr(struct inode *inode, struct iattr *attr);
 int vfs_chmod(struct inode *inode, mode_t mode);
 int vfs_utimens(struct inode *inode, const struct timespec times[2]);
 int vfs_statfs(struct inode *inode, struct statfs *buf);
+/* i_op->get_flags, or 0 when the filesystem has none. */
+unsigned int vfs_get_flags(struct inode *inode);
+/* Some of its FS_*_FL: Linux's values (<linux/fs.h>, whose other names
+ * clash with the kernel's own, so it is not included; sys/uio.h too). */
+#define FS_SYNC_FL	0x00000008
+#define FS_IMMUTABLE_FL 0x00000010
+#define FS_APPEND_FL	0x00000020
+#define FS_NODUMP_FL	0x00000040
+#define FS_NOATIME_FL	0x00000080
+#define FS_INDEX_FL	0x00001000
+#define FS_HUGE_FILE_FL 0x00040000
+#define FS_EXTENT_FL	0x00080000
 int vfs_mkdir(const char *path, mode_t mode);
 int vfs_rmdir(const char *path);
 int vfs_unlink(const char *path);

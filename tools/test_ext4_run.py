@@ -2,8 +2,9 @@
 """Host test of `tools/run --fs ext4` (docs/ext4.md): one boot on an ext4
 image of tools/disk-skel/ made as tools/run makes its default ext4 disk
 (tools/ext4img.py default). The root mounts as ext4, read-only, and says
-why; `ls -l`, `cat`, `stat` and `df` work; a write gets EROFS; and the
-image is byte for byte what it was.
+why; `ls -l`, `cat`, `stat` (with the inode's flags, as debugfs reads
+them: extents) and `df` work; a write gets EROFS; and the image is byte
+for byte what it was.
 
 df's figures follow Linux's ext4 (fs/ext4/super.c, ext4_statfs), from
 the superblock as dumpe2fs prints it: total = blocks - overhead clusters,
@@ -69,6 +70,15 @@ class RunExt4(unittest.TestCase):
         self.assertRegex(self.out, rf"-rw-r--r-- 1 \d+ \d+ +{len(readme)} "
                                    r"\w+ +\d+ \d\d:\d\d README")
         self.assertRegex(self.out, rf"Size: {len(readme)}\t")
+
+    def test_stat_shows_flags(self):
+        """stat's Flags line: the i_flags debugfs reads, extents among them."""
+        out = subprocess.run(["debugfs", "-R", "stat /README", str(self.img)],
+                             env=ext2img._ENV, capture_output=True,
+                             text=True).stdout
+        flags = int(re.search(r"Flags: (0x[0-9a-f]+)", out)[1], 16)
+        self.assertTrue(flags & 0x80000)  # EXT4_EXTENTS_FL
+        self.assertIn(f"Flags: {flags:#x} (extents)", self.out)
 
     def test_df_as_linux(self):
         sb = superblock(self.img)

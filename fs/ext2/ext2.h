@@ -365,6 +365,8 @@ int ext2_alloc_range(struct inode *inode,
 int ext2_collapse_blocks(struct inode *inode, uint64_t first, uint64_t n);
 int ext2_insert_blocks(struct inode *inode, uint64_t first, uint64_t n);
 int ext2_setattr(struct inode *inode, const struct iattr *attr);
+/* i_op->get_flags: the on-disk i_flags that lsattr shows. */
+unsigned int ext2_get_flags(struct inode *inode);
 /* The file is about to grow past @old: zero the rest of @old's block in
  * the cache and on disk. Caller holds i_rwsem and invalidate_lock
  * exclusive. */

@@ -70,6 +70,7 @@ static void read_files(struct ktest *t)
 	struct inode *inode = lookup_ok(t, "/big");
 
 	KTEST_EXPECT_TRUE(t, EXT2_I(inode)->i_map == &ext2_extent_map);
+	KTEST_EXPECT_EQ(t, vfs_get_flags(inode) & FS_EXTENT_FL, FS_EXTENT_FL);
 	iput(inode);
 	KTEST_EXPECT_EQ(t, ext2_test_size("/hello"), 11);
 	ext2_test_check(t, "/hello", 1, 0, 11);
@@ -205,6 +206,7 @@ static void read_hashed_dir(struct ktest *t)
 	struct file *f;
 
 	KTEST_EXPECT_TRUE(t, EXT2_I(dir)->i_flags & EXT2_INDEX_FL);
+	KTEST_EXPECT_EQ(t, vfs_get_flags(dir) & FS_INDEX_FL, FS_INDEX_FL);
 	iput(dir);
 	c.seen = kzalloc(DIR_ENTRIES, GFP_KERNEL);
 	KTEST_ASSERT_NOT_NULL(t, c.seen);

@@ -589,4 +589,5 @@ const struct file_operations ext2_file_fops = {
 const struct inode_operations ext2_file_iops = {
 	.setattr = ext2_setattr,
 	.swap_contents = ext2_swap_contents,
+	.get_flags = ext2_get_flags,
 };

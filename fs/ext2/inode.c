@@ -378,6 +378,16 @@ static int setsize(struct inode *inode, loff_t size)
 	return err;
 }
 
+/* ext4's user-visible flags (EXT4_FL_USER_VISIBLE): those of lsattr,
+ * with extents, huge_file and indexed directories among them; ext2
+ * images only ever have some of them. */
+#define EXT2_FL_VISIBLE 0x705BDFFFu
+
+unsigned int ext2_get_flags(struct inode *inode)
+{
+	return READ_ONCE(EXT2_I(inode)->i_flags) & EXT2_FL_VISIBLE;
+}
+
 /**
  * ext2_setattr - change size, mode or times (whole seconds kept)
  * Caller holds i_rwsem exclusive. A size change takes invalidate_lock

@@ -243,4 +243,5 @@ const struct inode_operations ext2_dir_iops = {
 	.rename = ext2_rename,
 	.symlink = ext2_symlink,
 	.setattr = ext2_setattr,
+	.get_flags = ext2_get_flags,
 };

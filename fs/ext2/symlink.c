@@ -124,9 +124,11 @@ static int ext2_get_link(struct inode *inode, char *buf, size_t size)
 const struct inode_operations ext2_symlink_iops = {
 	.get_link = ext2_get_link,
 	.setattr = ext2_setattr,
+	.get_flags = ext2_get_flags,
 };
 
 /* Device nodes, FIFOs, sockets: only their attributes change. */
 const struct inode_operations ext2_special_iops = {
 	.setattr = ext2_setattr,
+	.get_flags = ext2_get_flags,
 };
