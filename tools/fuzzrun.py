@@ -9,10 +9,13 @@ The ext2 code (fs/ext2/*.c, the kernel's own files) is built on the host
 with clang as a library, build/fuzz/libwhole_ext2.a, instrumented for
 libFuzzer, ASan and UBSan, with the kernel services it calls
 (tests/fuzz/host.c); the target (tests/fuzz/ext2_fuzz.c) links it and
-mounts each input image read-only and walks it. Inputs are whole images; the seeds are small mke2fs images made here
+mounts each input image read-only and walks it (as "ext4" when its
+superblock has a feature only that type reads, else as "ext2"). Inputs
+are whole images; the seeds are small mke2fs images made here
 from a fixed tree (every block size, with and without filetype and sparse
 superblocks, revision 0 and 1; files with holes, indirect and double-
-indirect blocks, fast and slow symbolic links, a directory of many blocks),
+indirect blocks, fast and slow symbolic links, a directory of many blocks;
+and two ext4 images, with extent trees, with and without metadata_csum),
 so mutations land on metadata. A run prints libFuzzer's figures, the
 executions done, and the crashes found (saved in build/fuzz/crashes/).
 
@@ -46,13 +49,18 @@ CFLAGS = ["-std=gnu11", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
           "-fsanitize=fuzzer,address,undefined",
           "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer",
           "-Itests/fuzz/include", "-I."]
-# (name, size, block size, mke2fs features, revision)
+# (name, size, block size, mke2fs -t, features, revision); the ext4 ones
+# as `mke2fs -t ext4` makes them (extent trees, 64bit, flex_bg), one with
+# metadata_csum and one without, whose metadata a mutation can change
+# without failing a checksum first
 SEED_IMAGES = [
-    ("1k", "128K", 1024, "filetype,sparse_super", 1),
-    ("2k", "256K", 2048, "filetype,sparse_super,large_file", 1),
-    ("4k", "256K", 4096, "filetype", 1),
-    ("1k_none", "128K", 1024, "none", 1),
-    ("1k_rev0", "128K", 1024, None, 0),
+    ("1k", "128K", 1024, "ext2", "filetype,sparse_super", 1),
+    ("2k", "256K", 2048, "ext2", "filetype,sparse_super,large_file", 1),
+    ("4k", "256K", 4096, "ext2", "filetype", 1),
+    ("1k_none", "128K", 1024, "ext2", "none", 1),
+    ("1k_rev0", "128K", 1024, "ext2", None, 0),
+    ("4k_ext4", "512K", 4096, "ext4", "^has_journal", 1),
+    ("1k_ext4_nocsum", "256K", 1024, "ext4", "^has_journal,^metadata_csum", 1),
 ]
 FIXED_TIME = 1700000000
 ENV = dict(ext2img._ENV, E2FSPROGS_FAKE_TIME=str(FIXED_TIME))
@@ -131,8 +139,8 @@ def make_seeds():
     SEEDS.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as tree:
         _tree(tree)
-        for name, size, block, features, rev in SEED_IMAGES:
-            cmd = ["mke2fs", "-F", "-q", "-t", "ext2", "-r", str(rev),
+        for name, size, block, fstype, features, rev in SEED_IMAGES:
+            cmd = ["mke2fs", "-F", "-q", "-t", fstype, "-r", str(rev),
                    "-b", str(block), "-N", "64", "-m", "0",
                    "-U", "5eed5eed-0000-4000-8000-000000000000",
                    "-E", "nodiscard,hash_seed=5eed5eed-0000-4000-8000-000000000001"]

@@ -2,8 +2,9 @@
  * tests/fuzz/ext2_fuzz.c: the libFuzzer target over fs/ext2 (tools/fuzz).
  *
  * Each input is a whole disk image. It is mounted read-only through ext2's
- * own fill_super, then walked the way the VFS would: every directory read
- * with iterate (in small batches, so readdir resumes mid-block) and each
+ * own fill_super (the "ext4" type's when the superblock has a feature only
+ * ext4 reads: mount_type), then walked the way the VFS would: every directory
+ * read with iterate (in small batches, so readdir resumes mid-block) and each
  * name looked up again, every inode read with read_inode, every regular
  * file read through read_page and readahead at its start, its end and the
  * block map's level boundaries, SEEK_DATA/SEEK_HOLE stepped through it,
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <ext2fs/ext2_fs.h>
 #include <drivers/block.h>
 #include <fs/vfs.h>
 #include <kernel/err.h>
@@ -34,7 +36,7 @@
 #define WALK_PATH_MAX	4096
 
 bool host_verbose;
-static struct fs_type *ext2;
+static struct fs_type *ext2, *ext4;
 
 extern const struct init_hook __start_whole_init_hooks[];
 extern const struct init_hook __stop_whole_init_hooks[];
@@ -288,11 +290,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 				"ext2_fuzz: init hook %s failed\n",
 				h->name);
 	ext2 = host_fs_type("ext2");
-	if (!ext2) {
-		fprintf(stderr, "ext2_fuzz: ext2 did not register\n");
+	ext4 = host_fs_type("ext4");
+	if (!ext2 || !ext4) {
+		fprintf(stderr, "ext2_fuzz: ext2 or ext4 did not register\n");
 		abort();
 	}
 	return 0;
+}
+
+/* "ext4" for an image whose superblock has a feature only ext4 reads
+ * (as blkid would name it), else "ext2": each keeps its own rules. */
+static struct fs_type *mount_type(const uint8_t *data, size_t size)
+{
+	const uint32_t ext2_incompat = EXT2_FEATURE_INCOMPAT_FILETYPE;
+	const uint32_t ext2_ro_compat = EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER |
+					EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
+	struct ext2_super_block es;
+
+	if (size < 2048)
+		return ext2;
+	memcpy(&es, data + 1024, sizeof(es));
+	if ((es.s_feature_incompat & ~ext2_incompat) ||
+	    (es.s_feature_ro_compat & ~ext2_ro_compat) ||
+	    (es.s_feature_compat & EXT3_FEATURE_COMPAT_HAS_JOURNAL))
+		return ext4;
+	return ext2;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -310,7 +332,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	list_init(&sb.s_inodes);
 	list_init(&sb.s_dirty);
 	list_init(&sb.s_list);
-	err = ext2->fill_super(&sb, &dev, true);
+	err = mount_type(data, size)->fill_super(&sb, &dev, true);
 	if (host_locks_held())
 		fail("fill_super returned holding a lock", 0);
 	if (!err) {
