@@ -24,6 +24,8 @@ directories (dir_index: the htree), preallocates part of /prealloc with
   fast, slow   symbolic links (target in the inode; in a block)
   dir5000      f0000 (100 bytes, seed 8) and 4999 hard links to it,
                hashed by e2fsck -D
+and under /bad, the damaged ones (BAD; bad/dxbad: a hashed directory
+whose root names an unknown hash version, its checksum made right again).
 fs/ext2/ext4_read_test.c holds the same table.
 
 disks() makes the small images of ext4_bad's mount cases, attached as
@@ -63,7 +65,9 @@ BAD = {
     "leafcsum": "checksum does not match",
     "inodecsum": "checksum does not match (inode table block",
     "dcsum": "checksum does not match",
+    "dxbad": "bad root info: searching it linearly",
 }
+DXBAD_ENTRIES = 600  # bad/dxbad: n000.. hard links, more than a block
 DISKS = ("sbcsum", "gdcsum", "journal", "recover")
 DISK_MESSAGES = {
     "sbcsum": "superblock checksum does not match",
@@ -119,6 +123,12 @@ def make_tree(root, block):
             os.link(os.path.join(d, "f0000"), name)
     bad = os.path.join(root, "bad")
     os.makedirs(os.path.join(bad, "dcsum"), exist_ok=True)
+    os.makedirs(os.path.join(bad, "dxbad"), exist_ok=True)
+    _write(os.path.join(bad, "dxbad", "n000"), pattern(1, 0, 10))
+    for i in range(1, DXBAD_ENTRIES):
+        name = os.path.join(bad, "dxbad", f"n{i:03d}")
+        if not os.path.exists(name):
+            os.link(os.path.join(bad, "dxbad", "n000"), name)
     _write(os.path.join(bad, "dcsum", "x"), pattern(1, 0, 10))
     for name in ("magic", "entries", "depth", "far", "inodecsum"):
         _write(os.path.join(bad, name), pattern(1, 0, 10))
@@ -209,6 +219,38 @@ def _i_block(img, path):
     return struct.unpack("<15I", _read(img, ino + 0x28, 60))
 
 
+def crc32c(crc, data):
+    """ext4's CRC32C (no inversions), bit by bit: for a few small blocks."""
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc
+
+
+def _dx_root_rewrite(img, path, off, value):
+    """Set byte @off of @path's htree root to @value, and the root's
+    checksum again (docs/ext4.md: the CRC of the block up to the used
+    entries, then the 8-byte tail with its checksum read as zero), so
+    that only the index is wrong."""
+    _, bs = _inode_offset(img, "/")
+    stat = debugfs(img, f"stat {path}")
+    ino = int(re.search(r"Inode: (\d+)", stat)[1])
+    gen = int(re.search(r"Generation: (\d+)", stat)[1])
+    blk = int(debugfs(img, f"bmap {path} 0").split()[0])
+    sb = _read(img, 1024, 1024)
+    seed = crc32c(0xFFFFFFFF, sb[0x68:0x78])
+    seed = crc32c(crc32c(seed, struct.pack("<I", ino)), struct.pack("<I", gen))
+    data = bytearray(_read(img, blk * bs, bs))
+    data[off] = value
+    limit, count = struct.unpack_from("<HH", data, 32)
+    tail = 32 + 8 * limit
+    crc = crc32c(seed, bytes(data[:32 + 8 * count]))
+    crc = crc32c(crc, bytes(data[tail:tail + 4]) + bytes(4))
+    struct.pack_into("<I", data, tail + 4, crc)
+    _patch(img, blk * bs, bytes(data))
+
+
 def damage(img):
     """The faults of BAD, each in its own file under /bad."""
     blk = _i_block(img, "/bad/magic")
@@ -231,6 +273,7 @@ def damage(img):
     ino, _ = _inode_offset(img, "/bad/inodecsum")
     old = _read(img, ino + 0x7C, 1)[0]            # l_i_checksum_lo
     _patch(img, ino + 0x7C, bytes([old ^ 0xFF]))
+    _dx_root_rewrite(img, "/bad/dxbad", 28, 7)   # an unknown hash version
     dblk = int(debugfs(img, "blocks /bad/dcsum").split()[-1])
     old = _read(img, dblk * bs + bs - 1, 1)[0]     # the tail's checksum
     _patch(img, dblk * bs + bs - 1, bytes([old ^ 0xFF]))
@@ -259,8 +302,9 @@ def make_image(img, block, tree=None):
     depth = max(r[0] for r in extents(img, "/frag"))
     if depth < 1:
         raise ext2img.CheckFailed(f"/frag has a tree of depth {depth}")
-    if "Hash Version" not in debugfs(img, "htree /dir5000"):
-        raise ext2img.CheckFailed("/dir5000 is not hashed")
+    for d in ("/dir5000", "/bad/dxbad"):
+        if "Hash Version" not in debugfs(img, f"htree {d}"):
+            raise ext2img.CheckFailed(f"{d} is not hashed")
     damage(img)
 
 

@@ -50,7 +50,8 @@ CFLAGS = ["-std=gnu11", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
           "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer",
           "-Itests/fuzz/include", "-I."]
 # (name, size, block size, mke2fs -t, features, revision); the ext4 ones
-# as `mke2fs -t ext4` makes them (extent trees, 64bit, flex_bg), one with
+# as `mke2fs -t ext4` makes them (extent trees, 64bit, flex_bg, and
+# directories of more than a block hashed by e2fsck -D), one with
 # metadata_csum and one without, whose metadata a mutation can change
 # without failing a checksum first
 SEED_IMAGES = [
@@ -150,6 +151,11 @@ def make_seeds():
             run = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
             if run.returncode:
                 raise SystemExit(f"fuzz: {' '.join(cmd)}: {run.stdout}{run.stderr}")
+            if fstype == "ext4":   # index the directories: an htree to fuzz
+                cmd = ["e2fsck", "-fyD", str(SEEDS / f"{name}.img")]
+                run = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+                if run.returncode not in (0, 1):
+                    raise SystemExit(f"fuzz: {' '.join(cmd)}: {run.stdout}")
     return SEEDS
 
 

@@ -10,8 +10,10 @@
  *
  * With metadata_csum (ext4, mounted read-only) each block's checksum is
  * checked once per read from disk (ext2_dir_bread): a mismatch is
- * -EBADMSG with a message. An htree's index blocks (dir_index) read as
- * records that name nothing, so a look-up scans the blocks in order.
+ * -EBADMSG with a message. Mounted as ext4, a look-up in a hashed
+ * directory (dir_index) goes through its htree (htree.c); anything else -
+ * readdir, ext2, an index that cannot be trusted - scans the blocks in
+ * order, where the htree's index blocks read as records that name nothing.
  *
  * Removing an entry merges its rec_len into the previous record (or clears
  * the inode of the first record of a block); adding one reuses a free
@@ -205,13 +207,31 @@ static int find_fn(struct inode *dir,
 	return 1;
 }
 
+int ext2_find_in_block(struct inode *dir,
+		       struct ext2_buf *b,
+		       const char *name,
+		       size_t len,
+		       unsigned long *ino)
+{
+	struct name_arg na = { name, len, 0, 0 };
+	int ret = walk_block(dir, b, find_fn, &na);
+
+	if (ret > 0)
+		*ino = na.ino;
+	return ret;
+}
+
 int ext2_find_entry(struct inode *dir,
 		    const char *name,
 		    size_t len,
 		    unsigned long *ino)
 {
 	struct name_arg na = { name, len, 0, 0 };
-	int ret = walk_dir(dir, find_fn, &na);
+	int ret = ext2_dx_find_entry(dir, name, len, ino);
+
+	if (ret != EXT2_DX_FALLBACK)
+		return ret;
+	ret = walk_dir(dir, find_fn, &na);
 
 	if (ret < 0)
 		return ret;

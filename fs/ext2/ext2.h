@@ -93,8 +93,9 @@ struct ext2_sb_info {
 	/* the metadata blocks, sorted and merged (zone.c) */
 	struct ext2_zone *s_zone;
 	uint32_t s_zone_nr;
-	uint32_t s_time_floor;	   /* the newest time the image holds */
-	unsigned long s_map_walks; /* atomic: block-map walks by reads */
+	uint32_t s_time_floor;	    /* the newest time the image holds */
+	unsigned long s_map_walks;  /* atomic: block-map walks by reads */
+	unsigned long s_dx_lookups; /* atomic: look-ups through an htree */
 	/* atomic: block-map walks that may allocate (writes, fallocate) */
 	unsigned long s_alloc_walks;
 	struct mutex s_alloc_lock;
@@ -439,6 +440,35 @@ int ext2_dir_is_empty(struct inode *dir);
 int ext2_make_empty_dir(struct inode *dir, struct inode *parent);
 int ext2_set_dotdot(struct inode *dir, unsigned long parent_ino);
 extern const struct file_operations ext2_dir_fops;
+/* Look @name up through @dir's htree: 0 with *ino, -ENOENT, a negative
+ * errno, or EXT2_DX_FALLBACK when the directory has no index this code
+ * reads or trusts (htree.c; the caller then scans it). */
+#define EXT2_DX_FALLBACK 256
+int ext2_dx_find_entry(struct inode *dir,
+		       const char *name,
+		       size_t len,
+		       unsigned long *ino);
+/* dir.c: search one directory block. Return: 1 with *ino, 0, or errno. */
+int ext2_find_in_block(struct inode *dir,
+		       struct ext2_buf *b,
+		       const char *name,
+		       size_t len,
+		       unsigned long *ino);
+/* dx_hash.c: the hash versions of an htree root (and, + 3, the unsigned
+ * variants), and the hash of a name: 0, or -1 for an unknown version. */
+enum {
+	EXT2_DX_LEGACY,
+	EXT2_DX_HALF_MD4,
+	EXT2_DX_TEA,
+	EXT2_DX_LEGACY_UNSIGNED,
+	EXT2_DX_HALF_MD4_UNSIGNED,
+	EXT2_DX_TEA_UNSIGNED,
+};
+int ext2_dx_hash(const char *name,
+		 size_t len,
+		 unsigned int version,
+		 const uint32_t seed[4],
+		 uint32_t *hash);
 /* namei.c */
 extern const struct inode_operations ext2_dir_iops;
 /* statfs.c */

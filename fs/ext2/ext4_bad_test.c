@@ -12,6 +12,8 @@
  *                                 page read, as on Linux)
  *   /bad/inodecsum                the inode's checksum: EBADMSG (EFSBADCRC)
  *   /bad/dcsum                    a directory block's checksum: EBADMSG
+ *   /bad/dxbad                    an htree root of an unknown hash: the
+ *                                 directory is searched linearly instead
  * and the mounts of the disks vdb..vde: a bad superblock or group
  * descriptor checksum (EBADMSG), a clean journal (mounted read-only), a
  * journal that needs recovery (refused, EINVAL); an ext4 image as "ext2"
@@ -22,6 +24,7 @@
 #include <drivers/block.h>
 #include <kernel/err.h>
 #include <fs/vfs.h>
+#include "ext2.h"
 #include "ext2_test.h"
 
 static long lookup_err(const char *path)
@@ -80,6 +83,24 @@ static void bad_checksums(struct ktest *t)
 	ext2_test_check(t, "/hello", 1, 0, 11);
 }
 
+/* /bad/dxbad's htree root names an unknown hash version (its checksum is
+ * right): the look-up reports it and scans the directory instead. */
+static void bad_htree_searched_linearly(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+	unsigned long dx;
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	dx = __atomic_load_n(&EXT2_SBI(sb)->s_dx_lookups, __ATOMIC_RELAXED);
+	KTEST_EXPECT_EQ(t, lookup_err("/bad/dxbad/n000"), 0);
+	KTEST_EXPECT_EQ(t, lookup_err("/bad/dxbad/n599"), 0);
+	KTEST_EXPECT_EQ(t, lookup_err("/bad/dxbad/n600"), -ENOENT);
+	KTEST_EXPECT_EQ(
+	    t,
+	    __atomic_load_n(&EXT2_SBI(sb)->s_dx_lookups, __ATOMIC_RELAXED),
+	    dx);
+}
+
 static long mount(const char *type, const char *disk)
 {
 	struct block_device *bdev = blkdev_get(disk);
@@ -106,10 +127,8 @@ static void mounts_refused(struct ktest *t)
 }
 
 static struct ktest_case ext4_bad_cases[] = {
-	KTEST_CASE(bad_root_refused),
-	KTEST_CASE(bad_leaf_read_fails),
-	KTEST_CASE(bad_checksums),
-	KTEST_CASE(mounts_refused),
-	{},
+	KTEST_CASE(bad_root_refused), KTEST_CASE(bad_leaf_read_fails),
+	KTEST_CASE(bad_checksums),    KTEST_CASE(bad_htree_searched_linearly),
+	KTEST_CASE(mounts_refused),   {},
 };
 KTEST_SUITE(ext4_bad, ext4_bad_cases);
