@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <kernel/err.h>
+#include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include <fs/vfs.h>
 #include <string.h>
@@ -99,6 +100,10 @@ bool ext2_test_check(
 		len -= n;
 	}
 	kfree(buf);
+	/* The reads may have queued a window for the readahead worker, which
+	 * holds the inode until it is read: a test that unlinks the file next
+	 * and counts free blocks would find them still in use. */
+	readahead_wait(f->f_mapping);
 	fput(f);
 	return ok && buf;
 }
