@@ -23,9 +23,12 @@
 #include <kernel/sched.h>
 #include <kernel/time.h>
 
-#define HOLDER_HART	1
-#define WAITER_HART	2
-#define HOOK_GIVE_UP_NS (2 * NSEC_PER_SEC)
+#define HOLDER_HART 1
+#define WAITER_HART 2
+/* The hook waits for the holder's release this long: the holder's hart
+ * may go unrun for seconds on a loaded host; a lost wake-up is seen
+ * after the release, by the wait for the waiter (RACE_TIMEOUT_MS). */
+#define HOOK_GIVE_UP_NS (20 * NSEC_PER_SEC)
 
 /* ---- uncontended: the lock itself, and no wait_lock ---- */
 

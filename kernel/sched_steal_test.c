@@ -16,9 +16,11 @@
 #include <kernel/time.h>
 #include "sched_internal.h"
 
-#define WAKER_HART  0
-#define HELD_HART   1
-#define BOUND_TICKS 500 /* 2 s of the held hart's ticks */
+#define WAKER_HART 0
+#define HELD_HART  1
+/* 10 s of the held hart's ticks: a loaded host may leave the other
+ * harts unrun for seconds; without stealing each case waits it out */
+#define BOUND_TICKS 2500
 #define SPREAD_N    12
 
 struct spread {
