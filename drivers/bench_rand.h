@@ -1,6 +1,6 @@
 /*
  * drivers/bench_rand.h: where the random-read benchmarks read. One source
- * for both kernels: whole's rand_read_4k (drivers/block_shell.c) and the
+ * for both kernels: whole's rand_read_4k (drivers/block_bench.c) and the
  * Linux program tools/linuxbench.c include it, so both read the same
  * 4 KiB blocks in the same order from the same seed.
  *

@@ -1,5 +1,6 @@
 /*
- * drivers/block_bench.h: raw device I/O for benchmarks (drivers/block_shell.c).
+ * drivers/block_bench.h: raw device I/O for benchmarks (drivers/block_bench.c;
+ * its users are app/block_shell.c, app/bench_io.c and app/bench_file.c).
  */
 #pragma once
 

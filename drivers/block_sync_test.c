@@ -14,7 +14,7 @@
  * Also: the driver's commit (its doorbell) is called once per dispatch that
  * gave it requests, never while the queue's lock is held; bio_add_buf
  * merges adjacent buffers into one vector; blk_bench (drivers/
- * block_shell.c), whose bench lives on its stack, returns only once its
+ * block_bench.c), whose bench lives on its stack, returns only once its
  * last completion is done with it.
  */
 #include <errno.h>

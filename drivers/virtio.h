@@ -1,11 +1,12 @@
 /*
- * drivers/virtio.h: virtio devices on the virtio-mmio transport.
+ * drivers/virtio.h: virtio devices, whatever transport carries them.
  *
- * At INIT_LEVEL_DEVICE the transport looks at every virtio-mmio slot the
- * device tree lists (platform.virtio[], address order), skips empty slots
- * (device id 0), resets the rest and keeps them in a table. Device drivers
+ * A transport (drivers/virtio_mmio.c, drivers/virtio_pci.c) finds its
+ * devices at INIT_LEVEL_DEVICE, resets them and hands each to
+ * virtio_register() with its struct virtio_transport. Device drivers
  * (their hooks come later in link order) take their devices with
- * virtio_device_find() and probe them:
+ * virtio_device_find() - virtio-mmio ones first, in address order, then
+ * virtio-pci ones in bus order - and probe them the same way on both:
  *
  *   virtio_probe_begin(dev);                 // reset, ACKNOWLEDGE, DRIVER
  *   err = virtio_negotiate(dev, wanted);     // FEATURES_OK checked
@@ -13,34 +14,77 @@
  *   virtio_driver_ok(dev);
  *   on any failure: virtio_fail(dev, "why") // FAILED + console message
  *
- * Both transports are handled here, chosen by what the device reports:
- * modern (version 2: VIRTIO_F_VERSION_1, 64-bit queue addresses) and legacy
- * (version 1: GuestPageSize/QueuePFN, 32 feature bits, no FEATURES_OK).
+ * Modern devices (virtio 1.x: VIRTIO_F_VERSION_1, 64-bit features,
+ * FEATURES_OK) and legacy ones (virtio-mmio version 1 only: 32 feature
+ * bits, no FEATURES_OK) differ in negotiation here; the rest is the
+ * transport's.
  *
- * Locking: a device belongs to its driver after probe; the transport keeps
+ * Locking: a device belongs to its driver after probe; the transports keep
  * no mutable shared state. Register accesses of one queue are serialised by
- * that queue's lock (drivers/virtqueue.h).
+ * that queue's lock (drivers/virtqueue.h); queue set-up (the select
+ * registers) happens only at probe.
  */
 #pragma once
 
 #include <kernel/compiler.h>
 
+/* Interrupt status bits, the same on both transports (virtio 1.2, 4.1.4.5
+ * and 4.2.2). */
+#define VIRTIO_INT_VRING  0x1
+#define VIRTIO_INT_CONFIG 0x2
+
+struct virtio_device;
+
+/* What a transport does for the core; every hook is required but
+ * interrupt_peek. */
+struct virtio_transport {
+	uint8_t (*get_status)(struct virtio_device *dev);
+	void (*set_status)(struct virtio_device *dev, uint8_t status);
+	/* 32 bits on a legacy device, 64 otherwise. */
+	uint64_t (*get_features)(struct virtio_device *dev);
+	void (*set_features)(struct virtio_device *dev, uint64_t features);
+	/* Device-specific configuration, little-endian fields of 1, 2 or 4
+	 * bytes; the generation counter (0 where there is none). */
+	uint32_t (*config_read)(struct virtio_device *dev,
+				unsigned int off,
+				unsigned int size);
+	uint32_t (*config_generation)(struct virtio_device *dev);
+	/* The queue's largest size, 0 if absent or already live. */
+	unsigned int (*queue_max)(struct virtio_device *dev,
+				  unsigned int index);
+	int (*queue_enable)(struct virtio_device *dev,
+			    unsigned int index,
+			    unsigned int num,
+			    uint64_t desc,
+			    uint64_t avail,
+			    uint64_t used);
+	void (*queue_notify)(struct virtio_device *dev, unsigned int index);
+	/* Read and acknowledge the VIRTIO_INT_* bits. */
+	uint32_t (*interrupt_ack)(struct virtio_device *dev);
+	/* Read them without acknowledging; NULL where reading acknowledges
+	 * (PCI's ISR). */
+	uint32_t (*interrupt_peek)(struct virtio_device *dev);
+};
+
 struct virtio_device {
-	uintptr_t base;
+	const struct virtio_transport *ops;
+	const char *transport; /* "virtio-mmio legacy", "virtio-pci modern" */
+	char name[32];	       /* for messages: "virtio-mmio@10001000" */
 	unsigned int irq;
-	unsigned int slot; /* index in platform.virtio[] */
-	uint32_t version;  /* 1 legacy, 2 modern */
+	bool legacy;
 	uint32_t device_id;
 	uint64_t features; /* negotiated */
 	void *priv;	   /* the driver's */
 };
 
+/* Transports: add @dev (filled, reset) to the table. Return: 0, -ENOSPC. */
+int virtio_register(struct virtio_device *dev);
 /* The @nth (0-based) device with @device_id, or NULL. */
 struct virtio_device *virtio_device_find(uint32_t device_id, unsigned int nth);
 
 static inline bool virtio_is_legacy(const struct virtio_device *dev)
 {
-	return dev->version == 1;
+	return dev->legacy;
 }
 
 static inline bool virtio_has_feature(const struct virtio_device *dev,
@@ -56,9 +100,12 @@ __printf(2,
 	 3) void virtio_fail(struct virtio_device *dev, const char *fmt, ...);
 
 /* Device-specific configuration space, little-endian fields. */
-uint32_t virtio_config_read(struct virtio_device *dev,
-			    unsigned int off,
-			    unsigned int size);
+static inline uint32_t virtio_config_read(struct virtio_device *dev,
+					  unsigned int off,
+					  unsigned int size)
+{
+	return dev->ops->config_read(dev, off, size);
+}
 #define VIRTIO_CONFIG_TRIES 16
 /* A 64-bit config field read whole. Return: 0, or -EIO when the
  * generation changed on every one of VIRTIO_CONFIG_TRIES reads. */
@@ -67,15 +114,37 @@ int virtio_config_read64(struct virtio_device *dev,
 			 uint64_t *val);
 
 /* Queue registers, for drivers/virtqueue.c. */
-unsigned int virtio_queue_max(struct virtio_device *dev, unsigned int index);
-int virtio_queue_enable(struct virtio_device *dev,
-			unsigned int index,
-			unsigned int num,
-			uint64_t desc,
-			uint64_t avail,
-			uint64_t used);
+static inline unsigned int virtio_queue_max(struct virtio_device *dev,
+					    unsigned int index)
+{
+	return dev->ops->queue_max(dev, index);
+}
+
+static inline int virtio_queue_enable(struct virtio_device *dev,
+				      unsigned int index,
+				      unsigned int num,
+				      uint64_t desc,
+				      uint64_t avail,
+				      uint64_t used)
+{
+	return dev->ops->queue_enable(dev, index, num, desc, avail, used);
+}
+
 void virtio_queue_notify(struct virtio_device *dev, unsigned int index);
-/* Read and acknowledge the interrupt status (VIRTIO_MMIO_INT_* bits). */
-uint32_t virtio_interrupt_ack(struct virtio_device *dev);
-/* InterruptStatus without acknowledging it (diagnostics). */
-uint32_t virtio_interrupt_status(struct virtio_device *dev);
+
+/* Read and acknowledge the interrupt status (VIRTIO_INT_* bits). */
+static inline uint32_t virtio_interrupt_ack(struct virtio_device *dev)
+{
+	return dev->ops->interrupt_ack(dev);
+}
+
+/* The interrupt status without acknowledging it (diagnostics).
+ * Return: false where the transport cannot read it without. */
+static inline bool virtio_interrupt_peek(struct virtio_device *dev,
+					 uint32_t *status)
+{
+	if (!dev->ops->interrupt_peek)
+		return false;
+	*status = dev->ops->interrupt_peek(dev);
+	return true;
+}

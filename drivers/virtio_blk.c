@@ -20,7 +20,6 @@
 #include <string.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
-#include <linux/virtio_mmio.h>
 #include <drivers/virtio.h>
 #include <drivers/virtio_blk.h>
 #include <drivers/virtqueue.h>
@@ -241,7 +240,7 @@ void virtblk_interrupt(void *arg)
 	struct virtio_blk *vblk = arg;
 
 	__atomic_add_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
-	if (virtio_interrupt_ack(vblk->vdev) & VIRTIO_MMIO_INT_CONFIG)
+	if (virtio_interrupt_ack(vblk->vdev) & VIRTIO_INT_CONFIG)
 		virtblk_config_changed(vblk);
 	for (unsigned int i = 0; i < vblk->nr_queues; i++)
 		virtblk_complete_used(&vblk->queues[i]);
@@ -273,21 +272,26 @@ bool virtblk_watch_lost(const struct virtblk_watch *w,
 static void virtblk_watchdog_collect(struct virtblk_queue *q)
 {
 	struct virtio_blk *vblk = q->vblk;
-	/* Where the interrupt stopped: the device's status, the controller's
-	 * pending bit. Read before collecting. */
-	uint32_t isr = virtio_interrupt_status(vblk->vdev);
+	/* Where the interrupt stopped: the device's status (where reading
+	 * it does not acknowledge it), the controller's pending bit. Read
+	 * before collecting. */
+	uint32_t isr = 0;
+	bool peeked = virtio_interrupt_peek(vblk->vdev, &isr);
 	bool pending = irq_pending(vblk->vdev->irq);
 	unsigned int n = virtblk_complete_used(q);
+	char isr_text[16] = "unread";
 
 	if (!n)
 		return; /* the interrupt handler took them meanwhile */
+	if (peeked)
+		snprintf(isr_text, sizeof(isr_text), "%#x", isr);
 	if (q->watched.lost_ticks++ < 3)
 		pr_warn("%s: %u completions without an interrupt "
-			"(isr %#x, plic pending %d); collected by the "
+			"(isr %s, plic pending %d); collected by the "
 			"watchdog\n",
 			vblk->bdev.name,
 			n,
-			isr,
+			isr_text,
 			pending);
 	q->watched.lost_completions += n;
 }

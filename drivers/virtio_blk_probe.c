@@ -10,7 +10,6 @@
 #include <string.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
-#include <linux/virtio_mmio.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
@@ -182,8 +181,7 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	vblk->bdev.ops = &virtblk_ops;
 	vblk->bdev.driver = vblk;
 	describe_features(vblk);
-	vblk->bdev.transport = virtio_is_legacy(vdev) ? "virtio-mmio legacy"
-						      : "virtio-mmio modern";
+	vblk->bdev.transport = vdev->transport;
 	virtio_driver_ok(vdev);
 	timer_init(&vblk->watchdog, virtblk_watchdog);
 	vblk->watchdog.data = vblk;
@@ -198,7 +196,7 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 		vblk->nr_queues,
 		vblk->nr_queues == 1 ? "" : "s",
 		vblk->queues[0].vq->num,
-		virtio_is_legacy(vdev) ? "legacy" : "modern",
+		vdev->transport,
 		vblk->features);
 }
 
@@ -211,9 +209,9 @@ static int virtio_blk_init(void)
 	     (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i));
 	     i++) {
 		if (disks == VBLK_MAX_DISKS) {
-			pr_warn("virtio_blk: disk at %#lx not probed: vda..vdz "
+			pr_warn("virtio_blk: disk %s not probed: vda..vdz "
 				"are taken\n",
-				(unsigned long)vdev->base);
+				vdev->name);
 			continue;
 		}
 		virtblk_probe(vdev, disks);

@@ -121,6 +121,19 @@ static inline void mmio_write32(uintptr_t addr, uint32_t v)
 	*(volatile uint32_t *)addr = v;
 }
 
+static inline uint16_t mmio_read16(uintptr_t addr)
+{
+	uint16_t v = *(volatile uint16_t *)addr;
+	io_rmb();
+	return v;
+}
+
+static inline void mmio_write16(uintptr_t addr, uint16_t v)
+{
+	io_wmb();
+	*(volatile uint16_t *)addr = v;
+}
+
 static inline uint8_t mmio_read8(uintptr_t addr)
 {
 	uint8_t v = *(volatile uint8_t *)addr;
@@ -132,4 +145,14 @@ static inline void mmio_write8(uintptr_t addr, uint8_t v)
 {
 	io_wmb();
 	*(volatile uint8_t *)addr = v;
+}
+
+/* A register or field of @size 1, 2 or 4 bytes. */
+static inline uint32_t mmio_read_sized(uintptr_t addr, unsigned int size)
+{
+	switch (size) {
+	case 1: return mmio_read8(addr);
+	case 2: return mmio_read16(addr);
+	default: return mmio_read32(addr);
+	}
 }

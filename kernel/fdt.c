@@ -209,7 +209,7 @@ bool fdt_status_okay(int node)
 }
 
 /* The parent of @node: walk from the root keeping a stack of open nodes. */
-static int parent_of(int node)
+int fdt_parent(int node)
 {
 	int stack[32], depth = 0;
 
@@ -242,7 +242,7 @@ static uint64_t read_cells(const uint32_t *p, uint32_t n)
 bool fdt_reg(int node, int index, uint64_t *addr, uint64_t *size)
 {
 	uint32_t ac = 2, sc = 1;
-	int parent = parent_of(node), len;
+	int parent = fdt_parent(node), len;
 	const uint32_t *reg = fdt_getprop(node, "reg", &len);
 
 	if (parent >= 0) {

@@ -16,6 +16,8 @@ const void *fdt_getprop(int node, const char *name, int *len);
 const char *fdt_node_name(int node);
 int fdt_first_child(int node);
 int fdt_next_sibling(int node);
+/* The node @node is a child of, or -1 for the root. */
+int fdt_parent(int node);
 bool fdt_reg(int node, int index, uint64_t *addr, uint64_t *size);
 bool fdt_read_u32(int node, const char *name, uint32_t *val);
 bool fdt_status_okay(int node);

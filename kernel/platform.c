@@ -3,6 +3,7 @@
  *
  * QEMU virt and any board with the same kinds of devices: memory, cpus with
  * timebase-frequency, an ns16550a UART, a RISC-V PLIC, virtio-mmio slots,
+ * a generic ECAM PCI host bridge,
  * an optional sifive,test0 device for exit codes, an optional Goldfish
  * RTC for wall time, /chosen/bootargs.
  * The one file that names the board's devices.
@@ -115,6 +116,18 @@ static void find_virtio(void)
 		}
 }
 
+static void find_pci_host(void)
+{
+	static const char compatible[] = "pci-host-ecam-generic";
+	int n = fdt_next_compatible(-1, compatible);
+
+	while (n >= 0 && !fdt_status_okay(n))
+		n = fdt_next_compatible(n, compatible);
+	platform.pci_host = n;
+	while (n >= 0 && (n = fdt_next_compatible(n, compatible)) >= 0)
+		platform.pci_hosts_ignored += fdt_status_okay(n);
+}
+
 int platform_init(unsigned long boot_hartid, const void *dtb)
 {
 	int node;
@@ -134,6 +147,7 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 	fdt_read_u32(node, "clock-frequency", &platform.uart_clock);
 	find_plic();
 	find_virtio();
+	find_pci_host();
 	node = fdt_next_compatible(-1, "sifive,test0");
 	if (node >= 0 &&
 	    fdt_reg(node, 0, &platform.test_base, &unused) == false)
@@ -160,6 +174,10 @@ static int platform_report_limits(void)
 			"(PLATFORM_MAX_VIRTIO) are not probed\n",
 			platform.virtio_ignored,
 			PLATFORM_MAX_VIRTIO);
+	if (platform.pci_hosts_ignored)
+		pr_warn("platform: %u PCI host bridges past the first are not "
+			"used\n",
+			platform.pci_hosts_ignored);
 	return 0;
 }
 INIT_HOOK(platform_limits, platform_report_limits, INIT_LEVEL_ARCH);

@@ -5,8 +5,8 @@
  * else runs; afterwards it is read-only. This is the only place that knows
  * device-tree compatible strings of the board's devices: drivers take their
  * addresses and interrupt numbers from here. Harts past MAX_CPUS and
- * virtio-mmio slots past PLATFORM_MAX_VIRTIO are counted, not used, and
- * a warning on the console says so.
+ * virtio-mmio slots past PLATFORM_MAX_VIRTIO, PCI host bridges past the
+ * first, are counted, not used, and a warning on the console says so.
  */
 #pragma once
 
@@ -38,6 +38,10 @@ struct platform {
 	    rtc; /* google,goldfish-rtc: base 0 if absent */
 	unsigned int nvirtio, virtio_ignored; /* past PLATFORM_MAX_VIRTIO */
 	struct platform_mmio_dev virtio[PLATFORM_MAX_VIRTIO];
+	/* The first pci-host-ecam-generic node, -1 if none: drivers/pci_host.c
+	 * reads its PCI bindings (reg, ranges, bus-range, interrupt-map). */
+	int pci_host;
+	unsigned int pci_hosts_ignored; /* the others */
 	const char *bootargs;
 };
 

@@ -56,6 +56,7 @@ static const char *const names[NR_RACE_POINTS] = {
 	[RACE_WRITE_COPY] = "write: page locked, before the copy",
 	[RACE_INVAL_FREED] = "invalidation: blocks changed, edges not zeroed",
 	[RACE_INVAL_UNLOCK] = "invalidation: done, lock not dropped yet",
+	[RACE_FAULT_PAGE_FOUND] = "fault: page found, not locked",
 };
 
 static void gate_reached(enum race_id rp, void *obj)
@@ -150,6 +151,11 @@ static void gate_inval_unlock(void *obj)
 	gate_reached(RACE_INVAL_UNLOCK, obj);
 }
 
+static void gate_fault_page_found(void *obj)
+{
+	gate_reached(RACE_FAULT_PAGE_FOUND, obj);
+}
+
 static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_FILL_START] = gate_fill_start,
 	[RACE_FILL_MAPPED] = gate_fill_mapped,
@@ -165,6 +171,7 @@ static race_fn *const gate_hooks[NR_RACE_POINTS] = {
 	[RACE_WRITE_COPY] = gate_write_copy,
 	[RACE_INVAL_FREED] = gate_inval_freed,
 	[RACE_INVAL_UNLOCK] = gate_inval_unlock,
+	[RACE_FAULT_PAGE_FOUND] = gate_fault_page_found,
 };
 
 void race_arm(enum race_id rp)

@@ -60,8 +60,8 @@ struct task;
 /* Gates, for RACE_FILL_START .. RACE_LOCK_TWO_FIRST,
  * RACE_INODES_TWO_FIRST, RACE_READ_COPY, RACE_FILL_INSERTED,
  * RACE_ALLOC_LINKED, RACE_RA_WORKER, RACE_WB_MAPPED, RACE_RECLAIM_CHOSEN,
- * RACE_WRITE_COPY, RACE_INVAL_FREED and RACE_INVAL_UNLOCK (points that
- * may sleep).
+ * RACE_WRITE_COPY, RACE_INVAL_FREED, RACE_INVAL_UNLOCK and
+ * RACE_FAULT_PAGE_FOUND (points that may sleep).
  * race_arm_for stops only task @only; race_arm_for_obj only a task that
  * passes with @obj (the point's object: a page, an inode), @only if set. */
 void race_arm(enum race_id id);

@@ -1,12 +1,16 @@
 /*
- * kernel/shell.h: the serial-console shell.
+ * kernel/shell.h: the serial-console shell, as the kernel and its programs
+ * see it. The shell itself is a program (app/shell.c); this header is the
+ * contract: kmain calls shell_main, and a command registers itself here
+ * from app/ (or from the kernel: kernel/trace.c's `trace`), so the kernel
+ * never includes a header of app/ (tools/test_layering.py).
  *
  * shell_main(NULL) reads commands interactively until `poweroff`;
  * shell_main("cmd; cmd") runs those commands without a prompt. Either way
  * the return value is the status of the last command (0 = success), which
  * becomes QEMU's exit code.
  *
- * A command line is parsed whole before anything runs (shell_parse.h:
+ * A command line is parsed whole before anything runs (app/shell_parse.h:
  * ';', quotes, backslash, no limit on words or length); a line that does
  * not parse runs nothing and says why. A typed line holds READLINE_MAX - 1
  * characters; a longer one is refused whole.
@@ -37,7 +41,7 @@ struct shell_bench {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
-	/* prints kernel/bench.h's JSON lines; run by plain `bench` */
+	/* prints app/bench.h's JSON lines; run by plain `bench` */
 	bool json;
 };
 

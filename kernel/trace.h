@@ -10,9 +10,13 @@
  * Events and their two words (a, b):
  *   TRACE_TASK       a task's name: a, b = its first 16 bytes
  *   TRACE_SWITCH     a = the task switched to, b = the one switched from
- *   TRACE_LOCK_WAIT  lock contended: a = inode, b = TRACE_LOCK_* | mode
+ *   TRACE_LOCK_WAIT  lock contended: a = inode, b = TRACE_LOCK_* | mode;
+ *                    the page lock's b also holds the page's index <<
+ *                    TRACE_LOCK_INDEX_SHIFT (a = 0: a page in no file,
+ *                    not yet inserted or already removed)
  *   TRACE_LOCK_TAKE  lock acquired (after any wait), same words
- *   TRACE_LOCK_DROP  lock released, same words
+ *   TRACE_LOCK_DROP  lock released, same words (a page's, maybe by the
+ *                    I/O completion that ends its read or write)
  *   TRACE_PAGE_ADD   page inserted into the cache: a = inode, b = index
  *   TRACE_PAGE_DEL   page removed from the cache: a = inode, b = index
  *   TRACE_BIO_SUBMIT a = first sector, b = bytes | op << 32
@@ -20,7 +24,10 @@
  *   TRACE_RACE       a race point passed: a = enum race_id
  *   TRACE_BLOCK_FREE ext2 freed blocks: a = first block, b = count (bits
  *                    0-23) | log2 block size << 24 | inode << 32
- * Only i_rwsem and invalidate_lock are traced (their lock classes say so).
+ * Of the sleeping locks, i_rwsem and invalidate_lock are traced (their
+ * lock classes say so), and the page lock (mm/filemap.c). A page inserted
+ * into the cache is locked already (its lock's TAKE came before, with
+ * a = 0): its PAGE_ADD starts the inserter's hold of it.
  */
 #pragma once
 
@@ -42,8 +49,10 @@ enum trace_type {
 };
 
 /* b of the lock events: which lock, in bits 8.., and the lock mode. */
-#define TRACE_LOCK_I_RWSEM    (1u << 8)
-#define TRACE_LOCK_INVALIDATE (2u << 8)
+#define TRACE_LOCK_I_RWSEM     (1u << 8)
+#define TRACE_LOCK_INVALIDATE  (2u << 8)
+#define TRACE_LOCK_PAGE	       (3u << 8)
+#define TRACE_LOCK_INDEX_SHIFT 16
 
 struct trace_event {
 	uint64_t ns;

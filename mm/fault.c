@@ -55,8 +55,10 @@ static struct page *fault_get_page(struct file *f, unsigned long index)
 {
 	struct page *page = filemap_get_page(f->f_mapping, index);
 
-	if (page && page_test(page, PG_uptodate))
+	if (page && page_test(page, PG_uptodate)) {
+		race_point(RACE_FAULT_PAGE_FOUND, f->f_mapping);
 		return page;
+	}
 	if (page)
 		put_page(page);
 	page = filemap_read_page(f, index, 1, false);

@@ -230,9 +230,28 @@ page_wake_bit(struct page *page, enum pageflag bit, unsigned long also)
 	return old;
 }
 
+/* The page lock's trace event (kernel/trace.h): the file and index. The
+ * page is locked, or its locker waits for it and keeps its file (an open
+ * file, a mapping or an inode reference), so the inode read stays valid. */
+static void trace_page_lock(struct page *page, enum trace_type type)
+{
+	struct address_space *m;
+
+	if (likely(!READ_ONCE(trace_on)))
+		return;
+	m = READ_ONCE(page->mapping);
+	__trace_event(type,
+		      m && m->host ? m->host->i_ino : 0,
+		      TRACE_LOCK_PAGE | LOCK_MODE_EXCLUSIVE |
+			  (uint64_t)page->index << TRACE_LOCK_INDEX_SHIFT);
+}
+
 bool trylock_page(struct page *page)
 {
-	return !page_test_and_set(page, PG_locked);
+	if (page_test_and_set(page, PG_locked))
+		return false;
+	trace_page_lock(page, TRACE_LOCK_TAKE);
+	return true;
 }
 
 void lock_page(struct page *page)
@@ -255,10 +274,14 @@ void lock_page_nested(struct page *page, unsigned int subclass)
 						    (1UL << PG_lockdep),
 						true,
 						__ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
+						__ATOMIC_RELAXED)) {
+			trace_page_lock(page, TRACE_LOCK_TAKE);
 			return;
+		}
+	trace_page_lock(page, TRACE_LOCK_WAIT);
 	page_wait_bit(page, PG_locked, true);
 	page_set(page, PG_lockdep);
+	trace_page_lock(page, TRACE_LOCK_TAKE);
 }
 
 void page_lock_handoff(struct page *page)
@@ -273,6 +296,7 @@ void unlock_page(struct page *page)
 {
 	const unsigned long lockdep = 1UL << PG_lockdep;
 
+	trace_page_lock(page, TRACE_LOCK_DROP);
 	if (page_wake_bit(page, PG_locked, lockdep) & lockdep)
 		lockdep_release(&page_lock_map);
 }

@@ -131,7 +131,7 @@ static int punch_last_two(void *arg)
 /* The flusher has taken the file (wb_busy) and not written a page yet: a
  * punch of two of its pages, holding i_rwsem and invalidate_lock, ends
  * without waiting for the flusher's pass over the whole file; readers of
- * the file would wait with it (fs/bench_mixed.c: 114 ms stalls). */
+ * the file would wait with it (app/bench_mixed.c: 114 ms stalls). */
 static void punch_while_flusher_busy(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);

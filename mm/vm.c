@@ -7,7 +7,9 @@
  *   RAM            identity-mapped (VA == PA): kernel text R+X, rodata R,
  *                  everything else R+W (the architecture uses large pages
  *                  wherever a whole aligned one has one permission).
- *   devices        UART, PLIC, virtio-mmio slots, sifive_test: R+W.
+ *   devices        UART, PLIC, virtio-mmio slots, sifive_test: R+W; the
+ *                  PCI configuration window and the BARs assigned later
+ *                  (vm_map_io, from drivers/pci.c).
  *   stack area     STACK_AREA_BASE (0xFFFFFFC000000000, the top 256 GiB of
  *                  Sv39, canonical and far from any RAM) for 1 GiB, cut
  *                  into STACK_SLOT_SIZE slots. A stack occupies the top of
@@ -92,6 +94,25 @@ static int map_devices(void)
 
 	for (unsigned int i = 0; i < platform.nvirtio && !err; i++)
 		err = map_device(&platform.virtio[i]);
+	return err;
+}
+
+/* Sv39's lower canonical half: the identity map cannot reach past it. */
+#define IDENTITY_LIMIT (1UL << 38)
+
+int vm_map_io(uintptr_t pa, size_t size)
+{
+	unsigned long flags;
+	int err;
+
+	if (!size || pa >= IDENTITY_LIMIT || size > IDENTITY_LIMIT - pa)
+		return -ERANGE;
+	if (pa < platform.mem_base + platform.mem_size &&
+	    pa + size > platform.mem_base)
+		return -EEXIST;
+	flags = spin_lock_irqsave(&stack_lock);
+	err = map_identity(ALIGN_DOWN(pa, PAGE_SIZE), pa + size, PROT_RW);
+	spin_unlock_irqrestore(&stack_lock, flags);
 	return err;
 }
 

@@ -17,6 +17,11 @@
 int vm_init(void);
 /* Each secondary hart: use the same tables. */
 void vm_init_hart(void);
+/* Map device memory [@pa, @pa + @size) read+write at the same address,
+ * after boot (the PCI windows, drivers/pci.c). Mapping a page again the
+ * same way is allowed. Return: 0, -ERANGE (past what the identity map
+ * reaches), -EEXIST (RAM, or mapped otherwise) or -ENOMEM. */
+int vm_map_io(uintptr_t pa, size_t size);
 /* A stack of @size bytes (page multiple) with a guard page below.
  * Return: its lowest address, or NULL when memory runs out. */
 void *vm_alloc_stack(size_t size);

@@ -2,7 +2,7 @@
  * tests/fsx.c: fsx - an exerciser in the spirit of fstests' fsx, with
  * readers, faults and readahead running beside the operations: the reader
  * tasks and the check of what they see. The command, its options and the
- * run are in tests/fsx_cmd.c.
+ * run are in app/fsx_cmd.c.
  *
  *   fsx [-N OPS] [-S SEED] [-t SECS] [-f FILES] [-p READERS] [-l MAXLEN]
  *       [-m MIX] [-w MS] [-k] DIR

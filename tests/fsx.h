@@ -1,5 +1,5 @@
 /*
- * tests/fsx.h: what the parts of fsx share - tests/fsx_cmd.c (the
+ * tests/fsx.h: what the parts of fsx share - app/fsx_cmd.c (the
  * command), tests/fsx.c (the reader tasks, checking what they see) and
  * tests/fsx_ops.c (the mutator: every data-changing operation and the
  * model it keeps).

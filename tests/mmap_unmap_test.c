@@ -11,7 +11,9 @@
  * copy (copy-on-write) past the start of a collapse or insert goes (the
  * file's bytes moved under it: the next load reads what is there now), one
  * inside a punched hole stays - Linux's truncate_pagecache (even_cows) and
- * truncate_pagecache_range.
+ * truncate_pagecache_range. A store's copy-on-write copies the page the
+ * file holds when it locks it: a collapse that moved the file's bytes
+ * between the look-up and the lock makes it look again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
+#include <kernel/race.h>
 #include <kernel/sched.h>
 #include <kernel/wait.h>
 #include <fs/internal.h>
@@ -309,6 +312,58 @@ static void punch_keeps_private_copies(struct ktest *t)
 	KTEST_EXPECT_EQ(t, seen, 'c');
 }
 
+static int store_x(void *addr)
+{
+	*(volatile char *)addr = 'X';
+	return 0;
+}
+
+/* The task has ended (a store that cannot be made kills it). */
+static bool task_gone(void *task)
+{
+	return READ_ONCE(((struct task *)task)->state) == TASK_DEAD;
+}
+
+/* F holds 'a' 'b' 'c' 'd', all cached. A store to page 2 of a private
+ * mapping finds the cached 'c' and stops before it locks it; a collapse of
+ * page 1 then moves 'd' down to page 2 and drops the old pages (unmapping
+ * every entry of them, copies too). The store's copy must be of what page
+ * 2 holds now: the page lock, and page->mapping checked under it, say the
+ * page it found has left the file (docs/labs.md, lab 10). */
+static void private_copy_is_of_the_locked_page(struct ktest *t)
+{
+	int fd = open("/mmap_cow_lock.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	static char buf[4 * PAGE_SIZE];
+	volatile char *p;
+	struct task *w;
+	struct file *f;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	for (int i = 0; i < 4; i++)
+		memset(buf + i * PAGE_SIZE, 'a' + i, PAGE_SIZE);
+	KTEST_ASSERT_EQ(t, write(fd, buf, sizeof(buf)), (long)sizeof(buf));
+	p = mmap(NULL, sizeof(buf), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	KTEST_ASSERT_TRUE(t, p != MAP_FAILED);
+	f = fd_get(fd);
+	KTEST_ASSERT_NOT_NULL(t, f);
+	race_arm_for_obj(RACE_FAULT_PAGE_FOUND, NULL, f->f_mapping);
+	w = task_create("cow-store", store_x, (void *)(p + 2 * PAGE_SIZE));
+	KTEST_ASSERT_FALSE(t, IS_ERR(w));
+	KTEST_EXPECT_EQ(t, race_wait(RACE_FAULT_PAGE_FOUND, task_gone, w), 1);
+	KTEST_EXPECT_EQ(
+	    t,
+	    fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, PAGE_SIZE, PAGE_SIZE),
+	    0);
+	race_release(RACE_FAULT_PAGE_FOUND);
+	KTEST_EXPECT_EQ(t, task_join(w), 0);
+	KTEST_EXPECT_EQ(t, p[2 * PAGE_SIZE], 'X');
+	KTEST_EXPECT_EQ(t, p[2 * PAGE_SIZE + 1], 'd'); /* not the old 'c' */
+	fput(f);
+	munmap((void *)p, sizeof(buf));
+	close(fd);
+	KTEST_EXPECT_EQ(t, unlink("/mmap_cow_lock.bin"), 0);
+}
+
 static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(bad_access_ends_task),
 	KTEST_CASE(truncate_unmaps_every_hart),
@@ -319,6 +374,7 @@ static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(collapse_drops_private_copies),
 	KTEST_CASE(insert_drops_private_copies),
 	KTEST_CASE(punch_keeps_private_copies),
+	KTEST_CASE(private_copy_is_of_the_locked_page),
 	{},
 };
 KTEST_SUITE(vfs_mmap_unmap, mmap_unmap_cases);

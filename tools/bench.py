@@ -9,7 +9,7 @@ Each boot gets a fresh 512M ext2 image (vda, as the Linux anchor's) and a
 fresh 128M scratch disk (vdb, which only the raw write figure writes),
 with QEMU's modern virtio-mmio transport and cache=unsafe, the set-up of
 ../shared/anchors/linux-guest. The guest runs `echo @@ ready; bench -r
-REPS [NAME...]` and prints one JSON object per figure (kernel/bench.h);
+REPS [NAME...]` and prints one JSON object per figure (app/bench.h);
 the host adds the boot's wall time from QEMU's start to "@@ ready", the
 shell's first command (`boot`/`host_ms`), and the kernel's text size
 (`image`/`text_bytes`). The benchmark `mixed` runs in boots of its own,
@@ -320,7 +320,7 @@ def schedule(boots, seed, whole=True, mixed=True, linux=()):
 # The benchmark `mixed` runs in boots of its own, MIXED_BOOTS for each
 # boot of the rest, so it starts from the same fresh set-up every time.
 # Each of its boots runs the three modes round by round on one file
-# (fs/bench_mixed.c): a mode per boot (boot arguments) left the ratios to
+# (app/bench_mixed.c): a mode per boot (boot arguments) left the ratios to
 # the host's speed from one boot to the next, and kernel/legacy came out
 # anywhere from 0.65 to 1.05 for one code (2026-12-05).
 MIXED_BOOTS = 2

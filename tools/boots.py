@@ -44,6 +44,7 @@ import ext2img
 import ext2tree
 import mkbadimg
 import mkblkimg
+import pcidtb
 import spinmodel
 import vfsimg
 
@@ -70,14 +71,46 @@ def blk_prepare(name):
     return prepare
 
 
-def blk_args(name, legacy, drive_opts="", device_opts=""):
+# The disk's transport: virtio-mmio "modern" or "legacy", or "pci" (a
+# virtio-blk-pci function behind virt's ECAM host bridge, virtio-pci modern).
+def blk_device(transport):
+    return "virtio-blk-pci" if transport == "pci" else "virtio-blk-device"
+
+
+def blk_args(name, transport, drive_opts="", device_opts="", root_port=False):
     img = f"build/{name}.img"
     if name == "blk_errors":
         img = f"blkdebug:build/blk_rules.cfg:{img}"
-    transport = () if legacy else ("-global", "virtio-mmio.force-legacy=false")
-    return (*transport,
+    modern = (("-global", "virtio-mmio.force-legacy=false")
+              if transport == "modern" else ())
+    # behind a PCIe root port: bus 1, through a bridge (QEMU then makes
+    # the function modern-only, device 0x1042)
+    port = ("-device", "pcie-root-port,id=rp1,chassis=1") if root_port else ()
+    return (*modern, *port,
             "-drive", f"file={img},if=none,format=raw,id=d0{drive_opts}",
-            "-device", f"virtio-blk-device,drive=d0,serial=whole-test-disk{device_opts}")
+            "-device", f"{blk_device(transport)},drive=d0,"
+                       f"serial=whole-test-disk{device_opts}"
+                       + (",bus=rp1" if root_port else ""))
+
+
+# A board whose device tree says something wrong about its PCI host bridge
+# (tools/pcidtb.py): the kernel says what, leaves the bridge and its disk
+# out and boots on. The boot runs the PCI suites that need no bridge.
+def pcidtb_prepare(edit, smp, mem):
+    def prepare(build: Path) -> None:
+        pcidtb.make(build / f"pci_{edit}.dtb", smp, mem, edit)
+        mkblkimg.make_image(build / "pci_dtb.img", 1)
+    return prepare
+
+
+def pcidtb_check(edit):
+    def post_check(build: Path) -> None:
+        log = (build / "test-logs" / f"pci_dtb_{edit.replace('-', '')}.log").read_text(
+            errors="replace")
+        for want in (pcidtb.MESSAGES[edit], "  disks: none", "whole: "):
+            if want not in log:
+                raise ext2img.CheckFailed(f"no console line containing {want!r}")
+    return post_check
 
 
 # The errseq boot: a root ext2 image behind blkdebug rules failing chosen
@@ -238,9 +271,9 @@ def enum_matches_spin(log):
             f"kernel found failing for punch x read_miss: {sorted(failing)}")
 
 
-def ext2_args(name):
+def ext2_args(name, transport="legacy"):
     return ("-drive", f"file=build/{name}.img,if=none,format=raw,id=d0",
-            "-device", "virtio-blk-device,drive=d0")
+            "-device", f"{blk_device(transport)},drive=d0")
 
 
 # Corrupt images (tools/mkbadimg.py): while its suite runs (not at the
@@ -287,6 +320,8 @@ EXPECTED_REPORTS = (
     ("lost-kick", "virtio_blk_read.lost_notification_is_sent_again"),
     ("device-status", "virtio_blk_read.bad_status_fails_request"),
     ("virtqueue", "virtio_ring.*"),
+    ("pci", "pci_enum.*"),
+    ("pci", "virtio_pci_caps.*"),
     ("warning", "mm_page_alloc.bad_free_is_ignored"),
     ("oops", "mm_vm.text_and_rodata_are_read_only"),
     ("oops", "mm_vm.data_is_not_executable"),
@@ -374,25 +409,27 @@ BOOTS = [
     # A 128 MiB file written and read back through a cache that must
     # reclaim: the page cache's memory-pressure case.
     Boot("pcache64m", smp=4, mem="64M", suites=PCACHE_SUITES),
-    *[b for legacy in (False, True) for b in (
-        Boot(f"blk_{'legacy' if legacy else 'modern'}", smp=4, mem="256M",
+    *[b for transport in ("modern", "legacy", "pci") for b in (
+        Boot(f"blk_{transport}", smp=4, mem="256M",
              suites=("virtio_blk_queue", "virtio_blk_read", "virtio_blk_stress",
                      "virtio_blk_write"),
-             qemu_args=blk_args("blk_rw", legacy),
+             qemu_args=blk_args("blk_rw", transport),
              bootargs="vblk.test=rw", prepare=blk_prepare("blk_rw")),
-        # Multi-queue: QEMU's num-queues, one queue per hart.
-        Boot(f"blk_mq_{'legacy' if legacy else 'modern'}", smp=4, mem="256M",
+        # Multi-queue: QEMU's num-queues, one queue per hart (on PCI, the
+        # disk behind a PCIe root port).
+        Boot(f"blk_mq_{transport}", smp=4, mem="256M",
              suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
                      "virtio_blk_write"),
-             qemu_args=blk_args("blk_mq", legacy, device_opts=",num-queues=4"),
+             qemu_args=blk_args("blk_mq", transport, device_opts=",num-queues=4",
+                                root_port=transport == "pci"),
              bootargs="vblk.test=rw", prepare=blk_prepare("blk_mq")),
-        Boot(f"blk_ro_{'legacy' if legacy else 'modern'}", smp=2, mem="256M",
+        Boot(f"blk_ro_{transport}", smp=2, mem="256M",
              suites=("virtio_blk_read", "virtio_blk_ro"), bootargs="vblk.test=ro",
-             qemu_args=blk_args("blk_ro", legacy, ",readonly=on"),
+             qemu_args=blk_args("blk_ro", transport, ",readonly=on"),
              prepare=blk_prepare("blk_ro")),
-        Boot(f"blk_errors_{'legacy' if legacy else 'modern'}", smp=2, mem="256M",
+        Boot(f"blk_errors_{transport}", smp=2, mem="256M",
              suites=("virtio_blk_errors",), bootargs="vblk.test=errors",
-             qemu_args=blk_args("blk_errors", legacy),
+             qemu_args=blk_args("blk_errors", transport),
              prepare=blk_prepare("blk_errors")),
     )],
     *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M",
@@ -448,6 +485,22 @@ BOOTS = [
           ("race_2k_legacy", 2048, " invalidate_lock=off"),
           ("race_1k", 1024, ""),
           ("race_1k_legacy", 1024, " invalidate_lock=off"))],
+    *[Boot(f"pci_dtb_{edit.replace('-', '')}", smp=2, mem="128M", timeout=60,
+           suites=(suite,),
+           qemu_args=("-dtb", f"build/pci_{edit}.dtb", *blk_args("pci_dtb", "pci")),
+           prepare=pcidtb_prepare(edit, 2, "128M"), post_check=pcidtb_check(edit),
+           allow=(("pci", "<boot>"),))
+      for edit, suite in (("ranges", "pci_enum"), ("bus-range", "virtio_pci_caps"))],
+    # The filesystem on a virtio-pci disk: race reproducers with root on
+    # it (fixed mode), e2fsck afterwards.
+    Boot("race_pci", smp=4, mem="128M", timeout=300,
+         suites=("race_collapse", "race_hold", "race_insert", "race_punch",
+                 "race_truncate", "race_writeback", "race_zero"),
+         qemu_args=ext2_args("race_pci", "pci"),
+         prepare=race_prepare("race_pci", 4096), bootargs="root=vda",
+         post_check=race_check("race_pci"),
+         allow=(("sigbus", "race_truncate.race_truncate_fault"),
+                ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
     *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],),
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))

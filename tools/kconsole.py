@@ -45,7 +45,12 @@ REPORTS = [
     ("io-timeout", r"blk: \S+ request timed out"),
     ("virtqueue", r"virtqueue \d+: device (used id \d+, not a buffer in "
                   r"flight|wrote \d+ bytes into buffer|used index is)"),
-    ("virtio", r"virtio-mmio@\S+: (device \d+ refused|bad magic)"),
+    ("virtio", r"virtio-(mmio|pci)@\S+: (device \d+ refused|bad magic|"
+               r"device does not finish|queue \d+ notifies)"),
+    # The PCI host bridge, enumeration and virtio-pci capabilities
+    # (drivers/pci*.c, virtio_pci.c): something on the board is wrong
+    # and was left out.
+    ("pci", r"pci@\S+( \S+)?: .*(skipped|not used|ignored|no INTx)"),
     ("device-status", r"\S+: device returned status"),
     ("double-map", r"vm: \S+ already mapped"),
     ("interrupt", r"(trap: unexpected|irq: spurious) interrupt"),

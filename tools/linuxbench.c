@@ -1,5 +1,5 @@
 /*
- * tools/linuxbench.c: whole's benchmarks (fs/bench_file.c, fs/bench_io.c)
+ * tools/linuxbench.c: whole's benchmarks (app/bench_file.c, app/bench_io.c)
  * as a Linux program, for tools/bench.py --linux. Built static with
  * Debian's riscv64-linux-gnu-gcc and run by the Linux guest's /init
  * (tools/linuxguest.py) once the disk is mounted:
@@ -7,7 +7,7 @@
  *   linuxbench KERNEL REPS DIR DATA_DISK SCRATCH_DISK [uring|aio]
  *
  * KERNEL names the configuration in the figures ("linux-ext2",
- * "linux-ext4"). The sizes and counts are whole's own (fs/bench.h) and
+ * "linux-ext4"). The sizes and counts are whole's own (app/bench_file.h) and
  * the random reads' blocks come from the same generator and seeds
  * (drivers/bench_rand.h). A 64 MiB file DIR/bench.dat is written in
  * 1 MiB writes (byte i of MiB k = k + 1) and read cached in 4 KiB and
@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "drivers/bench_rand.h"
-#include "fs/bench.h"
+#include "app/bench_file.h"
 
 #define MAX_REPS      32
 #define IOV_MAX_BATCH (BIG_IO / SMALL_IO) /* preadv: 256 x 4 KiB a call */

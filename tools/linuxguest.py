@@ -231,7 +231,7 @@ def _cpio(files):
 
 
 # linuxbench.c and the headers it shares with whole (sizes, offsets)
-BENCH_SOURCES = (ROOT / "tools" / "linuxbench.c", ROOT / "fs" / "bench.h",
+BENCH_SOURCES = (ROOT / "tools" / "linuxbench.c", ROOT / "app" / "bench_file.h",
                  ROOT / "drivers" / "bench_rand.h")
 
 

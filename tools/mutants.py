@@ -75,7 +75,7 @@ def load(path):
 
 # What ninja builds into build/ (build.ninja and its folders' files): with
 # copy_tree(objects=True) the copy's first build is incremental.
-BUILD_DIRS = ("kernel", "mm", "fs", "drivers", "tests")
+BUILD_DIRS = ("kernel", "mm", "fs", "drivers", "tests", "app")
 BUILD_FILES = (".ninja_log", ".ninja_deps", "version.h", "ksyms.S", "Image",
                "whole.size")
 BUILD_SUFFIXES = (".a", ".o", ".elf")

@@ -3,7 +3,7 @@
 
     python3 tools/powercut.py [--cuts N] [--seed S] [--image IMG] [--keep]
 
-One image, N boots. Each boot runs `powercut SEED /pcI` (tests/powercut.c)
+One image, N boots. Each boot runs `powercut SEED /pcI` (app/powercut.c)
 and is killed (SIGKILL to QEMU: the disk keeps what reached it, nothing
 else) at a random moment after the workload starts; the seeds and moments
 come from --seed, so a run can be repeated. After each cut:

@@ -19,7 +19,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "kernel/race_points.def"
 MODEL = "docs/model/invalidate_lock.pml"
 RACE_H = "kernel/race.h"
-KERNEL_DIRS = ("kernel", "mm", "fs", "drivers")
+KERNEL_DIRS = ("kernel", "mm", "fs", "drivers", "app")
 
 DEF_RE = re.compile(r"^RACE_POINT_DEF\((\w+),\s*(KERNEL|MODEL)\)\s*$", re.M)
 USE_RE = re.compile(r"\brace_point\((\w+)\s*[,)]")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCH = ROOT / "kernel" / "arch"
-SOURCES = ("kernel", "mm", "fs", "drivers", "tests")
+SOURCES = ("kernel", "mm", "fs", "drivers", "tests", "app")
 INLINE_ASM = re.compile(r"\b(__asm__|asm)\s*(__volatile__|volatile)?\s*(goto\s*)?\(")
 ARCH_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](kernel/arch/|arch/)', re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

@@ -1,4 +1,4 @@
-"""Host tests of the JSON benchmark harness: kernel/bench.c's `bench`
+"""Host tests of the JSON benchmark harness: app/bench.c's `bench`
 command and its output format (one JSON object per figure), and
 tools/bench.py's merging of boots and its ratios. Correctness only: no
 figure is asserted (benchmarks are not timed tests)."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host test of `bench fs` (fs/bench_fs.c) and `drop_caches`.
+"""Host test of `bench fs` (app/bench_fs.c) and `drop_caches`.
 
 Boots the real kernel through tools/run on a small scratch ext2 image and
 checks that the benchmark prints each of its lines and leaves the image

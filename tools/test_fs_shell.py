@@ -32,7 +32,7 @@ import ext2img  # noqa: E402
 import wholerun  # noqa: E402
 
 ARGS = ["--smp", "2", "--mem", "128M"]
-SIX_MONTHS = 31556952 // 2  # GNU ls's, as fs/shell_ls.c
+SIX_MONTHS = 31556952 // 2  # GNU ls's, as app/shell_ls.c
 ENV = ext2img._ENV
 # "5 KiB, 2 ops; 0.0028 sec (1.721 MiB/sec and 721.7871 ops/sec)"; the rates
 # differ, and xfs_io prints -nan for them after 0 ops.

@@ -131,7 +131,7 @@ class FileCommandsMatchLinux(unittest.TestCase):
         self.assertEqual(self.image_tree(img, tmp / "out"), self.host_tree(host))
 
         # ls -l and stat against debugfs's view of the same inodes. ls -l
-        # is GNU ls -ln's format (fs/shell_ls.c): an mtime in the six months
+        # is GNU ls -ln's format (app/shell_ls.c): an mtime in the six months
         # before the listing shows the time, any other the year. The guest's
         # clock is the host's (Goldfish RTC), so everything here is recent.
         entries = [(name, self.debugfs_stat(img, f"/new/{name}"))

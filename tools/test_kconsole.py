@@ -33,6 +33,8 @@ SAMPLES = {
     "io-timeout": "blk: vda: request timed out after 30000 ms, abandoned",  # drivers/block_sync.c
     "virtqueue": "virtqueue 0: device used id 7, not a buffer in flight; ignored",
     "virtio": "virtio-mmio@10008000: device 2 refused: no features",
+    "pci": "pci@30000000 00:01.0: BAR 4 (0x4000 bytes) fits in no window; "
+           "device skipped",                                            # drivers/pci.c
     "device-status": "vda: device returned status 7",
     "double-map": "vm: 0x1000 already mapped by 0x2000 at level 0",
     "interrupt": "irq: spurious interrupt 9",

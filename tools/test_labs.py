@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import lab  # noqa: E402
 import mutants  # noqa: E402
 
+ANSWERS_MD = ROOT / "docs" / "labs" / "answers.md"
 LABS_MD = ROOT / "docs" / "labs.md"
 LABS_DIR = ROOT / "docs" / "labs"
 LAST = re.compile(r"^lab (\d+): (\d+)/(\d+) points$")
@@ -192,10 +193,16 @@ class LabsDocTest(unittest.TestCase):
                 self.assertIn(f"./tools/lab start {l.number}", body)
                 self.assertIn(f"./tools/lab grade {l.number}", body)
                 self.assertRegex(body, r"(?i)hints?")
+                # The answer is apart: a student reading labs.md in a
+                # terminal, where <details> does not fold, must not meet it.
+                self.assertNotIn("<summary>Answer", body)
+                self.assertIn(f"labs/answers.md#lab-{l.number}", body)
+                self.assertRegex(ANSWERS_MD.read_text(),
+                                 rf"(?m)^## Lab {l.number}\n\n\*\S")
 
     def test_named_files_exist(self):
         text = LABS_MD.read_text()
-        for name in set(re.findall(r"\b((?:tests|mm|fs|kernel|drivers|tools|docs)/"
+        for name in set(re.findall(r"\b((?:tests|mm|fs|kernel|drivers|app|tools|docs)/"
                                    r"[\w./-]+\.(?:c|h|py|patch|md|S))", text)):
             if "labN" in name:
                 continue  # docs/labs/labN-start.patch: a placeholder
@@ -204,7 +211,7 @@ class LabsDocTest(unittest.TestCase):
 
     def test_named_functions_exist(self):
         text = LABS_MD.read_text()
-        src = "".join(p.read_text() for d in ("mm", "fs", "kernel", "tests", "drivers")
+        src = "".join(p.read_text() for d in ("mm", "fs", "kernel", "tests", "drivers", "app")
                       for p in (ROOT / d).rglob("*.[ch]"))
         for fn in set(re.findall(r"`(\w+)\(\)`", text)):
             with self.subTest(fn=fn):
@@ -229,7 +236,7 @@ class BringupDocTest(unittest.TestCase):
 
     def test_named_files_exist(self):
         text = (ROOT / "docs" / "bringup.md").read_text()
-        for name in set(re.findall(r"\b((?:mm|fs|kernel|drivers|tools)/[\w./-]+"
+        for name in set(re.findall(r"\b((?:mm|fs|kernel|drivers|app|tools)/[\w./-]+"
                                    r"\.(?:c|h|py|S|ld))", text)):
             with self.subTest(name=name):
                 self.assertTrue((ROOT / name).exists(), name)

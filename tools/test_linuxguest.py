@@ -46,11 +46,11 @@ class LinuxBench(unittest.TestCase):
         self.assertEqual(int.from_bytes(head[18:20], "little"), 243)  # EM_RISCV
 
     def test_shared_headers_give_the_same_offsets_outside_the_kernel(self):
-        """drivers/bench_rand.h and fs/bench.h build in a plain C program
+        """drivers/bench_rand.h and app/bench_file.h build in a plain C program
         (as tools/linuxbench.c includes them); the offsets are xorshift64
         (13, 7, 17) over the first 64 MiB, 4 KiB-aligned."""
         src = ('#include <stdio.h>\n#include "drivers/bench_rand.h"\n'
-               '#include "fs/bench.h"\nint main(void) { uint64_t s = 0x9e3779b97f4a7c15ull;'
+               '#include "app/bench_file.h"\nint main(void) { uint64_t s = 0x9e3779b97f4a7c15ull;'
                ' for (int i = 0; i < 5; i++) printf("%llu\\n", (unsigned long long)'
                'bench_rand_offset(&s, 512ull << 20)); return RAND_IOS != 2000u; }\n')
         with tempfile.TemporaryDirectory() as tmp:

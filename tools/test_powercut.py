@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/test_powercut.py: 20 power cuts under tests/powercut.c's workload.
+"""tools/test_powercut.py: 20 power cuts under app/powercut.c's workload.
 
 tools/powercut.py with a fixed seed: QEMU is killed 20 times at seeded
 moments during writes, punches, renames and fsyncs on one image; after

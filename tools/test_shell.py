@@ -239,6 +239,15 @@ class ShellTest(unittest.TestCase):
         out = command_lines(res)
         self.assertRegex(out[0], r"^vda: \d+ sectors \(", out)
 
+    def test_pci_disk_boots_to_the_shell(self):
+        """--pci: the disk is a virtio-blk-pci function, root on it."""
+        res = run_c("disks", extra=["--pci"])
+        self.assertEqual(res.returncode, 0, res.stdout[-800:])
+        self.assertRegex(res.stdout, r"\n(\[ *[0-9.]+\] )?  disk vda: 128 MiB, "
+                                     r"virtio-pci modern, ")
+        self.assertIn("  root: vda (ext2)", res.stdout)
+        self.assertRegex(command_lines(res)[0], r"^vda: \d+ sectors \(")
+
     def test_typed_line_is_edited_and_run(self):
         sh = Interactive()
         try:

@@ -116,6 +116,24 @@ class UBootTest(unittest.TestCase):
                 env=ext2img._ENV, capture_output=True, text=True).stdout
             self.assertNotIn("append", conf)
 
+    def test_uboot_that_never_starts_whole_fails_the_run(self):
+        """U-Boot in 64 MiB faults while it loads the files and resets;
+        QEMU's -no-reboot then exits 0. tools/run must not: whole's banner
+        never came, so the status is 1 and the reason is printed."""
+        with tempfile.TemporaryDirectory() as tmp:
+            disk = Path(tmp) / "board.img"
+            ext2img.make_image(disk, "64M", ROOT / "tools" / "disk-skel")
+            res = subprocess.run(
+                [str(ROOT / "tools" / "run"), "--uboot", "--disk", str(disk),
+                 "--smp", "2", "--mem", "64M", "-c", "echo never"], cwd=ROOT,
+                stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                timeout=300)
+            out = res.stdout.replace("\r", "") + res.stderr
+            self.assertIn("resetting", out)
+            self.assertNotIn("never\n", res.stdout.replace("\r", ""))
+            self.assertEqual(res.returncode, 1, out[-2000:])
+            self.assertIn("run: U-Boot did not start whole", res.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

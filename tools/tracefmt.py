@@ -8,23 +8,25 @@ console log:
     trace: e NS CPU TID TYPE A B        (A, B in hex)
     trace: end N
 
-parse(text) -> Trace; chrome_json(trace) -> dict (load the file in
-https://ui.perfetto.dev or chrome://tracing); svg(trace, title) -> str, a
-timeline with one lane per hart: the task running on it, and a mark with
-a label for each event, in time order (the x axis is the order of events,
-with their times written under it, so that events microseconds apart stay
-readable).
+parse(text) -> Trace; describe(trace, event) -> a label in the console's
+words (race points by their kernel/race_points.def names); lock(event) ->
+which lock a lock event is about; chrome_json(trace) -> dict (load the
+file in https://ui.perfetto.dev or chrome://tracing). The pictures:
+tools/tracestory.py (what happened, task by task) and tools/tracesvg.py.
 """
 
-import html
 import re
 from dataclasses import dataclass, field
 
 # enum trace_type (kernel/trace.h)
 TASK, SWITCH, LOCK_WAIT, LOCK_TAKE, LOCK_DROP, PAGE_ADD, PAGE_DEL, BIO_SUBMIT, \
     BIO_DONE, RACE, BLOCK_FREE = range(1, 12)
-LOCKS = {1: "i_rwsem", 2: "invalidate_lock"}          # b >> 8
-MODES = {1: "exclusive", 2: "shared"}                  # b & 0xff
+LOCK_EVENTS = (LOCK_WAIT, LOCK_TAKE, LOCK_DROP)
+LOCKS = {1: "i_rwsem", 2: "invalidate_lock", 3: "page lock"}   # b >> 8 & 0xff
+PAGE_LOCK, PAGE_LOCK_KIND = "page lock", 3
+INDEX_SHIFT = 16                                       # the page lock's index
+EXCLUSIVE = 1
+MODES = {EXCLUSIVE: "exclusive", 2: "shared"}          # b & 0xff
 BIO_OPS = {0: "read", 1: "write", 2: "flush", 3: "discard", 4: "write-zeroes",
            5: "drv-in"}
 
@@ -100,14 +102,34 @@ def task(t, tid):
     return f"{t.names.get(tid, '?')}({tid})"
 
 
+@dataclass(frozen=True)
+class Lock:
+    name: str           # LOCKS
+    mode: str           # MODES
+    ino: int            # 0: a page in no file
+    index: int = None   # the page lock's page
+
+
+def lock(e):
+    """The lock a LOCK_* event is about (kernel/trace.h: a, b)."""
+    name = LOCKS.get(e.b >> 8 & 0xff, "?")
+    index = e.b >> INDEX_SHIFT if name == PAGE_LOCK else None
+    return Lock(name, MODES.get(e.b & 0xff, "?"), e.a, index)
+
+
+def lock_label(k):
+    if k.name == PAGE_LOCK:
+        return f"page lock of page {k.index} (ino {k.ino})"
+    return f"{k.name} {k.mode} (ino {k.ino})"
+
+
 def describe(t, e):
     """A short label for event @e."""
     if e.type == SWITCH:
         return f"run {task(t, e.a)}"
-    if e.type in (LOCK_WAIT, LOCK_TAKE, LOCK_DROP):
+    if e.type in LOCK_EVENTS:
         verb = {LOCK_WAIT: "waits", LOCK_TAKE: "takes", LOCK_DROP: "drops"}[e.type]
-        return (f"{verb} {LOCKS.get(e.b >> 8, '?')} {MODES.get(e.b & 0xff, '?')}"
-                f" (ino {e.a})")
+        return f"{verb} {lock_label(lock(e))}"
     if e.type == PAGE_ADD:
         return f"page {e.b} of ino {e.a} inserted"
     if e.type == PAGE_DEL:
@@ -136,7 +158,7 @@ def chrome_json(t):
                     "args": {"name": f"hart {cpu}"}})
     us = lambda ns: ns / 1000.0  # noqa: E731
     running = {}   # cpu -> (tid, since)
-    held = {}      # (tid, lock key) -> (name, since)
+    held = {}      # lock key -> (name, since, task)
     tasks_seen = set()
     end = t.events[-1].ns if t.events else 0
     for e in t.events:
@@ -149,100 +171,33 @@ def chrome_json(t):
             continue
         out.append({"ph": "i", "s": "t", "pid": 1, "tid": e.cpu, "ts": us(e.ns),
                     "name": describe(t, e), "args": {"task": task(t, e.tid)}})
-        if e.type in (LOCK_WAIT, LOCK_TAKE, LOCK_DROP):
+        if e.type == PAGE_ADD:   # a page goes in locked (kernel/trace.h)
+            e = Event(e.ns, e.cpu, e.tid, LOCK_TAKE, e.a,
+                      PAGE_LOCK_KIND << 8 | EXCLUSIVE | e.b << INDEX_SHIFT)
+        if e.type in LOCK_EVENTS:
+            k = lock(e)
+            if k.name == PAGE_LOCK and not k.ino:
+                continue         # a page in no file: not inserted yet, or removed
             lane = 1000 + e.tid
             if e.tid not in tasks_seen:
                 tasks_seen.add(e.tid)
                 out.append({"ph": "M", "pid": 1, "tid": lane, "name": "thread_name",
                             "args": {"name": f"task {task(t, e.tid)}"}})
-            key = (e.tid, e.a, e.b >> 8)
-            lock = f"{LOCKS.get(e.b >> 8, '?')} ino {e.a}"
+            # A page's lock may be let go by its I/O's completion, in
+            # whatever task the interrupt came: it is the page's, not a task's.
+            key = (k.ino, k.index) if k.name == PAGE_LOCK else (e.tid, e.a, k.name)
             if key in held:
-                name, since = held.pop(key)
-                out.append({"ph": "X", "pid": 1, "tid": lane, "name": name,
+                name, since, owner = held.pop(key)
+                out.append({"ph": "X", "pid": 1, "tid": 1000 + owner, "name": name,
                             "ts": us(since), "dur": us(e.ns - since)})
             if e.type == LOCK_WAIT:
-                held[key] = (f"waits for {lock} {MODES.get(e.b & 0xff)}", e.ns)
+                held[key] = (f"waits for {lock_label(k)}", e.ns, e.tid)
             elif e.type == LOCK_TAKE:
-                held[key] = (f"holds {lock} {MODES.get(e.b & 0xff)}", e.ns)
+                held[key] = (f"holds {lock_label(k)}", e.ns, e.tid)
     for cpu, (tid, since) in running.items():
         out.append({"ph": "X", "pid": 1, "tid": cpu, "name": task(t, tid),
                     "ts": us(since), "dur": us(end - since)})
-    for (tid, _, _), (name, since) in held.items():
+    for name, since, tid in held.values():
         out.append({"ph": "X", "pid": 1, "tid": 1000 + tid, "name": name,
                     "ts": us(since), "dur": us(end - since)})
     return {"traceEvents": out, "displayTimeUnit": "ns"}
-
-
-PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
-           "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f")
-COLOURS = {LOCK_WAIT: "#d62728", LOCK_TAKE: "#2ca02c", LOCK_DROP: "#7f7f7f",
-           PAGE_ADD: "#1f77b4", PAGE_DEL: "#9467bd", BIO_SUBMIT: "#ff7f0e",
-           BIO_DONE: "#8c564b", RACE: "#000000", BLOCK_FREE: "#e377c2"}
-
-
-def svg(t, title, keep=None):
-    """One lane per hart; x = event order. @keep(event) filters the marks
-    (switches are always used for the lanes' task bars)."""
-    marks = [e for e in t.events if e.type != SWITCH and (keep is None or keep(e))]
-    step, left, lane_h, top = 34, 150, 70, 60
-    label_room = 440
-    width = left + step * (len(marks) + 1) + 260  # the last labels run right
-    height = top + lane_h * t.harts + label_room
-    colour_of = {}
-    x_of = {}
-    for i, e in enumerate(marks):
-        x_of[id(e)] = left + step * (i + 1)
-
-    def colour(tid):
-        if tid not in colour_of:
-            colour_of[tid] = PALETTE[len(colour_of) % len(PALETTE)]
-        return colour_of[tid]
-
-    def x_at(ns):
-        """x of time @ns: between the marks around it."""
-        before = [m for m in marks if m.ns <= ns]
-        return x_of[id(before[-1])] + step / 2 if before else left
-
-    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-         f'font-family="monospace" font-size="11">',
-         f'<rect width="{width}" height="{height}" fill="white"/>',
-         f'<text x="10" y="20" font-size="14">{html.escape(title)}</text>',
-         '<text x="10" y="38" fill="#555">lanes: harts; bars: the task running; '
-         'marks: events in time order (x is order, not scale)</text>']
-    running = {}
-    bars = []
-    for e in t.events:
-        if e.type == SWITCH:
-            if e.cpu in running:
-                bars.append((e.cpu, running[e.cpu][0], running[e.cpu][1], e.ns))
-            running[e.cpu] = (e.a, e.ns)
-    end = t.events[-1].ns if t.events else 0
-    for cpu, (tid, since) in running.items():
-        bars.append((cpu, tid, since, end))
-    for cpu in range(t.harts):
-        y = top + cpu * lane_h
-        s.append(f'<text x="10" y="{y + lane_h / 2}">hart {cpu}</text>')
-        s.append(f'<line x1="{left}" y1="{y + lane_h - 4}" x2="{width - 20}" '
-                 f'y2="{y + lane_h - 4}" stroke="#ccc"/>')
-    for cpu, tid, since, until in bars:
-        x0, x1 = x_at(since), x_at(until)
-        if x1 - x0 < 1 or t.names.get(tid, "").startswith("idle"):
-            continue
-        y = top + cpu * lane_h + 8
-        s.append(f'<rect x="{x0}" y="{y}" width="{x1 - x0}" height="22" '
-                 f'fill="{colour(tid)}" stroke="#666"/>')
-        s.append(f'<text x="{x0 + 3}" y="{y + 15}">{html.escape(task(t, tid))}</text>')
-    base = top + lane_h * t.harts
-    for i, e in enumerate(marks):
-        x = x_of[id(e)]
-        y = top + e.cpu * lane_h + 44
-        c = COLOURS.get(e.type, "#333")
-        s.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{c}"/>')
-        s.append(f'<line x1="{x}" y1="{y + 5}" x2="{x}" y2="{base + 6}" '
-                 f'stroke="{c}" stroke-dasharray="2,2"/>')
-        label = f"{e.ns / 1e6:.3f} ms {task(t, e.tid)}: {describe(t, e)}"
-        s.append(f'<text transform="translate({x + 4},{base + 10}) rotate(60)" '
-                 f'fill="{c}">{html.escape(label)}</text>')
-    s.append("</svg>")
-    return "\n".join(s) + "\n"

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""tools/pcidtb.py: QEMU virt's device tree with its PCI host bridge spoiled.
+
+    python3 tools/pcidtb.py OUT.dtb --smp N --mem SIZE [--edit ranges]
+
+Dumps the device tree QEMU gives `-machine virt -smp N -m SIZE`
+(`-machine virt,dumpdtb=`), edits the `pci-host-ecam-generic` node with dtc
+and writes OUT.dtb, for a boot that passes it back with `-dtb`: the board
+then says something wrong about its PCI bridge, and the kernel must say
+so, leave the bridge out and boot on (drivers/pci_host.c). Edits:
+
+  ranges     the node has no `ranges` (no window to place BARs in)
+  bus-range  `bus-range` asks for 256 buses while `reg` holds one
+"""
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+EDITS = {
+    "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
+    "bus-range": (r"(\breg = <0x00 0x30000000 0x00) 0x10000000>",
+                  r"\1 0x100000>"),
+}
+MESSAGES = {
+    "ranges": "pci@30000000: no usable ranges (missing); host bridge not used",
+    "bus-range": "pci@30000000: bus-range 0-255 does not fit reg (0x100000 "
+                 "bytes); host bridge not used",
+}
+
+
+def pci_node(dts):
+    """The span of the pci host bridge's node in @dts."""
+    start = dts.index('compatible = "pci-host-ecam-generic"')
+    open_at = dts.rindex("{", 0, start)
+    close_at = dts.index("};", start)
+    return open_at, close_at
+
+
+def make(out: Path, smp: int, mem: str, edit: str) -> None:
+    qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
+    pattern, repl = EDITS[edit]
+    with tempfile.TemporaryDirectory() as tmp:
+        dtb = Path(tmp) / "virt.dtb"
+        subprocess.run(qemu + ["-machine", f"virt,dumpdtb={dtb}", "-smp", str(smp),
+                               "-m", mem, "-nographic"],
+                       check=True, capture_output=True, timeout=60)
+        dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
+                             check=True, capture_output=True, text=True).stdout
+        begin, end = pci_node(dts)
+        node, n = re.subn(pattern, repl, dts[begin:end], flags=re.M)
+        if n != 1:
+            raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the pci node")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)],
+                       input=dts[:begin] + node + dts[end:], check=True, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--smp", type=int, required=True)
+    ap.add_argument("--mem", required=True)
+    ap.add_argument("--edit", choices=sorted(EDITS), default="ranges")
+    args = ap.parse_args()
+    make(args.out, args.smp, args.mem, args.edit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
