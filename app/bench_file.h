@@ -35,5 +35,11 @@ int bench_write_file(size_t io, bool sync, struct bench_write_times *t);
  * @advice other than POSIX_FADV_NORMAL is given to posix_fadvise first
  * (POSIX_FADV_RANDOM: readahead off). Return: the time, 0 on failure. */
 uint64_t bench_read_file(size_t io, uint8_t *buf, int advice);
+/* Drop @path's pages, and only them: POSIX_FADV_DONTNEED on the synced
+ * file, as fio's invalidate=1 and Linux's figure (tools/linuxbench.c) do.
+ * The inode, the block map and the directories stay cached on both
+ * kernels. Return: true if no page of the file is left in the cache
+ * (else with a message). */
+bool bench_drop_file_pages(const char *path);
 /* "file_mib": .., "io_bytes": @io into @p. */
 void bench_params_io(char *p, size_t n, size_t io);

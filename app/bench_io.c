@@ -40,15 +40,10 @@ raw_ns(struct block_device *dev, enum blk_op op, unsigned int nios)
 	return ns;
 }
 
-/*
- * Drop the file's pages, and only them: POSIX_FADV_DONTNEED on the synced
- * file, as fio's invalidate=1 and Linux's figure (tools/linuxbench.c) do.
- * The inode, the block map and the directories stay cached on both
- * kernels. Return: true if no page of the file is left in the cache.
- */
-static bool drop_file_pages(void)
+/* Drop the file's pages, and only them (app/bench_file.h). */
+bool bench_drop_file_pages(const char *path)
 {
-	int fd = open(FILE_PATH, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 	struct file *f = fd < 0 ? NULL : fd_get(fd);
 	bool gone = false;
 
@@ -60,14 +55,14 @@ static bool drop_file_pages(void)
 	if (fd >= 0)
 		close(fd);
 	if (!gone)
-		printf("bench: %s: pages stayed cached\n", FILE_PATH);
+		printf("bench: %s: pages stayed cached\n", path);
 	return gone;
 }
 
 /* One cold read of the file, in tenths of MB/s (0: it failed). */
 static uint64_t cold_round(bool readahead, uint8_t *buf)
 {
-	uint64_t ns = !drop_file_pages()
+	uint64_t ns = !bench_drop_file_pages(FILE_PATH)
 			  ? 0
 			  : bench_read_file(BIG_IO,
 					    buf,
@@ -383,7 +378,7 @@ SHELL_BENCH_JSON(create_unlink,
 		 bench_create_unlink,
 		 "create_unlink  (create, close and unlink an empty file)");
 
-/* ---- cached 4 KiB reads of one file from 1, 2 and 4 harts ---- */
+/* ---- cached 4 KiB reads of one file from 1, 2, 4 and 8 harts ---- */
 
 static int scale_reader(void *arg)
 {
@@ -409,7 +404,7 @@ static int scale_reader(void *arg)
 /* @harts readers, one pinned on each. Return: reads/s, 0 on failure. */
 static uint64_t scale_run(unsigned int harts)
 {
-	struct task *t[4];
+	struct task *t[MAX_CPUS];
 	uint64_t t0 = time_ns();
 	int err = 0;
 
@@ -428,7 +423,7 @@ static uint64_t scale_run(unsigned int harts)
 
 static int bench_scaling(int argc, char **argv)
 {
-	static const unsigned int harts[] = { 1, 2, 4 };
+	static const unsigned int harts[] = { 1, 2, 4, 8 };
 	uint8_t *buf = bench_big_buf();
 	int err = !buf || bench_write_file(BIG_IO, false, NULL) ||
 		  !bench_read_file(BIG_IO, buf, POSIX_FADV_NORMAL);
@@ -471,7 +466,7 @@ static int bench_scaling(int argc, char **argv)
 SHELL_BENCH_JSON(
     scaling_cached_read,
     bench_scaling,
-    "scaling_cached_read  (random 4 KiB cached reads on 1, 2, 4 harts)");
+    "scaling_cached_read  (random 4 KiB cached reads on 1, 2, 4, 8 harts)");
 
 /* ---- boot: guest time from the machine's start to the shell ---- */
 

@@ -26,18 +26,17 @@ struct cpu {
 	unsigned long hartid; /* the platform's hart id */
 	struct task *current;
 	struct task *idle;
-	bool need_resched;
-	unsigned int nr_queued_pinned; /* rq_lock; read without it as a hint */
-	struct task *switch_from;      /* task being switched out */
-	uint64_t switched_at;	       /* time_ns() of the last switch */
-	unsigned int irq_depth;	       /* nested trap handlers running */
-	uint64_t ticks;		       /* timer interrupts taken */
-	uint64_t next_tick;	       /* counter value of the next tick */
-	unsigned long ipis_sent;       /* wake-up IPIs sent (rq_lock) */
-	unsigned long kicks;	       /* harts (bit per cpu id) owed a wake-up
-					  IPI once this hart holds no lock:
-					  only this hart, interrupts off */
-	bool online;		       /* set once, read by any hart */
+	bool need_resched;	  /* also set by a waker on another hart */
+	struct task *switch_from; /* task being switched out */
+	uint64_t switched_at;	  /* time_ns() of the last switch */
+	unsigned int irq_depth;	  /* nested trap handlers running */
+	uint64_t ticks;		  /* timer interrupts taken */
+	uint64_t next_tick;	  /* counter value of the next tick */
+	unsigned long ipis_sent;  /* wake-up IPIs sent */
+	unsigned long kicks;	  /* harts (bit per cpu id) owed a wake-up
+				     IPI once this hart holds no lock:
+				     only this hart, interrupts off */
+	bool online;		  /* set once, read by any hart */
 	/* kernel/rcu.c: written by this hart, read by grace-period waiters */
 	unsigned int rcu_depth; /* read-side sections open */
 	unsigned long rcu_ends; /* outermost sections ended */

@@ -111,7 +111,7 @@ static void mutex_trylock_and_owner(struct ktest *t)
 	mutex_init(&m, "test.mutex", NULL);
 	KTEST_EXPECT_TRUE(t, mutex_trylock(&m));
 	KTEST_EXPECT_TRUE(t, mutex_is_locked(&m));
-	KTEST_EXPECT_TRUE(t, m.owner == current_task());
+	KTEST_EXPECT_TRUE(t, mutex_owner(&m) == current_task());
 	KTEST_EXPECT_TRUE(t, lockdep_is_held(&m.dep, LOCK_MODE_EXCLUSIVE));
 	mutex_unlock(&m);
 	KTEST_EXPECT_FALSE(t, mutex_is_locked(&m));

@@ -13,6 +13,11 @@
  * nobody queued spins up to spin_ns first, as a mutex does
  * (kernel/mutex.h). Not for interrupt context.
  *
+ * Entering a free (or, for a reader, read-held) semaphore nobody waits
+ * for is one compare-and-swap of the count word (below), and leaving one
+ * nobody waits for is one atomic operation; wait_lock is taken only when
+ * a task has to wait or wake another.
+ *
  * s->writer names the owning task while the semaphore is held exclusive
  * (rwsem_is_write_owner), so assertions check the owner, not only the
  * mode. Every acquisition is counted in s->stats and in the class's stats
@@ -28,14 +33,39 @@
 
 struct task;
 
+/*
+ * The count word: RWSEM_WRITER (bit 0) while a writer is inside,
+ * RWSEM_WAITERS (bit 1) while a task is queued, and RWSEM_READER for
+ * each reader inside (the bits above). Its changes:
+ *   enter   a reader adds RWSEM_READER, a writer sets RWSEM_WRITER on 0,
+ *           by compare-and-swap, acquire, only while RWSEM_WAITERS is
+ *           clear (and no writer inside): the fast path
+ *   leave   a reader subtracts RWSEM_READER (one atomic add, release); a
+ *           writer swaps RWSEM_WRITER for 0 (compare-and-swap, release),
+ *           which fails when RWSEM_WAITERS is set: then the slow unlock
+ *   queue   a locker about to queue sets RWSEM_WAITERS (compare-and-swap)
+ *           under wait_lock, and queues itself before dropping it
+ *   grant   under wait_lock, the holders added for the head waiters
+ *           (atomic add), RWSEM_WAITERS cleared when the queue empties
+ * While RWSEM_WAITERS is set nobody enters past the queue: only a grant
+ * lets tasks in, and a leave that empties the lock (a reader's that
+ * leaves the count at RWSEM_WAITERS, a writer's failed compare-and-swap)
+ * takes wait_lock and grants.
+ */
+#define RWSEM_WRITER  1L
+#define RWSEM_WAITERS 2L
+#define RWSEM_READER  4L
+
 struct rw_semaphore {
-	struct spinlock wait_lock;
-	/* protected by wait_lock: */
-	long readers;	     /* active readers */
-	struct task *writer; /* active writer, or NULL */
+	long count; /* above; atomic */
+	/* the writer inside, or NULL: stored by the writer after it
+	 * entered (by the granter for a writer it let in) and cleared
+	 * before it leaves; read by assertions and tests */
+	struct task *writer;
 	uintptr_t writer_site;
-	struct list_head waiters;
-	uint32_t spin_ns; /* kernel/mutex.h; 0: never spin */
+	struct spinlock wait_lock;
+	struct list_head waiters; /* protected by wait_lock */
+	uint32_t spin_ns;	  /* kernel/mutex.h; 0: never spin */
 	struct lockdep_map dep;
 	struct lock_stats stats; /* atomic counters */
 };

@@ -2,14 +2,17 @@
  * kernel/sched.c: running tasks - the run queue, context switching,
  * sleeping and waking, creation onto the queue and exit.
  *
- * One run queue for all harts, FIFO, protected by rq_lock (a raw spinlock
- * taken with interrupts off). rq_lock is held across the switch itself: the
- * task that was switched to releases it in finish_switch(), after the
- * previous task's context is fully saved, which is what lets a waker on
- * another hart see a consistent on_cpu/on_rq/state triple.
+ * One run queue per hart (kernel/sched_rq.c: queueing, stealing, which
+ * idle hart to wake), each with its own lock; the lock rules are above
+ * struct run_queue (kernel/sched_internal.h). A hart's lock is held across
+ * the switch itself: the task that was switched to releases it in
+ * finish_switch(), after the previous task's context is fully saved,
+ * which is what lets a waker on another hart see a consistent
+ * on_cpu/on_rq/state triple.
  *
- * Lock order: any wait-queue lock -> rq_lock. kernel/task.c holds the rest
- * of a task's life (allocation, the task list, references and join).
+ * Lock order: any wait-queue lock -> a run queue's lock. kernel/task.c
+ * holds the rest of a task's life (allocation, the task list, references
+ * and join).
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +33,6 @@
 
 #define TIME_SLICE_TICKS 5
 
-static DEFINE_SPINLOCK(rq_lock);
-static struct list_head run_queue = LIST_HEAD_INIT(run_queue);
 static struct task idle_tasks[MAX_CPUS];
 
 BUILD_BUG_ON(offsetof(struct task, stack_lo) !=
@@ -84,87 +85,6 @@ void preempt_enable(void)
 	__preempt_enable();
 }
 
-/* ---- the run queue (caller holds rq_lock) ---- */
-
-/* Queued tasks that may run anywhere, and per hart those pinned to it:
- * an idle hart peeks at these (without rq_lock) before it sleeps. */
-static unsigned int nr_queued_any;
-
-static unsigned int *queued_count(struct task *t)
-{
-	return t->affinity == CPU_ANY ? &nr_queued_any
-				      : &cpus[t->affinity].nr_queued_pinned;
-}
-
-static void enqueue(struct task *t)
-{
-	DEBUG_ASSERT(!t->on_rq);
-	t->on_rq = true;
-	list_add_tail(&t->run_node, &run_queue);
-	WRITE_ONCE(*queued_count(t), *queued_count(t) + 1);
-}
-
-static void dequeue(struct task *t)
-{
-	list_del(&t->run_node);
-	t->on_rq = false;
-	WRITE_ONCE(*queued_count(t), *queued_count(t) - 1);
-}
-
-/* Is there queued work this hart may take? A hint: no lock. */
-static bool work_for(const struct cpu *c)
-{
-	return READ_ONCE(nr_queued_any) || READ_ONCE(c->nr_queued_pinned);
-}
-
-static bool can_run_on(const struct task *t, const struct cpu *c)
-{
-	return t->affinity == CPU_ANY || t->affinity == (int)c->id;
-}
-
-static struct task *pick_next(struct cpu *c)
-{
-	struct task *t;
-
-	list_for_each_entry (t, &run_queue, run_node) {
-		if (can_run_on(t, c)) {
-			dequeue(t);
-			return t;
-		}
-	}
-	return c->idle;
-}
-
-/* A task became runnable: get an idle hart that may run it to look. If
- * this hart is idle itself (an interrupt here woke the task: an I/O
- * completion), it runs the task on its way out of the interrupt, with no
- * IPI: a remote wake-up costs an SBI call, a trap and a scramble for
- * rq_lock on the other hart. Caller holds rq_lock. Return: the hart to
- * send an IPI to once rq_lock is dropped (the SBI call is slow, and the
- * hart it wakes goes straight for rq_lock), or NULL. */
-static struct cpu *kick_idle_cpu(const struct task *t)
-{
-	struct cpu *c, *self = this_cpu();
-
-	if (self->current == self->idle && can_run_on(t, self)) {
-		self->need_resched = true;
-		return NULL;
-	}
-	for_each_cpu (c) {
-		/* A hart already told is about to take a task: another
-		 * idle one takes this one. */
-		if (c != this_cpu() && c->online && c->current == c->idle &&
-		    !c->need_resched && can_run_on(t, c)) {
-			c->need_resched = true;
-			self->ipis_sent++;
-			return c;
-		}
-	}
-	if (can_run_on(t, this_cpu()))
-		this_cpu()->need_resched = true;
-	return NULL;
-}
-
 /*
  * IPI @c now, or, while this hart holds a lock (a spinlock, so
  * preemption is off, or an interrupt handler runs), once it lets go:
@@ -212,13 +132,14 @@ static void set_running(struct cpu *c, struct task *next)
 	c->current = next;
 }
 
-/* Runs on the new task right after a switch, rq_lock held, irqs off. */
+/* Runs on the new task right after a switch, with the lock of this hart's
+ * queue held and interrupts off. */
 static void finish_switch(struct task *prev)
 {
 	bool dead = prev->state == TASK_DEAD;
 
 	prev->on_cpu = false;
-	raw_spin_unlock(&rq_lock);
+	raw_spin_unlock(&cpu_rq(this_cpu())->lock);
 	if (dead)
 		task_put_own(prev);
 }
@@ -232,6 +153,7 @@ static void __schedule(bool preempt)
 {
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
+	struct run_queue *rq = cpu_rq(c);
 	struct task *prev = c->current, *next;
 	uint64_t now = time_ns();
 
@@ -239,17 +161,17 @@ static void __schedule(bool preempt)
 	if (c->kicks) /* owed from a section that ended in a switch */
 		sched_send_kicks();
 	if (preempt)
-		raw_spin_lock_uncounted(&rq_lock);
+		raw_spin_lock_uncounted(&rq->lock);
 	else
-		raw_spin_lock(&rq_lock);
-	c->need_resched = false;
+		raw_spin_lock(&rq->lock);
+	WRITE_ONCE(c->need_resched, false);
 	if ((preempt || prev->state == TASK_RUNNABLE) && prev != c->idle &&
 	    prev->state != TASK_DEAD && !prev->on_rq)
-		enqueue(prev);
+		enqueue(rq, prev);
 	next = pick_next(c);
 	if (next == prev) {
 		prev->slice = TIME_SLICE_TICKS; /* nobody else wants the hart */
-		raw_spin_unlock(&rq_lock);
+		raw_spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
 		return;
 	}
@@ -292,37 +214,47 @@ void schedule_preempt(void)
  * The waker has made the sleeper's condition true; the fence orders that
  * before the read of the state (set_current_state's fence pairs with it):
  * a task that is not TASK_SLEEPING here sees the condition when it checks
- * it, so it needs no wake-up and rq_lock is not taken.
+ * it, so it needs no wake-up and no run queue's lock is taken.
+ *
+ * The task goes back onto the queue of the hart it last ran on, whose
+ * lock is the one that guards it (task_rq_lock follows a steal); an idle
+ * hart takes it from there (kick_idle_cpu). Under that lock the wake-up
+ * is exact: a task still on its hart (on_cpu) or still queued (on_rq,
+ * preempted while it was going to sleep) is only marked runnable, so it
+ * is on at most one queue and runs once however many wake it, and
+ * whichever hart takes it.
  */
 void wake_up_task(struct task *t)
 {
 	struct cpu *kick = NULL;
+	struct run_queue *rq;
 	unsigned long flags;
 
 	smp_mb();
 	if (READ_ONCE(t->state) != TASK_SLEEPING)
 		return;
 	flags = arch_irq_save();
-	raw_spin_lock(&rq_lock);
+	rq = task_rq_lock(t);
 	if (t->state == TASK_SLEEPING) {
 		WRITE_ONCE(t->state, TASK_RUNNABLE);
 		if (!t->on_cpu && !t->on_rq) {
-			enqueue(t);
+			enqueue(rq, t);
 			kick = kick_idle_cpu(t);
 		}
 	}
-	raw_spin_unlock(&rq_lock);
+	raw_spin_unlock(&rq->lock);
 	send_kick(kick);
 	arch_irq_restore(flags);
 }
 
 /*
  * Set the running task's state, with no lock: only the task itself stores
- * TASK_SLEEPING, and wakers store TASK_RUNNABLE under rq_lock. A task marks
- * itself TASK_SLEEPING before re-checking the condition it waits for; the
+ * TASK_SLEEPING, and wakers store TASK_RUNNABLE under its queue's lock. A task
+ * marks itself TASK_SLEEPING before re-checking the condition it waits for; the
  * fence orders the store before that check (wake_up_task's fence pairs
  * with it), so either the waker sees TASK_SLEEPING or the task sees the
- * condition: no wake-up is lost. __schedule reads the state under rq_lock:
+ * condition: no wake-up is lost. __schedule reads the state under its
+ * hart's queue lock, the one a waker takes for this task:
  * a wake-up after the check but before the switch finds the task on its
  * hart (on_cpu) and leaves it TASK_RUNNABLE, so it is not dequeued.
  */
@@ -363,6 +295,7 @@ struct task *
 task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 {
 	struct task *t = task_alloc(name, fn, arg);
+	struct run_queue *rq;
 	struct cpu *kick;
 	unsigned long flags;
 
@@ -372,10 +305,12 @@ task_create_on(const char *name, int (*fn)(void *), void *arg, int cpu)
 	cwd_inherit(t);
 	task_register(t);
 	flags = arch_irq_save();
-	raw_spin_lock(&rq_lock);
-	enqueue(t);
+	/* its pinned hart's queue, else this hart's: an idle hart steals it */
+	rq = cpu_rq(cpu == CPU_ANY ? this_cpu() : &cpus[cpu]);
+	raw_spin_lock(&rq->lock);
+	enqueue(rq, t);
 	kick = kick_idle_cpu(t);
-	raw_spin_unlock(&rq_lock);
+	raw_spin_unlock(&rq->lock);
 	send_kick(kick);
 	arch_irq_restore(flags);
 	__preempt_check_resched();
@@ -399,9 +334,9 @@ void task_exit(int code)
 			t->lockdep.depth);
 	t->exit_code = code;
 	flags = arch_irq_save();
-	raw_spin_lock(&rq_lock);
+	raw_spin_lock(&cpu_rq(this_cpu())->lock);
 	t->state = TASK_DEAD;
-	raw_spin_unlock(&rq_lock);
+	raw_spin_unlock(&cpu_rq(this_cpu())->lock);
 	arch_irq_restore(flags);
 	schedule();
 	panic("dead task %s scheduled", t->name);
@@ -444,8 +379,6 @@ void task_sleep_ms(unsigned int ms)
 	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
 }
 
-/* ---- introspection ---- */
-
 /* ---- idle ---- */
 
 struct task *sched_idle_task(unsigned int cpu)
@@ -473,6 +406,7 @@ void sched_prepare_cpu(struct cpu *c, void *stack, size_t stack_size)
 	list_init(&idle->run_node);
 	wait_queue_init(&idle->exited);
 	_REENT_INIT_PTR(&idle->reent);
+	rq_init(c);
 	c->idle = idle;
 	set_running(c, idle);
 }
@@ -494,6 +428,10 @@ void sched_idle_loop(void)
 		 * harts must not keep it spinning. */
 		if (this_cpu()->kicks)
 			sched_send_kicks();
+		/* current (idle) before the queues' counts: pairs with
+		 * kick_idle_cpu's fence, so a task queued meanwhile is seen
+		 * here or its waker sees this hart idle and tells it */
+		smp_mb();
 		if (!READ_ONCE(this_cpu()->need_resched) &&
 		    !work_for(this_cpu()))
 			arch_wait_for_interrupt();

@@ -2,9 +2,11 @@
  * kernel/sched.h: kernel tasks and the scheduler.
  *
  * Tasks are kernel threads with their own stack (a guard page below it) and
- * name. All harts take tasks from one run queue; a timer tick preempts a task
- * that has used its time slice whenever preemption is enabled (no spinlock
- * held). Idle harts wait in wfi and are woken by an IPI when work arrives.
+ * name. Each hart runs the tasks of its own run queue, and an idle hart
+ * steals the tasks that may run anywhere from the others' queues
+ * (kernel/sched_rq.c); a timer tick preempts a task that has used its time
+ * slice whenever preemption is enabled (no spinlock held). Idle harts wait
+ * in wfi and are woken by an IPI when work arrives.
  *
  *   t = task_create("name", fn, arg);   // runnable at once; ERR_PTR on error
  *   code = task_join(t);                // wait for exit, get fn's result
@@ -17,8 +19,9 @@
  * A task ends by returning from fn or by task_exit(code). A task that traps
  * is killed with a report; its joiner sees TASK_EXIT_KILLED.
  *
- * Lock order: rq_lock (inside) is taken with interrupts off; wait-queue locks
- * may be held when taking it (wake_up), never the reverse.
+ * Lock order: a hart's run-queue lock (inside) is taken with interrupts
+ * off; wait-queue locks may be held when taking it (wake_up), never the
+ * reverse (kernel/sched_internal.h has the run queues' own rules).
  */
 #pragma once
 
@@ -56,7 +59,8 @@ struct inode;
 struct task {
 	/* first, at fixed offsets: read by trap entry (struct task_head) */
 	uintptr_t stack_lo; /* lowest valid stack address */
-	struct cpu *cpu;    /* hart it runs or last ran on */
+	struct cpu *cpu;    /* hart it runs on, last ran on or is queued on:
+			     * whose run-queue lock guards the fields below */
 
 	struct task_context ctx;
 	char name[TASK_NAME_LEN];
@@ -69,7 +73,7 @@ struct task {
 	void *stack;	   /* lowest usable address */
 	size_t stack_size;
 
-	/* protected by rq_lock: */
+	/* protected by the lock of cpu's run queue: */
 	enum task_state state;
 	bool on_rq;
 	bool on_cpu; /* its context is live on some hart */
@@ -125,6 +129,8 @@ void preempt_check_resched(void);
 /* Send the wake-up IPIs this hart put off while it held a lock
  * (kernel/sched.c, send_kick). */
 void sched_send_kicks(void);
+/* Tasks hart @cpu took from other harts' queues so far (tests). */
+unsigned long sched_steals(unsigned int cpu);
 
 /* The running task's lockdep state, or NULL in an idle task or a trap
  * handler (lockdep_current, inline for the lock fast paths). */

@@ -4,10 +4,10 @@
  * by the time task_join returns.
  *
  * The interleaving is forced: the victim's last switch stops at
- * RACE_TASK_EXIT_WAKE (off the cpu, rq_lock dropped, joiners not yet
- * woken, the exited queue's lock held) and only then lets the joiner, on
- * another hart, call task_join; it holds until the joiner has come for
- * that lock (spin_lock_wanted) or task_join has returned, and looks
+ * RACE_TASK_EXIT_WAKE (off the cpu, its hart's queue lock dropped, joiners
+ * not yet woken, the exited queue's lock held) and only then lets the
+ * joiner, on another hart, call task_join; it holds until the joiner has
+ * come for that lock (spin_lock_wanted) or task_join has returned, and looks
  * whether the task is still registered (a freed task leaves the task
  * list first). Before tasks were reference counted, task_join returned
  * there, having freed the task, and finish_switch went on to wake a freed

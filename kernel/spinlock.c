@@ -142,6 +142,15 @@ void raw_spin_lock_uncounted(struct spinlock *l)
 	l->owner = this_cpu();
 }
 
+bool raw_spin_trylock(struct spinlock *l)
+{
+	if (READ_ONCE(l->locked) ||
+	    __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		return false;
+	l->owner = this_cpu();
+	return true;
+}
+
 void raw_spin_unlock(struct spinlock *l)
 {
 	l->owner = NULL;

@@ -54,6 +54,10 @@ void raw_spin_unlock(struct spinlock *l);
 /* The same, not counted in the running task's lockdep_acquired(): the
  * scheduler's when it preempts a task, which is the tick's doing. */
 void raw_spin_lock_uncounted(struct spinlock *l);
+/* Take it only if it is free now, not counted either: a hart stealing a
+ * task from another hart's run queue (kernel/sched_rq.c), which must not
+ * wait for that lock while it holds its own. */
+bool raw_spin_trylock(struct spinlock *l);
 
 void preempt_disable(void);
 void preempt_enable(void);

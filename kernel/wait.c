@@ -3,7 +3,8 @@
  *
  * A waiter stays queued from prepare_to_wait() to finish_wait(); wake_up()
  * makes every queued waiter runnable (or only the first exclusive one), and
- * each re-checks its condition. Lock: wq->lock (irqsave), then rq_lock.
+ * each re-checks its condition. Lock: wq->lock (irqsave), then a run
+ * queue's lock.
  */
 #include <kernel/wait.h>
 #include <kernel/panic.h>

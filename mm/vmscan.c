@@ -179,7 +179,7 @@ static unsigned long run_shrinkers(unsigned long nr)
 
 bool current_is_reclaiming(void)
 {
-	return READ_ONCE(reclaim_mutex.owner) == current_task();
+	return mutex_owner(&reclaim_mutex) == current_task();
 }
 
 unsigned long reclaim_pages(unsigned long nr)

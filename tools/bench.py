@@ -3,6 +3,7 @@
 
     tools/bench [--boots N] [--seed S] [--smp N] [--reps N] [--only NAME...]
                 [--linux] [--engine uring|aio]
+    tools/bench --scaling [--boots N] [--seed S] [--reps N]
 
 Each boot gets a fresh 512M ext2 image (vda, as the Linux anchor's) and a
 fresh 128M scratch disk (vdb, which only the raw write figure writes),
@@ -34,6 +35,12 @@ issue #10 set goals for, the table of whole beside each Linux
 configuration (medians, min-max, how many times better whole is than the
 best Linux configuration of the row: the ratio of the medians and of the
 extremes) and the goals of issue #32, met or not.
+--scaling runs issue #32's scaling rows instead, into
+build/bench_scaling.json: per round a boot at each of 1, 2, 4 and 8 harts
+running scaling_cached_read (readers on every hart: the row of that hart
+count), mixed and cold_seq_read (their modes marked "@N"), and a boot with
+2 GiB of memory and a 2 GiB disk running file_size_cost (write+fsync and
+cold read of 16 MiB to 1 GiB, per MiB); then scaling_goals' verdicts.
 Benchmarks, not tests: nothing here passes or fails on a figure; the
 goals are read from one run's figures and printed.
 """
@@ -84,16 +91,18 @@ def mq_queues(smp):
     return max(1, min(int(smp), 8))
 
 
-def boot_once(args, tmp, only=None, bootargs=""):
-    """One boot: its JSON figures, and the host's time to the shell."""
+def boot_once(args, tmp, only=None, bootargs="", smp=None, mem=None, image="512M"):
+    """One boot: its JSON figures, and the host's time to the shell;
+    @smp and @mem replace args' for this boot, @image is vda's size."""
     vda, vdb = Path(tmp) / "vda.img", Path(tmp) / "vdb.img"
-    ext2img.make_image(vda, "512M")
+    ext2img.make_image(vda, image)
     with open(vdb, "wb") as f:
         f.truncate(128 << 20)
     only = args.only if only is None else only
     cmd = f"echo {READY}; bench -r {args.reps}" + "".join(f" {n}" for n in only)
     t0 = time.monotonic()
-    proc = subprocess.Popen(qemu_cmd(args.smp, args.mem, vda, vdb, cmd, bootargs),
+    proc = subprocess.Popen(qemu_cmd(smp or args.smp, mem or args.mem, vda, vdb, cmd,
+                                     bootargs),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
     figures, host_ms, log = [], None, []
@@ -182,7 +191,8 @@ def find_metric(results, bench, mode, metric, kernel=None):
 
 
 # Metrics where less is better; for the others (rates) more is.
-LOWER_IS_BETTER = {"ns_per_op", "us_per_op", "guest_ms", "host_ms"}
+LOWER_IS_BETTER = {"ns_per_op", "us_per_op", "guest_ms", "host_ms",
+                   "write_fsync_us_per_mib", "cold_read_us_per_mib"}
 
 
 def is_linux(fig):
@@ -358,6 +368,93 @@ def ratios(results):
     return out
 
 
+# --scaling (issue #32): boots at each hart count, each running the
+# benchmarks that should grow with the harts, and boots with 2 GiB of
+# memory and a 2 GiB disk for the file-size rows.
+SCALING_SMPS = (1, 2, 4, 8)
+SCALING_BENCHES = ("scaling_cached_read", "mixed", "cold_seq_read")
+SIZE_BENCH = "file_size_cost"
+SIZE_MIBS = (16, 64, 256, 1024)
+SIZE_MEM = SIZE_IMAGE = "2G"
+SIZE_SMP = 4
+
+
+def scaling_schedule(boots, seed):
+    """For each of @boots rounds a boot at each hart count ("smpN") and a
+    file-size boot ("size"), in one shuffled order from @seed."""
+    order = []
+    for _ in range(boots):
+        order += [f"smp{n}" for n in SCALING_SMPS] + ["size"]
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def tag_scaling(figures, smp):
+    """A boot at @smp harts: its scaling_cached_read figure for readers on
+    every hart (mode "N", the others dropped: each hart count is its own
+    boot), every other figure's mode marked "@N" ("invalidate_lock@4";
+    "@4" for a figure without a mode) and smp added to its params."""
+    out = []
+    for fig in figures:
+        if fig["bench"] == "scaling_cached_read":
+            if fig["mode"] == str(smp) and "skipped" not in fig:
+                out.append(fig)
+            continue
+        fig = dict(fig)
+        fig["mode"] = f"{fig['mode'] or ''}@{smp}"
+        if "params" in fig:
+            fig["params"] = dict(fig["params"] or {}, smp=smp)
+        out.append(fig)
+    return out
+
+
+def scaling_goals(results):
+    """Issue #32's scaling goals, read from one --scaling run's figures:
+    [(what, value, goal, met)]. Cached reads on 2 and on 4 harts at 1.8x
+    of one hart or more; mixed's reads on 4 harts not below 2 harts';
+    write+fsync and cold read per MiB within 10% from 16 MiB to 1 GiB
+    (the cheapest size's cost over the dearest's >= 1/1.1)."""
+    out = []
+    one = find(results, "scaling_cached_read", "1")
+    for n in (2, 4):
+        v = find(results, "scaling_cached_read", str(n))
+        if one and v:
+            out.append((f"scaling_cached_read {n} / 1", v / one, 1.8, v / one >= 1.8))
+    m2, m4 = (find_metric(results, "mixed", f"invalidate_lock@{n}", "reads_per_s")
+              for n in (2, 4))
+    if m2 and m4:
+        out.append(("mixed reads_per_s @4 / @2", m4 / m2, 1.0, m4 / m2 >= 1.0))
+    for metric in ("write_fsync_us_per_mib", "cold_read_us_per_mib"):
+        costs = [find_metric(results, SIZE_BENCH, str(m), metric) for m in SIZE_MIBS]
+        if all(costs):
+            value = min(costs) / max(costs)
+            out.append((f"{SIZE_BENCH} {metric} min / max "
+                        f"({SIZE_MIBS[0]} MiB .. {SIZE_MIBS[-1]} MiB)",
+                        value, round(1 / 1.1, 3), value >= round(1 / 1.1, 3)))
+    return out
+
+
+def run_scaling(args, seed):
+    """The boots of --scaling: their figures, merged, and the order."""
+    order = scaling_schedule(args.boots, seed)
+    print(f"bench: {len(order)} boots in the order of seed {seed} "
+          f"(--seed {seed} repeats it): {' '.join(order)}", file=sys.stderr)
+    boots = []
+    for i, kind in enumerate(order):
+        with tempfile.TemporaryDirectory() as tmp:
+            if kind == "size":
+                figures = boot_once(args, tmp, [SIZE_BENCH], smp=SIZE_SMP,
+                                    mem=SIZE_MEM, image=SIZE_IMAGE)[0]
+            else:
+                n = int(kind[3:])
+                figures = tag_scaling(
+                    boot_once(args, tmp, list(SCALING_BENCHES), smp=n)[0], n)
+        boots.append(figures)
+        print(f"bench: boot {i + 1} of {len(order)} ({kind}): {len(figures)} figures",
+              file=sys.stderr)
+    return merge(boots), order
+
+
 def num(v):
     if isinstance(v, float):
         return f"{v:.1f}" if v < 100000 else f"{v:.0f}"
@@ -413,6 +510,36 @@ def git_commit():
     return run.stdout.strip() + ("+" if dirty.stdout.strip() else "")
 
 
+def main_scaling(args):
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    load_before, t_start, commit = os.getloadavg(), time.time(), git_commit()
+    results, order = run_scaling(args, seed)
+    load_after = os.getloadavg()
+    checks = scaling_goals(results)
+    results.append({"bench": "run", "mode": None, "params": {
+        "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
+        "scaling": True, "commit": commit,
+        "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
+        "end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "loadavg_before": [round(x, 2) for x in load_before],
+        "loadavg_after": [round(x, 2) for x in load_after]}})
+    results += [{"bench": "goal", "mode": what, "value": round(value, 3),
+                 "goal": goal, "met": met} for what, value, goal, met in checks]
+    out = args.out if args.out != OUT else OUT.with_name("bench_scaling.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    print("\n".join(table(results)))
+    print(f"\ngoals (issue #32, scaling; {sum(m for *_, m in checks)} of "
+          f"{len(checks)} met; {args.boots} boots of each kind, -r {args.reps}):")
+    for what, value, goal, met in checks:
+        print(f"  {what:64} {value:8.3f}   goal >= {goal:<5} "
+              f"{'met' if met else 'NOT MET'}")
+    print(f"\nload average {' '.join(f'{x:.2f}' for x in load_before)} before, "
+          f"{' '.join(f'{x:.2f}' for x in load_after)} after")
+    print(f"written: {out}")
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boots", type=int, default=7,
@@ -429,7 +556,12 @@ def main(argv):
                     help="also boot Debian's Linux in each configuration, same workloads")
     ap.add_argument("--engine", choices=("uring", "aio"), default=None,
                     help="Linux's raw I/O: io_uring (default) or Linux AIO")
+    ap.add_argument("--scaling", action="store_true",
+                    help="issue #32's scaling rows instead: boots at 1, 2, 4 and 8 "
+                    "harts, and file sizes 16 MiB to 1 GiB with 2 GiB of memory")
     args = ap.parse_args(argv)
+    if args.scaling:
+        return main_scaling(args)
     if args.linux:
         linuxguest.fetch()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)

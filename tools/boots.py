@@ -437,9 +437,9 @@ RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
 
 BOOTS = [
     Boot("core", smp=4, mem="256M",
-         suites=("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_lockdep",
+         suites=("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_fastpath", "locks_lockdep",
                  "locks_mutex", "locks_rcu", "locks_rwsem", "locks_spinlock", *MM_SUITES,
-                 *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
+                 *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join", "sched_steal",
                  "shell_parse", "shell_readline", "timers", "trace", "traps",
                  "virtio_ring")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),

@@ -248,9 +248,18 @@ def holders(sem):
     return out
 
 
+# kernel/rwsem.h's count word: RWSEM_WRITER 1, RWSEM_WAITERS 2, and
+# RWSEM_READER (4) per reader inside
+RWSEM_READER = 4
+
+
+def rwsem_readers(sem):
+    return int(sem["count"]) // RWSEM_READER
+
+
 def describe_rwsem(label, sem):
     writer = int(sem["writer"])
-    readers = int(sem["readers"])
+    readers = rwsem_readers(sem)
     state = (f"held exclusive by {task_name(sem['writer'])}" if writer
              else f"held shared by {readers} task(s)" if readers else "free")
     print(f"{label}: {state}")
@@ -261,7 +270,7 @@ def describe_rwsem(label, sem):
 
 
 def rwsem_busy(sem):
-    return (int(sem["writer"]) or int(sem["readers"])
+    return (int(sem["writer"]) or rwsem_readers(sem)
             or int(sem["waiters"]["next"]) != int(sem["waiters"].address))
 
 

@@ -71,6 +71,25 @@ class GuestBenchTest(unittest.TestCase):
                          ["readahead", "no_readahead", "raw"])
         self.assertNotIn("bench.dat", res.stdout.split('"raw"')[-1])
 
+    def test_file_size_cost_per_mib_and_what_memory_cannot_hold(self):
+        """Write+fsync and cold read per MiB for each size that takes
+        3/4 of the memory at most and fits on the disk (tools/run's: 16
+        and 64 MiB), the rest skipped; the file is gone afterwards."""
+        res = run_c("bench -r 1 file_size_cost; ls /", timeout=600)
+        self.assertEqual(res.returncode, 0, res.stdout[-1500:])
+        figs = figures(res.stdout)
+        self.assertEqual([(f["mode"], f.get("metric", f.get("skipped"))) for f in figs],
+                         [("16", "write_fsync_us_per_mib"), ("16", "cold_read_us_per_mib"),
+                          ("64", "write_fsync_us_per_mib"), ("64", "cold_read_us_per_mib"),
+                          ("256", "no room on the disk"),
+                          ("1024", "the file over 3/4 of the memory")])
+        for f in figs[:4]:
+            self.assertEqual(set(f), KEYS)
+            self.assertEqual(f["params"]["file_mib"], int(f["mode"]))
+            self.assertGreater(f["min"], 0)
+        self.assertNotIn("stayed cached", res.stdout)
+        self.assertNotIn("bench_size.dat", res.stdout.split("1024")[-1])
+
     def test_without_a_scratch_disk_the_raw_write_is_skipped(self):
         res = run_c("bench -r 1 buffered_write; ls /")
         self.assertEqual(res.returncode, 0, res.stdout[-1500:])
@@ -269,6 +288,65 @@ class MergeTest(unittest.TestCase):
         got = {what: value for what, value, _ in bench.ratios(res)}
         self.assertAlmostEqual(got["mixed reads_per_s invalidate_lock / i_rwsem"], 3.0)
         self.assertAlmostEqual(got["mixed reads_per_s invalidate_lock / legacy"], 0.9)
+
+
+class ScalingTest(unittest.TestCase):
+    """--scaling (issue #32): a boot per hart count, its figures named by
+    it, and the goals read from them."""
+
+    @staticmethod
+    def fig(bench, mode, median, metric="m", **extra):
+        return dict({"bench": bench, "mode": mode, "params": {"p": 1},
+                     "metric": metric, "unit": "u", "median": median,
+                     "min": median, "max": median, "samples": 1}, **extra)
+
+    def test_a_boot_keeps_its_own_reader_count_and_marks_the_rest(self):
+        f = self.fig
+        boot = [f("scaling_cached_read", "1", 10.0), f("scaling_cached_read", "2", 19.0),
+                f("scaling_cached_read", "4", 30.0),
+                {"bench": "scaling_cached_read", "mode": "8", "skipped": "fewer harts"},
+                f("mixed", "invalidate_lock", 5.0, "reads_per_s"),
+                f("cold_seq_read", "readahead", 80.0), f("boot", None, 3.0)]
+        got = bench.tag_scaling(boot, 2)
+        self.assertEqual([(g["bench"], g["mode"], g["median"]) for g in got],
+                         [("scaling_cached_read", "2", 19.0),
+                          ("mixed", "invalidate_lock@2", 5.0),
+                          ("cold_seq_read", "readahead@2", 80.0),
+                          ("boot", "@2", 3.0)])
+        self.assertEqual(got[1]["params"], {"p": 1, "smp": 2})
+        self.assertEqual(boot[4]["mode"], "invalidate_lock")  # not changed in place
+        # a boot whose own count was skipped (fewer harts came up) adds none
+        self.assertEqual(bench.tag_scaling(boot, 8)[0]["bench"], "mixed")
+
+    def test_schedule_has_every_kind_each_round_and_repeats_from_its_seed(self):
+        order = bench.scaling_schedule(3, 7)
+        self.assertEqual(sorted(order), sorted(["smp1", "smp2", "smp4", "smp8", "size"] * 3))
+        self.assertEqual(order, bench.scaling_schedule(3, 7))
+
+    def test_goals(self):
+        f = self.fig
+        res = [f("scaling_cached_read", "1", 100.0), f("scaling_cached_read", "2", 190.0),
+               f("scaling_cached_read", "4", 170.0),
+               f("mixed", "invalidate_lock@2", 50.0, "reads_per_s"),
+               f("mixed", "invalidate_lock@4", 45.0, "reads_per_s"),
+               f("mixed", "i_rwsem@4", 99.0, "reads_per_s")]
+        for mib, w, r in ((16, 1000.0, 400.0), (64, 1050.0, 420.0), (256, 1080.0, 500.0),
+                          (1024, 1100.0, 400.0)):
+            res.append(f("file_size_cost", str(mib), w, "write_fsync_us_per_mib"))
+            res.append(f("file_size_cost", str(mib), r, "cold_read_us_per_mib"))
+        got = {what: (value, goal, met) for what, value, goal, met in bench.scaling_goals(res)}
+        self.assertEqual(got["scaling_cached_read 2 / 1"], (1.9, 1.8, True))
+        self.assertEqual(got["scaling_cached_read 4 / 1"], (1.7, 1.8, False))
+        self.assertEqual(got["mixed reads_per_s @4 / @2"], (0.9, 1.0, False))
+        w = got["file_size_cost write_fsync_us_per_mib min / max (16 MiB .. 1024 MiB)"]
+        r = got["file_size_cost cold_read_us_per_mib min / max (16 MiB .. 1024 MiB)"]
+        self.assertAlmostEqual(w[0], 1000 / 1100)
+        self.assertEqual(w[1:], (0.909, True))   # 10% dearer at 1 GiB: within
+        self.assertAlmostEqual(r[0], 0.8)
+        self.assertEqual(r[1:], (0.909, False))  # 25% dearer at 256 MiB
+        # a size that was skipped leaves that goal out, not met by default
+        res = [x for x in res if x["mode"] != "1024"]
+        self.assertEqual(len(bench.scaling_goals(res)), 3)
 
 
 if __name__ == "__main__":

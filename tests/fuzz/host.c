@@ -194,7 +194,7 @@ void mutex_lock(struct mutex *m)
 {
 	if (m->owner)
 		die("deadlock: mutex %s taken twice", m->dep.name);
-	m->owner = (struct task *)m; /* any non-NULL value */
+	m->owner = (unsigned long)m; /* any value but 0 */
 	hold(&m->dep, LOCK_MODE_EXCLUSIVE);
 }
 
@@ -202,13 +202,13 @@ void mutex_unlock(struct mutex *m)
 {
 	if (!m->owner)
 		die("mutex %s released unlocked", m->dep.name);
-	m->owner = NULL;
+	m->owner = 0;
 	release(&m->dep);
 }
 
 bool mutex_is_locked(struct mutex *m)
 {
-	return m->owner != NULL;
+	return m->owner != 0;
 }
 
 void init_rwsem(struct rw_semaphore *s,
@@ -220,32 +220,34 @@ void init_rwsem(struct rw_semaphore *s,
 
 void down_read(struct rw_semaphore *s)
 {
-	if (s->writer)
+	if (s->count & RWSEM_WRITER)
 		die("deadlock: %s taken shared under its writer", s->dep.name);
-	s->readers++;
+	s->count += RWSEM_READER;
 	hold(&s->dep, LOCK_MODE_SHARED);
 }
 
 void up_read(struct rw_semaphore *s)
 {
-	if (s->readers <= 0)
+	if (s->count < RWSEM_READER)
 		die("%s: up_read without a reader", s->dep.name);
-	s->readers--;
+	s->count -= RWSEM_READER;
 	release(&s->dep);
 }
 
 void down_write(struct rw_semaphore *s)
 {
-	if (s->writer || s->readers)
+	if (s->count)
 		die("deadlock: %s taken exclusive while held", s->dep.name);
+	s->count = RWSEM_WRITER;
 	s->writer = (struct task *)s;
 	hold(&s->dep, LOCK_MODE_EXCLUSIVE);
 }
 
 void up_write(struct rw_semaphore *s)
 {
-	if (!s->writer)
+	if (s->count != RWSEM_WRITER)
 		die("%s: up_write without a writer", s->dep.name);
+	s->count = 0;
 	s->writer = NULL;
 	release(&s->dep);
 }
