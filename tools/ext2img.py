@@ -32,6 +32,13 @@ class CheckFailed(Exception):
     """An image or boot check failed; str() is the output to show."""
 
 
+def write_at(img, off, data):
+    """Overwrite @img's bytes at @off with @data (damaging images on purpose)."""
+    with open(img, "r+b") as f:
+        f.seek(off)
+        f.write(data)
+
+
 def make_image(path, size, skel=None, block=4096, features=DEFAULT_FEATURES):
     """Create (or overwrite) an ext2 image of @size (mke2fs syntax, e.g. 128M)."""
     cmd = ["mke2fs", "-F", "-q", "-t", "ext2", "-r", "1", "-b", str(block),

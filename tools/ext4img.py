@@ -189,12 +189,6 @@ def extents(img, path):
     return rows
 
 
-def _patch(img, off, data):
-    with open(img, "r+b") as f:
-        f.seek(off)
-        f.write(data)
-
-
 def _read(img, off, n):
     with open(img, "rb") as f:
         f.seek(off)
@@ -248,7 +242,7 @@ def _dx_root_rewrite(img, path, off, value):
     crc = crc32c(seed, bytes(data[:32 + 8 * count]))
     crc = crc32c(crc, bytes(data[tail:tail + 4]) + bytes(4))
     struct.pack_into("<I", data, tail + 4, crc)
-    _patch(img, blk * bs, bytes(data))
+    ext2img.write_at(img, blk * bs, bytes(data))
 
 
 def damage(img):
@@ -269,14 +263,14 @@ def damage(img):
             eh_max = struct.unpack("<H", _read(img, where + 4, 2))[0]
             off = 12 + 12 * eh_max
         old = _read(img, where + off, 1)[0]
-        _patch(img, where + off, bytes([old ^ 0x5A]))
+        ext2img.write_at(img, where + off, bytes([old ^ 0x5A]))
     ino, _ = _inode_offset(img, "/bad/inodecsum")
     old = _read(img, ino + 0x7C, 1)[0]            # l_i_checksum_lo
-    _patch(img, ino + 0x7C, bytes([old ^ 0xFF]))
+    ext2img.write_at(img, ino + 0x7C, bytes([old ^ 0xFF]))
     _dx_root_rewrite(img, "/bad/dxbad", 28, 7)   # an unknown hash version
     dblk = int(debugfs(img, "blocks /bad/dcsum").split()[-1])
     old = _read(img, dblk * bs + bs - 1, 1)[0]     # the tail's checksum
-    _patch(img, dblk * bs + bs - 1, bytes([old ^ 0xFF]))
+    ext2img.write_at(img, dblk * bs + bs - 1, bytes([old ^ 0xFF]))
 
 
 def preallocate(img, block):
@@ -287,7 +281,7 @@ def preallocate(img, block):
     if sum(r[3] for r in unwritten) != PREALLOC_BLOCKS - 1:
         raise ext2img.CheckFailed(f"/prealloc: extents {rows}")
     for _, _, pblk, length, _ in unwritten:
-        _patch(img, pblk * block, b"\xa5" * (length * block))
+        ext2img.write_at(img, pblk * block, b"\xa5" * (length * block))
 
 
 def make_image(img, block, tree=None):
@@ -315,10 +309,10 @@ def disks(folder):
         img = os.path.join(folder, f"ext4_{name}.img")
         mke2fs(img, "4M", 1024, journal=name in ("journal", "recover"))
         if name == "sbcsum":
-            _patch(img, 1024 + 0x78, b"X")       # s_volume_name[0]
+            ext2img.write_at(img, 1024 + 0x78, b"X")       # s_volume_name[0]
         elif name == "gdcsum":
             old = _read(img, 2048 + 0x1E, 1)[0]  # group 0's bg_checksum
-            _patch(img, 2048 + 0x1E, bytes([old ^ 0xFF]))
+            ext2img.write_at(img, 2048 + 0x1E, bytes([old ^ 0xFF]))
         elif name == "recover":
             debugfs(img, "feature needs_recovery", write=True)
 

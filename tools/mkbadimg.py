@@ -68,12 +68,6 @@ def _debugfs(img, request, write=False):
     return run.stdout
 
 
-def _patch(img, off, data):
-    with open(img, "r+b") as f:
-        f.seek(off)
-        f.write(data)
-
-
 def _or32(img, off, bits):
     with open(img, "r+b") as f:
         f.seek(off)
@@ -123,9 +117,9 @@ def make_bad(kind, img, block=1024):
     if kind == "trunc":
         os.truncate(img, os.path.getsize(img) // 2)
     elif kind == "magic":
-        _patch(img, SB + S_MAGIC, struct.pack("<H", 0x1234))
+        ext2img.write_at(img, SB + S_MAGIC, struct.pack("<H", 0x1234))
     elif kind == "zero":
-        _patch(img, SB, bytes(1024))
+        ext2img.write_at(img, SB, bytes(1024))
     elif kind == "incompat":
         _or32(img, SB + S_INCOMPAT, 0x80000000)
     elif kind == "rootfile":
@@ -135,9 +129,9 @@ def make_bad(kind, img, block=1024):
     elif kind in ("reclen", "ino"):
         off, left = _victim_entry(img, block)
         if kind == "reclen":
-            _patch(img, off + 4, struct.pack("<H", left + 4))
+            ext2img.write_at(img, off + 4, struct.pack("<H", left + 4))
         else:
-            _patch(img, off, struct.pack("<I", 0x7FFFFFFF))
+            ext2img.write_at(img, off, struct.pack("<I", 0x7FFFFFFF))
     elif kind == "blocknr":
         itable = _inode_table(img)
         _debugfs(img, "sif /far block[0] 0x7ffffff0", write=True)
