@@ -143,6 +143,11 @@ GONE = ["/w/unlinked", "/w/torename", "/w/src", "/w/rmme", "/w/a/b",
         "/w/many/n0001", "/w/many/n0999", "/w/par/c0_0"]
 
 
+def block_size(img):
+    _, out = debugfs(img, "stats")
+    return int(re.search(r"Block size:\s+(\d+)", out)[1])
+
+
 def debugfs(img, request):
     run = subprocess.run(["debugfs", "-R", request, str(img)],
                          env=ext2img._ENV, capture_output=True, text=True)
@@ -159,6 +164,8 @@ def check_written(img, ran=None):
         expected.update(expected_after_write())
     if ran is None or "ext2_tail" in ran:
         expected.update(expected_after_tail())
+    if ran is not None and "ext4_write" in ran:
+        check_hashed_dir(img, block_size(img))
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dump")
@@ -176,6 +183,46 @@ def check_written(img, ran=None):
                 bad.append(f"{path}: {'missing' if got is None else f'{len(got)} bytes differ from the expected {len(want)}'}")
     if bad:
         raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
+
+
+# Suite ext4_write (fs/ext2/ext4_write_test.c, same rule): /h holds these
+# names, and at 1 KiB blocks its htree has two levels.
+DX_NAMES = 5000
+
+
+def expected_dx_names():
+    names = set()
+    for i in range(DX_NAMES):
+        if i % 7 == 0:
+            continue
+        names.add(f"renamed-hashed-dir-entry-{i:04d}" if i % 11 == 0
+                  else f"a-hashed-directory-entry-{i:04d}")
+    return names
+
+
+def check_hashed_dir(img, block):
+    """debugfs lists exactly the expected names of /h; `htree` walks its
+    index (two levels at 1 KiB blocks) and finds every name too."""
+    _, out = debugfs(img, "ls /h")
+    # a removed name that began a block stays there with inode 0
+    got = {name for ino, name in re.findall(r"(\d+)\s+\(\d+\) (\S+)", out)
+           if ino != "0"} - {".", ".."}
+    want = expected_dx_names()
+    bad = []
+    if got != want:
+        bad.append(f"debugfs ls /h: {len(want - got)} names missing "
+                   f"({sorted(want - got)[:3]}), {len(got - want)} extra "
+                   f"({sorted(got - want)[:3]})")
+    _, tree = debugfs(img, "htree /h")
+    levels = re.search(r"Indirect levels: (\d+)", tree)
+    if not levels or (block == 1024 and levels[1] != "1"):
+        bad.append(f"debugfs htree /h: levels {levels[1] if levels else None}")
+    in_tree = {name for ino, name in re.findall(
+        r"(\d+) 0x[0-9a-f]+-[0-9a-f]+ \(\d+\) (\S+)", tree) if ino != "0"}
+    if in_tree != want:
+        bad.append(f"debugfs htree /h: {len(in_tree)} names in its leaves")
+    if bad:
+        raise ext2img.CheckFailed("\n".join(bad))
 
 
 def check_inode_numbers(img, log):

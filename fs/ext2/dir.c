@@ -33,6 +33,7 @@
 
 /* Called for each valid record; return 0 to go on, >0 to stop, <0 error. */
 typedef int (*dirent_fn)(struct inode *dir,
+			 uint64_t lblk,
 			 struct ext2_buf *b,
 			 struct ext2_dir_entry_2 *de,
 			 struct ext2_dir_entry_2 *prev,
@@ -103,8 +104,11 @@ struct ext2_buf *ext2_dir_bread(struct inode *dir, uint64_t lblk, uint32_t pblk)
 	return b;
 }
 
-static int
-walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
+static int walk_block(struct inode *dir,
+		      uint64_t lblk,
+		      struct ext2_buf *b,
+		      dirent_fn fn,
+		      void *arg)
 {
 	struct ext2_dir_entry_2 *prev = NULL;
 
@@ -113,7 +117,7 @@ walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
 		int ret = ext2_check_entry(dir, b->b_blocknr, off, de);
 
 		if (!ret)
-			ret = fn(dir, b, de, prev, arg);
+			ret = fn(dir, lblk, b, de, prev, arg);
 		if (ret)
 			return ret;
 		prev = de;
@@ -141,7 +145,7 @@ static int walk_dir(struct inode *dir, dirent_fn fn, void *arg)
 		b = ext2_dir_bread(dir, lblk, pblk);
 		if (IS_ERR(b))
 			return PTR_ERR(b);
-		ret = walk_block(dir, b, fn, arg);
+		ret = walk_block(dir, lblk, b, fn, arg);
 		ext2_brelse(sbi, b);
 		if (ret)
 			return ret;
@@ -178,14 +182,34 @@ static uint8_t file_type(struct inode *dir, mode_t mode)
 	return EXT2_FT_UNKNOWN;
 }
 
+/* Is @de the checksum tail at the end of leaf @b? */
+static bool
+is_csum_tail(struct inode *dir, struct ext2_buf *b, struct ext2_dir_entry_2 *de)
+{
+	return EXT2_SBI(dir->i_sb)->s_csum &&
+	       (char *)de - (char *)b->b_data ==
+		   (long)ext2_dir_leaf_space(dir) &&
+	       ext2_is_dir_tail(de);
+}
+
+void ext2_dir_block_dirty(struct inode *dir, uint64_t lblk, struct ext2_buf *b)
+{
+	if (ext2_dir_block_csum_set(dir, lblk, b->b_data))
+		pr_err("ext4: directory inode %lu: htree block %u: count past "
+		       "limit, checksum not set\n",
+		       dir->i_ino,
+		       b->b_blocknr);
+	ext2_bmark_dirty(b);
+}
+
 static void dir_changed(struct inode *dir)
 {
-	EXT2_I(dir)->i_flags &= ~EXT2_INDEX_FL;
 	dir->i_mtime = dir->i_ctime = current_time();
 	mark_inode_dirty(dir);
 }
 
 static int find_fn(struct inode *dir,
+		   uint64_t lblk,
 		   struct ext2_buf *b,
 		   struct ext2_dir_entry_2 *de,
 		   struct ext2_dir_entry_2 *prev,
@@ -193,7 +217,7 @@ static int find_fn(struct inode *dir,
 {
 	struct name_arg *na = arg;
 
-	(void)b, (void)prev;
+	(void)lblk, (void)b, (void)prev;
 	if (!name_match(de, na->name, na->len))
 		return 0;
 	if (!ext2_inode_valid_nr(EXT2_SBI(dir->i_sb), de->inode)) {
@@ -214,7 +238,7 @@ int ext2_find_in_block(struct inode *dir,
 		       unsigned long *ino)
 {
 	struct name_arg na = { name, len, 0, 0 };
-	int ret = walk_block(dir, b, find_fn, &na);
+	int ret = walk_block(dir, 0, b, find_fn, &na);
 
 	if (ret > 0)
 		*ino = na.ino;
@@ -252,6 +276,7 @@ static void fill_entry(struct inode *dir,
 }
 
 static int add_fn(struct inode *dir,
+		  uint64_t lblk,
 		  struct ext2_buf *b,
 		  struct ext2_dir_entry_2 *de,
 		  struct ext2_dir_entry_2 *prev,
@@ -262,7 +287,7 @@ static int add_fn(struct inode *dir,
 	unsigned int used = de->inode ? ext2_rec_len(de->name_len) : 0;
 
 	(void)prev;
-	if (de->rec_len < used + need)
+	if (de->rec_len < used + need || is_csum_tail(dir, b, de))
 		return 0;
 	if (used) {
 		struct ext2_dir_entry_2 *nde =
@@ -273,8 +298,21 @@ static int add_fn(struct inode *dir,
 		de = nde;
 	}
 	fill_entry(dir, de, na);
-	ext2_bmark_dirty(b);
+	ext2_dir_block_dirty(dir, lblk, b);
 	return 1;
+}
+
+int ext2_add_in_leaf(struct inode *dir,
+		     uint64_t lblk,
+		     struct ext2_buf *b,
+		     const char *name,
+		     size_t len,
+		     unsigned long ino,
+		     mode_t mode)
+{
+	struct name_arg na = { name, len, ino, mode };
+
+	return walk_block(dir, lblk, b, add_fn, &na);
 }
 
 int ext2_add_entry(struct inode *dir,
@@ -293,7 +331,17 @@ int ext2_add_entry(struct inode *dir,
 
 	if (!len || len > NAME_MAX_LEN)
 		return -ENAMETOOLONG;
+	ret = ext2_dx_add_entry(dir, name, len, ino, mode);
+	if (ret != EXT2_DX_FALLBACK)
+		goto out;
 	ret = walk_dir(dir, add_fn, &na);
+	if (!ret && lblk == 1 && ext2_dx_can_index(dir)) {
+		/* block 0 is full: index the directory, as ext4 does */
+		ret = ext2_dx_make_indexed(dir);
+		if (!ret)
+			ret = ext2_dx_add_entry(dir, name, len, ino, mode);
+		goto out;
+	}
 	if (ret < 0)
 		return ret;
 	if (!ret) {
@@ -304,14 +352,18 @@ int ext2_add_entry(struct inode *dir,
 		if (IS_ERR(b))
 			return PTR_ERR(b);
 		de = ext2_entry_at(b, 0);
-		de->rec_len = dir->i_sb->s_blocksize;
+		de->rec_len = ext2_dir_leaf_space(dir);
 		fill_entry(dir, de, &na);
-		ext2_bmark_dirty(b);
+		ext2_dir_tail_init(dir, b->b_data);
+		ext2_dir_block_dirty(dir, lblk, b);
 		ext2_brelse(sbi, b);
 		inode_set_size(dir, (lblk + 1) << dir->i_sb->s_blocksize_bits);
 	}
-	dir_changed(dir);
-	return 0;
+	ret = 0;
+out:
+	if (!ret)
+		dir_changed(dir);
+	return ret;
 }
 
 /* A change to the entry a name_arg names, in its block (after @prev). */
@@ -326,6 +378,7 @@ struct change_arg {
 };
 
 static int change_fn(struct inode *dir,
+		     uint64_t lblk,
 		     struct ext2_buf *b,
 		     struct ext2_dir_entry_2 *de,
 		     struct ext2_dir_entry_2 *prev,
@@ -336,7 +389,7 @@ static int change_fn(struct inode *dir,
 	if (!name_match(de, ca->na.name, ca->na.len))
 		return 0;
 	ca->change(dir, de, prev, &ca->na);
-	ext2_bmark_dirty(b);
+	ext2_dir_block_dirty(dir, lblk, b);
 	return 1;
 }
 
@@ -404,12 +457,13 @@ static bool is_dot_or_dotdot(const struct ext2_dir_entry_2 *de)
 }
 
 static int nonempty_fn(struct inode *dir,
+		       uint64_t lblk,
 		       struct ext2_buf *b,
 		       struct ext2_dir_entry_2 *de,
 		       struct ext2_dir_entry_2 *prev,
 		       void *arg)
 {
-	(void)dir, (void)b, (void)prev, (void)arg;
+	(void)dir, (void)lblk, (void)b, (void)prev, (void)arg;
 	return de->inode && !is_dot_or_dotdot(de);
 }
 
@@ -440,8 +494,9 @@ int ext2_make_empty_dir(struct inode *dir, struct inode *parent)
 	de = ext2_entry_at(b, DOT_REC_LEN);
 	fill_entry(
 	    dir, de, &(struct name_arg){ "..", 2, parent->i_ino, S_IFDIR });
-	de->rec_len = dir->i_sb->s_blocksize - DOT_REC_LEN;
-	ext2_bmark_dirty(b);
+	de->rec_len = ext2_dir_leaf_space(dir) - DOT_REC_LEN;
+	ext2_dir_tail_init(dir, b->b_data);
+	ext2_dir_block_dirty(dir, 0, b);
 	ext2_brelse(sbi, b);
 	inode_set_size(dir, dir->i_sb->s_blocksize);
 	mark_inode_dirty(dir);

@@ -1,0 +1,217 @@
+/*
+ * fs/ext2/ext4_write_test.c: suite ext4_write - writing an ext4 image whose
+ * files use indirect blocks (tools/ext2img.py EXT4_INDIRECT: metadata_csum,
+ * dir_index, flex_bg, ...), mounted read-write as "ext4" (the ext4w_*
+ * boots). The host checks afterwards, with e2fsck -fn (every checksum, the
+ * htree, the uninitialised groups) and debugfs (tools/ext2tree.py,
+ * expected_dx_names): the names of /h below, and at 1 KiB blocks an htree
+ * of two levels.
+ *
+ * hashed_dir_5000: 5000 names of 29 bytes (40-byte records) in /h. By the
+ * format, a 1 KiB leaf holds (1024 - 12) / 40 = 25 of them, so at least
+ * 200 leaves, more than the 123 entries a 1 KiB root holds: the tree must
+ * have grown a level. Every name is then found through the index (one
+ * htree look-up each, s_dx_lookups); every 7th is removed and every 11th
+ * (of the rest) renamed, and look-ups and readdir agree.
+ *
+ * bad_csum_refused: a directory leaf damaged on disk (its checksum no
+ * longer matches) makes the insert into it fail with EBADMSG and a console
+ * line naming the directory's inode and the block; the block on disk is
+ * left as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <kernel/err.h>
+#include <mm/kmalloc.h>
+#include <fs/vfs.h>
+#include "ext2.h"
+#include "ext2_test.h"
+
+#define DX_NAMES 5000
+#define DX_NAME	 "a-hashed-directory-entry-%04d" /* 29 bytes */
+#define DX_REN	 "renamed-hashed-dir-entry-%04d"
+
+static void mounted_writable(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	KTEST_EXPECT_STREQ(t, sb->s_type->name, "ext4");
+	KTEST_EXPECT_FALSE(t, sb->s_rdonly);
+	KTEST_EXPECT_TRUE(t, EXT2_SBI(sb)->s_csum);
+	KTEST_EXPECT_TRUE(t, EXT2_SBI(sb)->s_flex_bg);
+}
+
+static int create(const char *path)
+{
+	struct file *f = vfs_open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	fput(f);
+	return 0;
+}
+
+static bool removed(int i)
+{
+	return i % 7 == 0;
+}
+
+static bool renamed(int i)
+{
+	return !removed(i) && i % 11 == 0;
+}
+
+/* The htree root's levels below it (byte 30 of block 0). */
+static int dx_levels(struct ktest *t, struct inode *dir)
+{
+	struct ext2_sb_info *sbi = ext2_test_sbi(t);
+	struct ext2_buf *b;
+	uint32_t pblk;
+	int levels;
+
+	if (ext2_get_block(dir, 0, false, &pblk, NULL) || !pblk)
+		return -1;
+	b = ext2_bread(sbi, pblk);
+	if (IS_ERR(b))
+		return -1;
+	levels = ((uint8_t *)b->b_data)[30];
+	ext2_brelse(sbi, b);
+	return levels;
+}
+
+struct count_ctx {
+	struct dir_context ctx;
+	unsigned int n;
+};
+
+static bool count_actor(struct dir_context *ctx,
+			const char *name,
+			size_t len,
+			loff_t pos,
+			unsigned long ino,
+			unsigned int type)
+{
+	(void)name, (void)len, (void)pos, (void)ino, (void)type;
+	container_of(ctx, struct count_ctx, ctx)->n++;
+	return true;
+}
+
+/* Look every name up: present ones through the index, others ENOENT. */
+static void check_names(struct ktest *t, bool changed)
+{
+	struct ext2_sb_info *sbi = ext2_test_sbi(t);
+	unsigned long dx =
+	    __atomic_load_n(&sbi->s_dx_lookups, __ATOMIC_RELAXED);
+	unsigned int present = 0, bad = 0;
+	char path[64];
+
+	for (int i = 0; i < DX_NAMES; i++) {
+		bool gone = changed && (removed(i) || renamed(i));
+
+		snprintf(path, sizeof(path), "/h/" DX_NAME, i);
+		bad += (ext2_test_size(path) == -ENOENT) != gone;
+		present += !gone;
+		if (changed && renamed(i)) {
+			snprintf(path, sizeof(path), "/h/" DX_REN, i);
+			bad += ext2_test_size(path) != 0;
+			present++;
+		}
+	}
+	KTEST_EXPECT_EQ(t, bad, 0u);
+	/* each look-up went through the htree, found or not */
+	KTEST_EXPECT_GE(t,
+			__atomic_load_n(&sbi->s_dx_lookups, __ATOMIC_RELAXED) -
+			    dx,
+			(unsigned long)present);
+}
+
+static void hashed_dir_5000(struct ktest *t)
+{
+	struct count_ctx c = { .ctx = { .actor = count_actor } };
+	unsigned int failed = 0, expect = 2;
+	char path[64], path2[64];
+	struct inode *dir;
+	struct file *f;
+
+	KTEST_ASSERT_EQ(t, vfs_mkdir("/h", 0755), 0);
+	for (int i = 0; i < DX_NAMES; i++) {
+		snprintf(path, sizeof(path), "/h/" DX_NAME, i);
+		failed += create(path) != 0;
+	}
+	KTEST_ASSERT_EQ(t, failed, 0u);
+	dir = vfs_lookup("/h");
+	KTEST_ASSERT_FALSE(t, IS_ERR(dir));
+	KTEST_EXPECT_TRUE(t, EXT2_I(dir)->i_flags & EXT2_INDEX_FL);
+	if (ext2_test_bsize(t) == 1024)
+		KTEST_EXPECT_EQ(t, dx_levels(t, dir), 1);
+	iput(dir);
+	check_names(t, false);
+
+	for (int i = 0; i < DX_NAMES; i++) {
+		snprintf(path, sizeof(path), "/h/" DX_NAME, i);
+		snprintf(path2, sizeof(path2), "/h/" DX_REN, i);
+		if (removed(i))
+			failed += vfs_unlink(path) != 0;
+		else if (renamed(i))
+			failed += vfs_rename(path, path2) != 0;
+		expect += !removed(i);
+	}
+	KTEST_EXPECT_EQ(t, failed, 0u);
+	check_names(t, true);
+	f = vfs_open("/h", O_RDONLY, 0);
+	KTEST_ASSERT_FALSE(t, IS_ERR(f));
+	KTEST_EXPECT_EQ(t, vfs_readdir(f, &c.ctx), 0);
+	fput(f);
+	KTEST_EXPECT_EQ(t, c.n, expect); /* with "." and ".." */
+	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
+}
+
+static void bad_csum_refused(struct ktest *t)
+{
+	struct ext2_sb_info *sbi = ext2_test_sbi(t);
+	unsigned int bs = sbi->s_sb->s_blocksize;
+	uint8_t *good = kmalloc(bs, GFP_KERNEL), *bad = kmalloc(bs, GFP_KERNEL);
+	uint8_t *now = kmalloc(bs, GFP_KERNEL);
+	struct inode *dir;
+	uint32_t pblk = 0;
+
+	KTEST_ASSERT_TRUE(t, good && bad && now);
+	KTEST_ASSERT_EQ(t, vfs_mkdir("/csum", 0755), 0);
+	KTEST_ASSERT_EQ(t, create("/csum/a"), 0);
+	KTEST_ASSERT_EQ(t, vfs_sync(), 0);
+	dir = vfs_lookup("/csum");
+	KTEST_ASSERT_FALSE(t, IS_ERR(dir));
+	KTEST_ASSERT_EQ(t, ext2_get_block(dir, 0, false, &pblk, NULL), 0);
+	KTEST_ASSERT_NE(t, pblk, 0u);
+	KTEST_ASSERT_EQ(t, ext2_read_blocks(sbi, pblk, good, 1), 0);
+	/* one byte of the free space after "a", covered by the checksum */
+	memcpy(bad, good, bs);
+	bad[bs / 2] ^= 0x5a;
+	KTEST_ASSERT_EQ(t, ext2_write_blocks(sbi, pblk, bad, 1), 0);
+	ext2_bforget(sbi, pblk); /* clean after the sync: read it again */
+	ktest_log(t, "damaged directory inode %lu block %u", dir->i_ino, pblk);
+
+	KTEST_EXPECT_EQ(t, create("/csum/b"), -EBADMSG);
+	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
+	KTEST_ASSERT_EQ(t, ext2_read_blocks(sbi, pblk, now, 1), 0);
+	KTEST_EXPECT_EQ(t, memcmp(now, bad, bs), 0); /* nothing written */
+
+	KTEST_ASSERT_EQ(t, ext2_write_blocks(sbi, pblk, good, 1), 0);
+	ext2_bforget(sbi, pblk);
+	KTEST_EXPECT_EQ(t, create("/csum/b"), 0);
+	iput(dir);
+	kfree(good);
+	kfree(bad);
+	kfree(now);
+}
+
+static struct ktest_case ext4_write_cases[] = {
+	KTEST_CASE(mounted_writable),
+	KTEST_CASE(hashed_dir_5000),
+	KTEST_CASE(bad_csum_refused),
+	{},
+};
+KTEST_SUITE(ext4_write, ext4_write_cases);
