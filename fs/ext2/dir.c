@@ -8,12 +8,11 @@
  * number in range): a bad one gives -EUCLEAN with a message naming the
  * directory, the block and the offset.
  *
- * With metadata_csum (ext4, mounted read-only) each block's checksum is
- * checked once per read from disk (ext2_dir_bread): a mismatch is
- * -EBADMSG with a message. Mounted as ext4, a look-up in a hashed
- * directory (dir_index) goes through its htree (htree.c); anything else -
- * readdir, ext2, an index that cannot be trusted - scans the blocks in
- * order, where the htree's index blocks read as records that name nothing.
+ * Reading and checking a block, its records and its checksum, and setting
+ * the checksum of a changed block: dir_block.c. Mounted as ext4, a look-up in a
+ * hashed directory (dir_index) goes through its htree (htree.c); anything else
+ * - readdir, ext2, an index that cannot be trusted - scans the blocks in order,
+ * where the htree's index blocks read as records that name nothing.
  *
  * Removing an entry merges its rec_len into the previous record (or clears
  * the inode of the first record of a block); adding one reuses a free
@@ -38,71 +37,6 @@ typedef int (*dirent_fn)(struct inode *dir,
 			 struct ext2_dir_entry_2 *de,
 			 struct ext2_dir_entry_2 *prev,
 			 void *arg);
-
-/* An entry in use names something: at least one byte, none of them '/'
- * or NUL (e2fsck's rules; readdir would hand such a name to a task). */
-static bool name_ok(const struct ext2_dir_entry_2 *de)
-{
-	if (!de->inode)
-		return true;
-	if (!de->name_len)
-		return false;
-	for (unsigned int i = 0; i < de->name_len; i++)
-		if (de->name[i] == '/' || de->name[i] == 0)
-			return false;
-	return true;
-}
-
-int ext2_check_entry(struct inode *dir,
-		     uint32_t pblk,
-		     unsigned int off,
-		     const struct ext2_dir_entry_2 *de)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
-	unsigned int bs = dir->i_sb->s_blocksize;
-
-	if (bs - off >= EXT2_DIR_ENTRY_HEADER_LEN &&
-	    de->rec_len >= DOT_REC_LEN && !(de->rec_len & EXT2_DIR_ROUND) &&
-	    de->rec_len <= bs - off &&
-	    de->rec_len >= ext2_rec_len(de->name_len) &&
-	    de->inode <= sbi->s_inodes_count && name_ok(de))
-		return 0;
-	pr_err("ext2: directory inode %lu: bad entry in block %u at offset %u "
-	       "(rec_len %u, name_len %u, inode %u)\n",
-	       dir->i_ino,
-	       pblk,
-	       off,
-	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->rec_len : 0,
-	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->name_len : 0,
-	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->inode : 0);
-	return -EUCLEAN;
-}
-
-struct ext2_dir_entry_2 *ext2_entry_at(struct ext2_buf *b, unsigned int off)
-{
-	return (struct ext2_dir_entry_2 *)((char *)b->b_data + off);
-}
-
-struct ext2_buf *ext2_dir_bread(struct inode *dir, uint64_t lblk, uint32_t pblk)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
-	struct ext2_buf *b = ext2_bread(sbi, pblk);
-
-	if (IS_ERR(b) || !sbi->s_csum ||
-	    __atomic_load_n(&b->b_csum_ok, __ATOMIC_ACQUIRE))
-		return b;
-	if (!ext2_dir_block_csum_ok(dir, lblk, b->b_data)) {
-		pr_err("ext4: directory inode %lu: block %u (logical %llu): "
-		       "checksum does not match\n",
-		       dir->i_ino,
-		       pblk,
-		       (unsigned long long)lblk);
-		ext2_brelse(sbi, b);
-		return ERR_PTR(-EBADMSG);
-	}
-	__atomic_store_n(&b->b_csum_ok, true, __ATOMIC_RELEASE);
-	return b;
-}
 
 static int walk_block(struct inode *dir,
 		      uint64_t lblk,
@@ -180,26 +114,6 @@ static uint8_t file_type(struct inode *dir, mode_t mode)
 	case S_IFSOCK: return EXT2_FT_SOCK;
 	}
 	return EXT2_FT_UNKNOWN;
-}
-
-/* Is @de the checksum tail at the end of leaf @b? */
-static bool
-is_csum_tail(struct inode *dir, struct ext2_buf *b, struct ext2_dir_entry_2 *de)
-{
-	return EXT2_SBI(dir->i_sb)->s_csum &&
-	       (char *)de - (char *)b->b_data ==
-		   (long)ext2_dir_leaf_space(dir) &&
-	       ext2_is_dir_tail(de);
-}
-
-void ext2_dir_block_dirty(struct inode *dir, uint64_t lblk, struct ext2_buf *b)
-{
-	if (ext2_dir_block_csum_set(dir, lblk, b->b_data))
-		pr_err("ext4: directory inode %lu: htree block %u: count past "
-		       "limit, checksum not set\n",
-		       dir->i_ino,
-		       b->b_blocknr);
-	ext2_bmark_dirty(b);
 }
 
 static void dir_changed(struct inode *dir)
@@ -287,7 +201,7 @@ static int add_fn(struct inode *dir,
 	unsigned int used = de->inode ? ext2_rec_len(de->name_len) : 0;
 
 	(void)prev;
-	if (de->rec_len < used + need || is_csum_tail(dir, b, de))
+	if (de->rec_len < used + need || ext2_dir_is_csum_tail(dir, b, de))
 		return 0;
 	if (used) {
 		struct ext2_dir_entry_2 *nde =
@@ -340,7 +254,11 @@ int ext2_add_entry(struct inode *dir,
 		ret = ext2_dx_make_indexed(dir);
 		if (!ret)
 			ret = ext2_dx_add_entry(dir, name, len, ino, mode);
-		goto out;
+		if (ret != EXT2_DX_FALLBACK)
+			goto out;
+		/* not indexed after all: a block at the end */
+		ret = 0;
+		lblk = READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
 	}
 	if (ret < 0)
 		return ret;

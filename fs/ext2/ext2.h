@@ -535,6 +535,10 @@ int ext2_add_in_leaf(struct inode *dir,
 		     size_t len,
 		     unsigned long ino,
 		     mode_t mode);
+/* dir_block.c: is @de the checksum tail at the end of leaf @b? */
+bool ext2_dir_is_csum_tail(struct inode *dir,
+			   struct ext2_buf *b,
+			   struct ext2_dir_entry_2 *de);
 /* Directory block @b (@lblk) was changed: set its checksum, mark dirty. */
 void ext2_dir_block_dirty(struct inode *dir, uint64_t lblk, struct ext2_buf *b);
 /* dir.c: search one directory block. Return: 1 with *ino, 0, or errno. */

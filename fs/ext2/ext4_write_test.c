@@ -14,6 +14,10 @@
  * htree look-up each, s_dx_lookups); every 7th is removed and every 11th
  * (of the rest) renamed, and look-ups and readdir agree.
  *
+ * links_read_and_written: the image's hard and symbolic links read back,
+ * then a write through the hard link, its first name removed, a fast and a
+ * slow symbolic link made (checked by the host with debugfs).
+ *
  * bad_csum_refused: a directory leaf damaged on disk (its checksum no
  * longer matches) makes the insert into it fail with EBADMSG and a console
  * line naming the directory's inode and the block; the block on disk is
@@ -32,6 +36,15 @@
 #define DX_NAMES 5000
 #define DX_NAME	 "a-hashed-directory-entry-%04d" /* 29 bytes */
 #define DX_REN	 "renamed-hashed-dir-entry-%04d"
+/* links/ of tools/ext2tree.py, and the links this suite adds */
+#define LINKS_SEED 60
+#define LINKS_SIZE 5000
+#define SLOW_TARGET                                                      \
+	"llllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll" \
+	"llllllllllllllllll/orig"
+#define SLOW_TARGET2                                                     \
+	"mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm" \
+	"mmmmmmmmmmmmmmmmmmmmmmmmmmmm/hard"
 
 static void mounted_writable(struct ktest *t)
 {
@@ -208,10 +221,41 @@ static void bad_csum_refused(struct ktest *t)
 	kfree(now);
 }
 
+/* links/ (tools/ext2tree.py): a file and its hard link share an inode; the
+ * fast and the slow symbolic link read back. Then, written: the middle of
+ * the file through the hard link, the first name removed, two new links. */
+static void links_read_and_written(struct ktest *t)
+{
+	struct inode *orig = vfs_lookup("/links/orig");
+	struct inode *hard = vfs_lookup("/links/hard");
+	char buf[128];
+
+	KTEST_ASSERT_FALSE(t, IS_ERR(orig) || IS_ERR(hard));
+	KTEST_EXPECT_EQ(t, orig->i_ino, hard->i_ino);
+	KTEST_EXPECT_EQ(t, hard->i_nlink, 2u);
+	iput(orig);
+	ext2_test_check(t, "/links/hard", LINKS_SEED, 0, LINKS_SIZE);
+	KTEST_EXPECT_EQ(t, vfs_readlink("/links/fast", buf, sizeof(buf)), 4);
+	KTEST_EXPECT_EQ(t, memcmp(buf, "orig", 4), 0);
+	KTEST_EXPECT_EQ(t,
+			vfs_readlink("/links/slow", buf, sizeof(buf)),
+			(long)strlen(SLOW_TARGET));
+	KTEST_EXPECT_EQ(t, memcmp(buf, SLOW_TARGET, strlen(SLOW_TARGET)), 0);
+
+	KTEST_EXPECT_EQ(t, ext2_test_write("/links/hard", 61, 1000, 100), 0);
+	KTEST_EXPECT_EQ(t, vfs_unlink("/links/orig"), 0);
+	KTEST_EXPECT_EQ(t, hard->i_nlink, 1u);
+	iput(hard);
+	KTEST_EXPECT_EQ(t, vfs_symlink("hard", "/links/fast2"), 0);
+	KTEST_EXPECT_EQ(t, vfs_symlink(SLOW_TARGET2, "/links/slow2"), 0);
+	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
+}
+
 static struct ktest_case ext4_write_cases[] = {
 	KTEST_CASE(mounted_writable),
 	KTEST_CASE(hashed_dir_5000),
 	KTEST_CASE(bad_csum_refused),
+	KTEST_CASE(links_read_and_written),
 	{},
 };
 KTEST_SUITE(ext4_write, ext4_write_cases);

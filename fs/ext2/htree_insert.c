@@ -147,10 +147,8 @@ static int dx_clear(struct inode *dir)
 	uint64_t nblocks =
 	    READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
 	struct ext2_inode_info *ei = EXT2_I(dir);
-	int err = 0;
 
-	for (uint64_t lblk = 0;
-	     EXT2_SBI(dir->i_sb)->s_csum && !err && lblk < nblocks;
+	for (uint64_t lblk = 0; EXT2_SBI(dir->i_sb)->s_csum && lblk < nblocks;
 	     lblk++) {
 		struct ext2_buf *b = ext2_dx_read(dir, lblk);
 		int kind;
@@ -164,7 +162,7 @@ static int dx_clear(struct inode *dir)
 	}
 	ei->i_flags &= ~EXT2_INDEX_FL;
 	mark_inode_dirty(dir);
-	return err;
+	return 0;
 }
 
 int ext2_dx_add_entry(struct inode *dir,
