@@ -37,6 +37,38 @@ void ext2_gd_csum_set(struct ext2_sb_info *sbi, uint32_t group)
 		gd->bg_checksum = ext2_gd_csum(sbi, group, gd);
 }
 
+uint32_t ext2_bitmap_csum(struct ext2_sb_info *sbi,
+			  enum ext2_gd_block which,
+			  const void *map)
+{
+	uint32_t bits = which == EXT2_GD_BLOCK_BITMAP ? sbi->s_blocks_per_group
+						      : sbi->s_inodes_per_group;
+
+	return ext2_crc32c(sbi->s_csum_seed, map, bits / 8);
+}
+
+bool ext2_bitmap_csum_ok(struct ext2_sb_info *sbi,
+			 uint32_t g,
+			 enum ext2_gd_block which,
+			 const void *map)
+{
+	const struct ext4_group_desc *gd = (const void *)ext2_gd(sbi, g);
+	bool block = which == EXT2_GD_BLOCK_BITMAP;
+	uint32_t crc, want;
+
+	if (!sbi->s_csum)
+		return true;
+	crc = ext2_bitmap_csum(sbi, which, map);
+	want =
+	    block ? gd->bg_block_bitmap_csum_lo : gd->bg_inode_bitmap_csum_lo;
+	if (sbi->s_desc_size < EXT2_MIN_DESC_SIZE_64BIT)
+		return (uint16_t)crc == want;
+	want |= (uint32_t)(block ? gd->bg_block_bitmap_csum_hi
+				 : gd->bg_inode_bitmap_csum_hi)
+		<< 16;
+	return crc == want;
+}
+
 void ext2_bitmap_csum_set(struct ext2_sb_info *sbi,
 			  uint32_t g,
 			  enum ext2_gd_block which,
@@ -49,15 +81,12 @@ void ext2_bitmap_csum_set(struct ext2_sb_info *sbi,
 	lockdep_assert_held(&sbi->s_alloc_lock);
 	if (!sbi->s_csum)
 		return;
+	crc = ext2_bitmap_csum(sbi, which, map);
 	if (which == EXT2_GD_BLOCK_BITMAP) {
-		crc = ext2_crc32c(
-		    sbi->s_csum_seed, map, sbi->s_blocks_per_group / 8);
 		gd->bg_block_bitmap_csum_lo = (uint16_t)crc;
 		if (hi)
 			gd->bg_block_bitmap_csum_hi = crc >> 16;
 	} else {
-		crc = ext2_crc32c(
-		    sbi->s_csum_seed, map, sbi->s_inodes_per_group / 8);
 		gd->bg_inode_bitmap_csum_lo = (uint16_t)crc;
 		if (hi)
 			gd->bg_inode_bitmap_csum_hi = crc >> 16;

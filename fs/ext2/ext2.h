@@ -279,6 +279,15 @@ void ext2_bitmap_csum_set(struct ext2_sb_info *sbi,
 			  uint32_t g,
 			  enum ext2_gd_block which,
 			  const void *map);
+/* A bitmap's checksum (of its group's bits only), and whether group @g's
+ * descriptor holds it (always true without metadata_csum). */
+uint32_t ext2_bitmap_csum(struct ext2_sb_info *sbi,
+			  enum ext2_gd_block which,
+			  const void *map);
+bool ext2_bitmap_csum_ok(struct ext2_sb_info *sbi,
+			 uint32_t g,
+			 enum ext2_gd_block which,
+			 const void *map);
 /* The inode in slot @raw, after every other field is final. */
 void ext2_inode_csum_set(struct ext2_sb_info *sbi,
 			 uint32_t seed,

@@ -21,7 +21,8 @@
  * bad_csum_refused: a directory leaf damaged on disk (its checksum no
  * longer matches) makes the insert into it fail with EBADMSG and a console
  * line naming the directory's inode and the block; the block on disk is
- * left as it was.
+ * left as it was. bad_bitmap_csum_refused: the same for an inode bitmap
+ * (the console names the group and the block).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -251,11 +252,49 @@ static void links_read_and_written(struct ktest *t)
 	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
 }
 
+/* The inode bitmap of /csum's group, damaged on disk in the bit of a free
+ * inode (the group's last): creating a file there fails with EBADMSG, and
+ * neither the bitmap nor anything else of the allocation is written. */
+static void bad_bitmap_csum_refused(struct ktest *t)
+{
+	struct ext2_sb_info *sbi = ext2_test_sbi(t);
+	uint32_t ipg = sbi->s_inodes_per_group, bs = sbi->s_sb->s_blocksize;
+	uint8_t *good = kmalloc(bs, GFP_KERNEL), *bad = kmalloc(bs, GFP_KERNEL);
+	uint8_t *now = kmalloc(bs, GFP_KERNEL);
+	struct inode *dir = vfs_lookup("/csum");
+	uint32_t blk, free_before;
+
+	KTEST_ASSERT_TRUE(t, good && bad && now);
+	KTEST_ASSERT_FALSE(t, IS_ERR(dir));
+	blk = ext2_gd_block(sbi, (dir->i_ino - 1) / ipg, EXT2_GD_INODE_BITMAP);
+	iput(dir);
+	KTEST_ASSERT_EQ(t, vfs_sync(), 0);
+	KTEST_ASSERT_EQ(t, ext2_read_blocks(sbi, blk, good, 1), 0);
+	KTEST_ASSERT_FALSE(t, good[(ipg - 1) / 8] & (1u << ((ipg - 1) % 8)));
+	memcpy(bad, good, bs);
+	bad[(ipg - 1) / 8] |= 1u << ((ipg - 1) % 8);
+	KTEST_ASSERT_EQ(t, ext2_write_blocks(sbi, blk, bad, 1), 0);
+	ext2_bforget(sbi, blk); /* clean after the sync: read it again */
+	ktest_log(t, "damaged inode bitmap block %u", blk);
+	free_before = sbi->s_es.s_free_inodes_count;
+
+	KTEST_EXPECT_EQ(t, create("/csum/c"), -EBADMSG);
+	KTEST_EXPECT_EQ(t, sbi->s_es.s_free_inodes_count, free_before);
+	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
+	KTEST_ASSERT_EQ(t, ext2_read_blocks(sbi, blk, now, 1), 0);
+	KTEST_EXPECT_EQ(t, memcmp(now, bad, bs), 0); /* nothing written */
+
+	KTEST_ASSERT_EQ(t, ext2_write_blocks(sbi, blk, good, 1), 0);
+	ext2_bforget(sbi, blk);
+	KTEST_EXPECT_EQ(t, create("/csum/c"), 0);
+	kfree(good);
+	kfree(bad);
+	kfree(now);
+}
+
 static struct ktest_case ext4_write_cases[] = {
-	KTEST_CASE(mounted_writable),
-	KTEST_CASE(hashed_dir_5000),
-	KTEST_CASE(bad_csum_refused),
-	KTEST_CASE(links_read_and_written),
-	{},
+	KTEST_CASE(mounted_writable),	    KTEST_CASE(hashed_dir_5000),
+	KTEST_CASE(bad_csum_refused),	    KTEST_CASE(bad_bitmap_csum_refused),
+	KTEST_CASE(links_read_and_written), {},
 };
 KTEST_SUITE(ext4_write, ext4_write_cases);

@@ -15,6 +15,8 @@
  *
  * ext2_bitmap_dirty is the one point where a changed bitmap is marked
  * dirty: it sets the bitmap's checksum in the descriptor (csum_set.c).
+ * An initialised bitmap read from disk is checked against that checksum
+ * first: a mismatch fails the allocation or free with EBADMSG.
  *
  * Context: every function here is called with s_alloc_lock held, which
  * protects the bitmaps, the descriptors and the superblock's counts.
@@ -22,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 #include <kernel/err.h>
+#include <kernel/printk.h>
 #include "ext2.h"
 
 static uint16_t uninit_flag(enum ext2_gd_block which)
@@ -58,6 +61,32 @@ static void init_inode_bitmap(struct ext2_sb_info *sbi, uint8_t *map)
 		set_bit8(map, bit);
 }
 
+/* An initialised bitmap, its checksum checked once per read from disk
+ * (as directory blocks are): a mismatch is -EBADMSG, reported, and the
+ * allocation that wanted it changes nothing. */
+static struct ext2_buf *bitmap_read(struct ext2_sb_info *sbi,
+				    uint32_t g,
+				    enum ext2_gd_block which,
+				    uint32_t blk)
+{
+	struct ext2_buf *b = ext2_bread(sbi, blk);
+
+	if (IS_ERR(b) || !sbi->s_csum ||
+	    __atomic_load_n(&b->b_csum_ok, __ATOMIC_ACQUIRE))
+		return b;
+	if (!ext2_bitmap_csum_ok(sbi, g, which, b->b_data)) {
+		pr_err("ext4: group %u: %s bitmap block %u: checksum does not "
+		       "match\n",
+		       g,
+		       which == EXT2_GD_BLOCK_BITMAP ? "block" : "inode",
+		       blk);
+		ext2_brelse(sbi, b);
+		return ERR_PTR(-EBADMSG);
+	}
+	__atomic_store_n(&b->b_csum_ok, true, __ATOMIC_RELEASE);
+	return b;
+}
+
 /**
  * ext2_bitmap_get - group @g's bitmap @which, ready to change
  * An uninitialised one (BLOCK_UNINIT/INODE_UNINIT) is built, written to
@@ -74,7 +103,7 @@ ext2_bitmap_get(struct ext2_sb_info *sbi, uint32_t g, enum ext2_gd_block which)
 
 	lockdep_assert_held(&sbi->s_alloc_lock);
 	if (!sbi->s_csum || !(gd->bg_flags & uninit_flag(which)))
-		return ext2_bread(sbi, blk);
+		return bitmap_read(sbi, g, which, blk);
 	b = ext2_bget_new(sbi, blk);
 	if (IS_ERR(b))
 		return b;
