@@ -199,9 +199,10 @@ def check_written(img, ran=None):
         raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
 
 
-# Suite ext4_write (fs/ext2/ext4_write_test.c, same rule): /h holds these
-# names, and at 1 KiB blocks its htree has two levels.
+# Suite ext4_write (fs/ext2/ext4_write_test.c, same rule): /h, moved to
+# /hp/h, holds these names, and at 1 KiB blocks its htree has two levels.
 DX_NAMES = 5000
+DX_DIR = "/hp/h"
 
 
 def expected_dx_names():
@@ -243,24 +244,24 @@ def check_links(img):
 def check_hashed_dir(img, block):
     """debugfs lists exactly the expected names of /h; `htree` walks its
     index (two levels at 1 KiB blocks) and finds every name too."""
-    _, out = debugfs(img, "ls /h")
+    _, out = debugfs(img, f"ls {DX_DIR}")
     # a removed name that began a block stays there with inode 0
     got = {name for ino, name in re.findall(r"(\d+)\s+\(\d+\) (\S+)", out)
            if ino != "0"} - {".", ".."}
     want = expected_dx_names()
     bad = []
     if got != want:
-        bad.append(f"debugfs ls /h: {len(want - got)} names missing "
+        bad.append(f"debugfs ls {DX_DIR}: {len(want - got)} names missing "
                    f"({sorted(want - got)[:3]}), {len(got - want)} extra "
                    f"({sorted(got - want)[:3]})")
-    _, tree = debugfs(img, "htree /h")
+    _, tree = debugfs(img, f"htree {DX_DIR}")
     levels = re.search(r"Indirect levels: (\d+)", tree)
     if not levels or (block == 1024 and levels[1] != "1"):
-        bad.append(f"debugfs htree /h: levels {levels[1] if levels else None}")
+        bad.append(f"debugfs htree {DX_DIR}: levels {levels[1] if levels else None}")
     in_tree = {name for ino, name in re.findall(
         r"(\d+) 0x[0-9a-f]+-[0-9a-f]+ \(\d+\) (\S+)", tree) if ino != "0"}
     if in_tree != want:
-        bad.append(f"debugfs htree /h: {len(in_tree)} names in its leaves")
+        bad.append(f"debugfs htree {DX_DIR}: {len(in_tree)} names in its leaves")
     if bad:
         raise ext2img.CheckFailed("\n".join(bad))
 

@@ -4,7 +4,7 @@
  * dir_index, flex_bg, ...), mounted read-write as "ext4" (the ext4w_*
  * boots). The host checks afterwards, with e2fsck -fn (every checksum, the
  * htree, the uninitialised groups) and debugfs (tools/ext2tree.py,
- * expected_dx_names): the names of /h below, and at 1 KiB blocks an htree
+ * expected_dx_names): the names of /hp/h below, and at 1 KiB blocks an htree
  * of two levels.
  *
  * hashed_dir_5000: 5000 names of 29 bytes (40-byte records) in /h. By the
@@ -12,7 +12,8 @@
  * 200 leaves, more than the 123 entries a 1 KiB root holds: the tree must
  * have grown a level. Every name is then found through the index (one
  * htree look-up each, s_dx_lookups); every 7th is removed and every 11th
- * (of the rest) renamed, and look-ups and readdir agree.
+ * (of the rest) renamed, and look-ups and readdir agree; last, /h moves to
+ * /hp/h (its ".." lives in the htree root).
  *
  * links_read_and_written: the image's hard and symbolic links read back,
  * then a write through the hard link, its first name removed, a fast and a
@@ -147,7 +148,7 @@ static void hashed_dir_5000(struct ktest *t)
 	struct count_ctx c = { .ctx = { .actor = count_actor } };
 	unsigned int failed = 0, expect = 2;
 	char path[64], path2[64];
-	struct inode *dir;
+	struct inode *dir, *parent;
 	struct file *f;
 
 	KTEST_ASSERT_EQ(t, vfs_mkdir("/h", 0755), 0);
@@ -180,6 +181,16 @@ static void hashed_dir_5000(struct ktest *t)
 	KTEST_EXPECT_EQ(t, vfs_readdir(f, &c.ctx), 0);
 	fput(f);
 	KTEST_EXPECT_EQ(t, c.n, expect); /* with "." and ".." */
+
+	/* moved: its ".." (in the htree root) names the new parent */
+	KTEST_ASSERT_EQ(t, vfs_mkdir("/hp", 0755), 0);
+	KTEST_ASSERT_EQ(t, vfs_rename("/h", "/hp/h"), 0);
+	dir = vfs_lookup("/hp");
+	parent = vfs_lookup("/hp/h/..");
+	KTEST_ASSERT_FALSE(t, IS_ERR(dir) || IS_ERR(parent));
+	KTEST_EXPECT_EQ(t, parent->i_ino, dir->i_ino);
+	iput(dir);
+	iput(parent);
 	KTEST_EXPECT_EQ(t, vfs_sync(), 0);
 }
 

@@ -200,6 +200,10 @@ int ext2_dx_find_entry(struct inode *dir,
 	if (!sbi->s_ext4 || !(EXT2_I(dir)->i_flags & EXT2_INDEX_FL) ||
 	    !(sbi->s_es.s_feature_compat & EXT2_FEATURE_COMPAT_DIR_INDEX))
 		return EXT2_DX_FALLBACK;
+	/* "." and ".." are in the root block, no leaf: the scan finds them
+	 * there, in its first block (as Linux looks them up) */
+	if (len <= 2 && name[0] == '.' && (len == 1 || name[1] == '.'))
+		return EXT2_DX_FALLBACK;
 	ret = levels = ext2_dx_root(dir, &frames[0], name, len, &hash);
 	for (int k = 0; ret >= 0 && ret != EXT2_DX_FALLBACK && k < levels; k++)
 		ret = ext2_dx_descend(dir, &frames[k], &frames[k + 1], hash);
