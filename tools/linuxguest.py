@@ -349,18 +349,18 @@ def guest_files(kernel, reps, engine=None, only=()):
 
 
 def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None, only=(),
-        image="512M"):
+        image="512M", timeout=TIMEOUT):
     """One boot of Linux in configuration @kernel (KERNELS): its figures
     (tools/bench.py's format, with "kernel": @kernel) and the host's time
     from QEMU's start to linuxbench's start, the disk mounted. @only names
     linuxbench's benchmarks to run (default: all but file_size_cost), @image
-    is the data disk's size.
+    is the data disk's size, @timeout the boot's limit in seconds.
     A boot that never reaches /init (Linux under TCG now and then stops
     silently before its first line) is killed after BOOT_TIMEOUT s and
     made again, at most BOOT_TRIES times in all."""
     fetch()
     for attempt in range(1, BOOT_TRIES + 1):
-        figs = _run_once(smp, mem, reps, kernel, engine, only, image)
+        figs = _run_once(smp, mem, reps, kernel, engine, only, image, timeout)
         if figs is not None:
             return figs
         sys.stderr.write(f"linuxguest: no /init after {BOOT_TIMEOUT} s "
@@ -368,7 +368,7 @@ def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None, only=(),
     raise SystemExit("linuxguest: Linux never reached /init")
 
 
-def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M"):
+def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=TIMEOUT):
     """One boot, or None if it did not reach /init in time."""
     with tempfile.TemporaryDirectory() as tmp:
         vda, vdb = Path(tmp) / "vda.img", Path(tmp) / "vdb.img"
@@ -391,7 +391,7 @@ def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M"):
                 proc.kill()
 
         watchdogs = (threading.Timer(BOOT_TIMEOUT, kill_if_no_init),
-                     threading.Timer(TIMEOUT, proc.kill))
+                     threading.Timer(timeout, proc.kill))
         for w in watchdogs:
             w.start()
         try:
@@ -416,9 +416,9 @@ def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M"):
                 proc.wait()
         if not reached_init.is_set():
             return None
-        if time.monotonic() - t0 > TIMEOUT:
+        if time.monotonic() - t0 > timeout:
             sys.stderr.write("".join(log[-40:]))
-            raise SystemExit(f"linuxguest: the Linux boot took over {TIMEOUT} s")
+            raise SystemExit(f"linuxguest: the Linux boot took over {timeout} s")
         if not done or any(l.startswith(("## ", "linuxbench:")) for l in log):
             sys.stderr.write("".join(log[-40:]))
             raise SystemExit("linuxguest: the Linux boot did not run every benchmark")

@@ -334,8 +334,8 @@ class ScalingTest(unittest.TestCase):
         f = self.fig
         calls = []
 
-        def run(smp, mem, reps, kernel, engine, only, image="512M"):
-            calls.append((smp, mem, reps, kernel, only, image))
+        def run(smp, mem, reps, kernel, engine, only, image="512M", timeout=None):
+            calls.append((smp, mem, reps, kernel, only, image, timeout))
             return [dict(g, kernel=kernel) for g in (
                 f("boot", None, 1.0), f("scaling_cached_read", "1", 5.0),
                 f("scaling_cached_read", str(smp), 9.0),
@@ -347,8 +347,8 @@ class ScalingTest(unittest.TestCase):
             smp = bench.linux_scaling_boot(args, "linux-ext4", "smp2")
             size = bench.linux_scaling_boot(args, "linux-ext2", "size")
         self.assertEqual(calls, [
-            (2, "512M", 3, "linux-ext4", bench.LINUX_SCALING_BENCHES, "512M"),
-            (4, "2G", 3, "linux-ext2", ("file_size_cost",), "2G")])
+            (2, "512M", 3, "linux-ext4", bench.LINUX_SCALING_BENCHES, "512M", None),
+            (4, "2G", 3, "linux-ext2", ("file_size_cost",), "2G", 3 * bench.SIZE_TIMEOUT)])
         self.assertEqual([(g["bench"], g["mode"], g["kernel"]) for g in smp],
                          [("scaling_cached_read", "2", "linux-ext4"),
                           ("cold_seq_read", "readahead@2", "linux-ext4"),
