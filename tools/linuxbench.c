@@ -717,8 +717,8 @@ static void bench_scaling(void)
  */
 static uint64_t size_write(const char *name, unsigned int mib)
 {
+	uint64_t t0 = now_ns(); /* the open too, as whole's */
 	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	uint64_t t0 = now_ns();
 
 	if (fd < 0)
 		die(name);
