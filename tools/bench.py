@@ -3,7 +3,7 @@
 
     tools/bench [--boots N] [--seed S] [--smp N] [--reps N] [--only NAME...]
                 [--linux] [--engine uring|aio]
-    tools/bench --scaling [--boots N] [--seed S] [--reps N]
+    tools/bench --scaling [--boots N] [--seed S] [--reps N] [--linux]
 
 Each boot gets a fresh 512M ext2 image (vda, as the Linux anchor's) and a
 fresh 128M scratch disk (vdb, which only the raw write figure writes),
@@ -41,6 +41,11 @@ running scaling_cached_read (readers on every hart: the row of that hart
 count), mixed and cold_seq_read (their modes marked "@N"), and a boot with
 2 GiB of memory and a 2 GiB disk running file_size_cost (write+fsync and
 cold read of 16 MiB to 1 GiB, per MiB); then scaling_goals' verdicts.
+With --linux, each Linux configuration gets the same boots in the same
+shuffled order (scaling_cached_read and cold_seq_read at each hart count,
+file_size_cost with the same memory and disk; no mixed: its modes are
+whole's), and the table of whole beside them follows, with Linux's own
+ratios for comparison.
 Benchmarks, not tests: nothing here passes or fails on a figure; the
 goals are read from one run's figures and printed.
 """
@@ -145,7 +150,8 @@ def merge(boots):
     for figures in boots:
         for fig in figures:
             if "skipped" in fig:
-                by_key.setdefault((fig["bench"], fig["mode"], None), fig)
+                by_key.setdefault((fig["bench"], fig["mode"], None, fig.get("kernel")),
+                                  fig)
                 continue
             key = (fig["bench"], fig["mode"], fig["metric"], fig.get("kernel"))
             by_key.setdefault(key, []).append(fig)
@@ -273,9 +279,11 @@ def row_goal(bench, mode):
 
 def label(bench, mode, metric=None):
     """A row's name: the bench, its mode, and the metric where the bench
-    has two (boot: guest_ms, host_ms)."""
+    has two (boot: guest_ms, host_ms; file_size_cost: write+fsync and cold
+    read)."""
     words = [bench] + ([mode] if mode is not None else [])
-    return " ".join(words + ([metric] if bench == "boot" and metric else []))
+    two = bench in ("boot", "file_size_cost")
+    return " ".join(words + ([metric] if two and metric else []))
 
 
 def goals(results):
@@ -377,14 +385,24 @@ SIZE_BENCH = "file_size_cost"
 SIZE_MIBS = (16, 64, 256, 1024)
 SIZE_MEM = SIZE_IMAGE = "2G"
 SIZE_SMP = 4
+# A Linux file-size boot's limit per round, in seconds (linuxguest.run)
+SIZE_TIMEOUT = 600
 
 
-def scaling_schedule(boots, seed):
+# What each Linux configuration runs in those boots: the same work but
+# mixed (whole's invalidate_lock modes have no Linux counterpart).
+LINUX_SCALING_BENCHES = ("scaling_cached_read", "cold_seq_read")
+
+
+def scaling_schedule(boots, seed, linux=()):
     """For each of @boots rounds a boot at each hart count ("smpN") and a
-    file-size boot ("size"), in one shuffled order from @seed."""
+    file-size boot ("size"), and the same of each Linux configuration in
+    @linux ("linux-ext4:smp4", "linux-ext4:size"), in one shuffled order
+    from @seed."""
+    kinds = [f"smp{n}" for n in SCALING_SMPS] + ["size"]
     order = []
     for _ in range(boots):
-        order += [f"smp{n}" for n in SCALING_SMPS] + ["size"]
+        order += kinds + [f"{k}:{kind}" for k in linux for kind in kinds]
     random.Random(seed).shuffle(order)
     return order
 
@@ -408,24 +426,34 @@ def tag_scaling(figures, smp):
     return out
 
 
-def scaling_goals(results):
+def scaling_goals(results, kernel=None):
     """Issue #32's scaling goals, read from one --scaling run's figures:
     [(what, value, goal, met)]. Cached reads on 2 and on 4 harts at 1.8x
     of one hart or more; mixed's reads on 4 harts not below 2 harts';
     write+fsync and cold read per MiB within 10% from 16 MiB to 1 GiB
-    (the cheapest size's cost over the dearest's >= 1/1.1)."""
+    (the cheapest size's cost over the dearest's >= 1/1.1). Whole's
+    figures, or with @kernel that Linux configuration's (the same
+    arithmetic, for comparison: the goals are whole's)."""
+    def reads(n):
+        for r in results:
+            if (r["bench"], r["mode"], r.get("kernel")) == \
+                    ("scaling_cached_read", str(n), kernel) and "median" in r:
+                return r["median"]
+        return None
+
     out = []
-    one = find(results, "scaling_cached_read", "1")
+    one = reads(1)
     for n in (2, 4):
-        v = find(results, "scaling_cached_read", str(n))
+        v = reads(n)
         if one and v:
             out.append((f"scaling_cached_read {n} / 1", v / one, 1.8, v / one >= 1.8))
-    m2, m4 = (find_metric(results, "mixed", f"invalidate_lock@{n}", "reads_per_s")
-              for n in (2, 4))
+    m2, m4 = (find_metric(results, "mixed", f"invalidate_lock@{n}", "reads_per_s",
+                          kernel) for n in (2, 4))
     if m2 and m4:
         out.append(("mixed reads_per_s @4 / @2", m4 / m2, 1.0, m4 / m2 >= 1.0))
     for metric in ("write_fsync_us_per_mib", "cold_read_us_per_mib"):
-        costs = [find_metric(results, SIZE_BENCH, str(m), metric) for m in SIZE_MIBS]
+        costs = [find_metric(results, SIZE_BENCH, str(m), metric, kernel)
+                 for m in SIZE_MIBS]
         if all(costs):
             value = min(costs) / max(costs)
             out.append((f"{SIZE_BENCH} {metric} min / max "
@@ -436,23 +464,46 @@ def scaling_goals(results):
 
 def run_scaling(args, seed):
     """The boots of --scaling: their figures, merged, and the order."""
-    order = scaling_schedule(args.boots, seed)
+    order = scaling_schedule(args.boots, seed,
+                             linuxguest.KERNELS if args.linux else ())
     print(f"bench: {len(order)} boots in the order of seed {seed} "
           f"(--seed {seed} repeats it): {' '.join(order)}", file=sys.stderr)
     boots = []
     for i, kind in enumerate(order):
-        with tempfile.TemporaryDirectory() as tmp:
-            if kind == "size":
-                figures = boot_once(args, tmp, [SIZE_BENCH], smp=SIZE_SMP,
-                                    mem=SIZE_MEM, image=SIZE_IMAGE)[0]
-            else:
-                n = int(kind[3:])
-                figures = tag_scaling(
-                    boot_once(args, tmp, list(SCALING_BENCHES), smp=n)[0], n)
+        kernel, _, what = kind.rpartition(":")
+        if kernel:
+            figures = linux_scaling_boot(args, kernel, what)
+        else:
+            figures = whole_scaling_boot(args, kind)
         boots.append(figures)
         print(f"bench: boot {i + 1} of {len(order)} ({kind}): {len(figures)} figures",
               file=sys.stderr)
     return merge(boots), order
+
+
+def whole_scaling_boot(args, kind):
+    """One of whole's --scaling boots: "size" or "smpN"; its figures."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if kind == "size":
+            return boot_once(args, tmp, [SIZE_BENCH], smp=SIZE_SMP, mem=SIZE_MEM,
+                             image=SIZE_IMAGE)[0]
+        n = int(kind[3:])
+        return tag_scaling(boot_once(args, tmp, list(SCALING_BENCHES), smp=n)[0], n)
+
+
+def linux_scaling_boot(args, kernel, kind):
+    """One --scaling boot of Linux in configuration @kernel: the file sizes
+    with the memory and disk whole's size boots get, or @kind "smpN" at N
+    harts; its figures, tagged as whole's (the boot figure left out)."""
+    if kind == "size":  # 1.3 GiB written per round: ~20 MB/s on ext2 under load
+        return [f for f in linuxguest.run(SIZE_SMP, SIZE_MEM, args.reps, kernel,
+                                          args.engine, (SIZE_BENCH,), SIZE_IMAGE,
+                                          SIZE_TIMEOUT * args.reps)
+                if f["bench"] == SIZE_BENCH]
+    n = int(kind[3:])
+    figures = linuxguest.run(n, args.mem, args.reps, kernel, args.engine,
+                             LINUX_SCALING_BENCHES)
+    return tag_scaling([f for f in figures if f["bench"] != "boot"], n)
 
 
 def num(v):
@@ -511,14 +562,17 @@ def git_commit():
 
 
 def main_scaling(args):
+    if args.linux:
+        linuxguest.fetch()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     load_before, t_start, commit = os.getloadavg(), time.time(), git_commit()
     results, order = run_scaling(args, seed)
     load_after = os.getloadavg()
     checks = scaling_goals(results)
+    kernels = linuxguest.KERNELS if args.linux else ()
     results.append({"bench": "run", "mode": None, "params": {
         "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
-        "scaling": True, "commit": commit,
+        "scaling": True, "linux": list(kernels), "commit": commit,
         "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
         "end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "loadavg_before": [round(x, 2) for x in load_before],
@@ -534,6 +588,15 @@ def main_scaling(args):
     for what, value, goal, met in checks:
         print(f"  {what:64} {value:8.3f}   goal >= {goal:<5} "
               f"{'met' if met else 'NOT MET'}")
+    rows = beside_linux(results)
+    if rows:
+        print(f"\nwhole beside Linux ({args.boots} boots each, shuffled with seed "
+              f"{seed}, -r {args.reps}; mode @N: N harts):")
+        print("\n".join(beside_table(rows, sorted({k for r in rows for k in r["linux"]}))))
+    for kernel in kernels:
+        print(f"\nthe same ratios of {kernel} (for comparison; the goals are whole's):")
+        for what, value, goal, _ in scaling_goals(results, kernel):
+            print(f"  {what:64} {value:8.3f}")
     print(f"\nload average {' '.join(f'{x:.2f}' for x in load_before)} before, "
           f"{' '.join(f'{x:.2f}' for x in load_after)} after")
     print(f"written: {out}")

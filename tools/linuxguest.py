@@ -99,8 +99,9 @@ SYSCTL = (("vm/dirty_background_ratio", "20"), ("vm/dirty_ratio", "40"))
 # The mount options: no atime writes (whole's ext2 never writes atime).
 MOUNT_OPTS = "noatime"
 
-# /init: mounts, loads the modules, finds the disks by size (the data one
-# is 512M, the scratch one 128M: QEMU's slot order and Linux's probe order
+# /init: mounts, loads the modules, finds the disks by size (the scratch
+# one is 128M, the data one any other: 512M, or 2G for file_size_cost's
+# boots; QEMU's slot order and Linux's probe order
 # need not agree with whole's names), sets the queues, mounts the data
 # disk as ext2 or ext4 (/kernel) and runs tools/linuxbench.c. "@@ set"
 # lines say what is in effect.
@@ -116,8 +117,8 @@ n=0; while [ ! -b /dev/vdb ] && [ $n -lt 500 ]; do usleep 10000; n=$((n+1)); don
 data=; scratch=
 for d in /sys/block/vd*; do
   case $(cat $d/size) in
-    1048576) data=/dev/${d##*/} ;;
     262144) scratch=/dev/${d##*/} ;;
+    *) data=/dev/${d##*/} ;;
   esac
 done
 kernel=$(cat /kernel)
@@ -134,7 +135,7 @@ done < /sysctl
 mount -t ${kernel#linux-} -o $(cat /mount_opts) $data /mnt || echo "## mount $data failed"
 echo "@@ set cmdline $(cat /proc/cmdline)"
 echo "@@ set mount $(grep ' /mnt ' /proc/mounts)"
-/linuxbench $kernel $(cat /reps) /mnt $data $scratch $(cat /engine) || echo "## linuxbench failed"
+LINUXBENCH_ONLY="$(cat /only)" /linuxbench $kernel $(cat /reps) /mnt $data $scratch $(cat /engine) || echo "## linuxbench failed"
 umount /mnt || echo "## umount failed"
 echo "@@ done"
 poweroff -f
@@ -319,42 +320,47 @@ def qemu_cmd(smp, mem, vda, vdb, initrd, cmdline=CMDLINE):
             "-device", "virtio-blk-device,drive=d0"]
 
 
-def make_image(path, kernel):
-    """The fresh 512M data disk of @kernel: whole's ext2 image, or ext4
+def make_image(path, kernel, size="512M"):
+    """The fresh data disk of @kernel (@size): whole's ext2 image, or ext4
     with mke2fs's defaults, its inode tables and journal written now
     (lazy_itable_init=0, lazy_journal_init=0) so no kernel thread zeroes
     them behind the benchmarks."""
     if kernel == "linux-ext2":
-        ext2img.make_image(path, "512M")
+        ext2img.make_image(path, size)
         return
     if kernel != "linux-ext4":
         raise ValueError(f"linuxguest: no such configuration {kernel}")
     cmd = ["mke2fs", "-F", "-q", "-t", "ext4", "-E",
-           "lazy_itable_init=0,lazy_journal_init=0,nodiscard", str(path), "512M"]
+           "lazy_itable_init=0,lazy_journal_init=0,nodiscard", str(path), size]
     subprocess.run(cmd, env=ext2img._ENV, check=True, capture_output=True)
 
 
-def guest_files(kernel, reps, engine=None):
+def guest_files(kernel, reps, engine=None, only=()):
     """What /init reads, appended to the initramfs: the configuration, the
-    repetitions, the queue settings and mount options, the I/O engine."""
+    repetitions, the queue settings and mount options, the I/O engine, the
+    benchmarks to run (@only, linuxbench's names; empty: its default)."""
     return [("kernel", 0o100644, f"{kernel}\n".encode(), None),
             ("reps", 0o100644, f"{reps}\n".encode(), None),
             ("queue", 0o100644, "".join(f"{k} {v}\n" for k, v in QUEUE).encode(), None),
             ("sysctl", 0o100644, "".join(f"{k} {v}\n" for k, v in SYSCTL).encode(), None),
             ("mount_opts", 0o100644, f"{MOUNT_OPTS}\n".encode(), None),
-            ("engine", 0o100644, f"{engine or ''}\n".encode(), None)]
+            ("engine", 0o100644, f"{engine or ''}\n".encode(), None),
+            ("only", 0o100644, f"{' '.join(only)}\n".encode(), None)]
 
 
-def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None):
+def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None, only=(),
+        image="512M", timeout=TIMEOUT):
     """One boot of Linux in configuration @kernel (KERNELS): its figures
     (tools/bench.py's format, with "kernel": @kernel) and the host's time
-    from QEMU's start to linuxbench's start, the disk mounted.
+    from QEMU's start to linuxbench's start, the disk mounted. @only names
+    linuxbench's benchmarks to run (default: all but file_size_cost), @image
+    is the data disk's size, @timeout the boot's limit in seconds.
     A boot that never reaches /init (Linux under TCG now and then stops
     silently before its first line) is killed after BOOT_TIMEOUT s and
     made again, at most BOOT_TRIES times in all."""
     fetch()
     for attempt in range(1, BOOT_TRIES + 1):
-        figs = _run_once(smp, mem, reps, kernel, engine)
+        figs = _run_once(smp, mem, reps, kernel, engine, only, image, timeout)
         if figs is not None:
             return figs
         sys.stderr.write(f"linuxguest: no /init after {BOOT_TIMEOUT} s "
@@ -362,16 +368,16 @@ def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None):
     raise SystemExit("linuxguest: Linux never reached /init")
 
 
-def _run_once(smp, mem, reps, kernel, engine):
+def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=TIMEOUT):
     """One boot, or None if it did not reach /init in time."""
     with tempfile.TemporaryDirectory() as tmp:
         vda, vdb = Path(tmp) / "vda.img", Path(tmp) / "vdb.img"
-        make_image(vda, kernel)
+        make_image(vda, kernel, image)
         with open(vdb, "wb") as f:
             f.truncate(128 << 20)
         # what /init reads goes in as files appended to the initramfs
         initrd = Path(tmp) / "initrd.cpio"
-        initrd.write_bytes(INITRD.read_bytes() + _cpio(guest_files(kernel, reps, engine)))
+        initrd.write_bytes(INITRD.read_bytes() + _cpio(guest_files(kernel, reps, engine, only)))
         t0 = time.monotonic()
         proc = subprocess.Popen(qemu_cmd(smp, mem, vda, vdb, initrd),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -385,7 +391,7 @@ def _run_once(smp, mem, reps, kernel, engine):
                 proc.kill()
 
         watchdogs = (threading.Timer(BOOT_TIMEOUT, kill_if_no_init),
-                     threading.Timer(TIMEOUT, proc.kill))
+                     threading.Timer(timeout, proc.kill))
         for w in watchdogs:
             w.start()
         try:
@@ -410,9 +416,9 @@ def _run_once(smp, mem, reps, kernel, engine):
                 proc.wait()
         if not reached_init.is_set():
             return None
-        if time.monotonic() - t0 > TIMEOUT:
+        if time.monotonic() - t0 > timeout:
             sys.stderr.write("".join(log[-40:]))
-            raise SystemExit(f"linuxguest: the Linux boot took over {TIMEOUT} s")
+            raise SystemExit(f"linuxguest: the Linux boot took over {timeout} s")
         if not done or any(l.startswith(("## ", "linuxbench:")) for l in log):
             sys.stderr.write("".join(log[-40:]))
             raise SystemExit("linuxguest: the Linux boot did not run every benchmark")

@@ -323,6 +323,63 @@ class ScalingTest(unittest.TestCase):
         self.assertEqual(sorted(order), sorted(["smp1", "smp2", "smp4", "smp8", "size"] * 3))
         self.assertEqual(order, bench.scaling_schedule(3, 7))
 
+    def test_linux_gets_the_same_boots_in_the_one_order(self):
+        order = bench.scaling_schedule(2, 7, ("linux-ext2", "linux-ext4"))
+        kinds = ["smp1", "smp2", "smp4", "smp8", "size"]
+        self.assertEqual(sorted(order), sorted(
+            (kinds + [f"{k}:{x}" for k in ("linux-ext2", "linux-ext4") for x in kinds]) * 2))
+        self.assertEqual(order, bench.scaling_schedule(2, 7, ("linux-ext2", "linux-ext4")))
+
+    def test_a_linux_boot_runs_whole_s_work_and_is_tagged_as_whole_s(self):
+        f = self.fig
+        calls = []
+
+        def run(smp, mem, reps, kernel, engine, only, image="512M", timeout=None):
+            calls.append((smp, mem, reps, kernel, only, image, timeout))
+            return [dict(g, kernel=kernel) for g in (
+                f("boot", None, 1.0), f("scaling_cached_read", "1", 5.0),
+                f("scaling_cached_read", str(smp), 9.0),
+                f("cold_seq_read", "readahead", 80.0),
+                f("file_size_cost", "16", 700.0, "cold_read_us_per_mib"))]
+
+        args = argparse.Namespace(mem="512M", reps=3, engine=None)
+        with mock.patch.object(bench.linuxguest, "run", run):
+            smp = bench.linux_scaling_boot(args, "linux-ext4", "smp2")
+            size = bench.linux_scaling_boot(args, "linux-ext2", "size")
+        self.assertEqual(calls, [
+            (2, "512M", 3, "linux-ext4", bench.LINUX_SCALING_BENCHES, "512M", None),
+            (4, "2G", 3, "linux-ext2", ("file_size_cost",), "2G", 3 * bench.SIZE_TIMEOUT)])
+        self.assertEqual([(g["bench"], g["mode"], g["kernel"]) for g in smp],
+                         [("scaling_cached_read", "2", "linux-ext4"),
+                          ("cold_seq_read", "readahead@2", "linux-ext4"),
+                          ("file_size_cost", "16@2", "linux-ext4")])
+        self.assertEqual([(g["bench"], g["mode"]) for g in size], [("file_size_cost", "16")])
+        # beside whole's figures: one row each, the metric named for file sizes
+        res = bench.merge([[f("cold_seq_read", "readahead@2", 160.0),
+                            f("file_size_cost", "16", 350.0, "cold_read_us_per_mib")],
+                           smp[1:2], size])
+        rows = bench.beside_linux(res)
+        self.assertEqual([(r["bench"], r["mode"], r["better"]) for r in rows],
+                         [("cold_seq_read", "readahead@2", 2.0),
+                          ("file_size_cost", "16", 2.0)])
+        self.assertEqual(bench.label("file_size_cost", "16", "cold_read_us_per_mib"),
+                         "file_size_cost 16 cold_read_us_per_mib")
+
+    def test_a_linux_skip_stays_apart_from_whole_s(self):
+        skip = {"bench": "file_size_cost", "mode": "1024", "skipped": "memory"}
+        merged = bench.merge([[skip], [dict(skip, kernel="linux-ext2", skipped="disk")]])
+        self.assertEqual([(m.get("kernel"), m["skipped"]) for m in merged],
+                         [(None, "memory"), ("linux-ext2", "disk")])
+
+    def test_linux_s_ratios_are_read_apart_from_whole_s(self):
+        f = self.fig
+        res = [f("scaling_cached_read", "1", 100.0, "reads_per_s"),
+               f("scaling_cached_read", "2", 190.0, "reads_per_s"),
+               f("scaling_cached_read", "1", 10.0, "reads_per_s", kernel="linux-ext4"),
+               f("scaling_cached_read", "2", 12.0, "reads_per_s", kernel="linux-ext4")]
+        self.assertEqual([v for _, v, _, _ in bench.scaling_goals(res)], [1.9])
+        self.assertEqual([v for _, v, _, _ in bench.scaling_goals(res, "linux-ext4")], [1.2])
+
     def test_goals(self):
         f = self.fig
         res = [f("scaling_cached_read", "1", 100.0), f("scaling_cached_read", "2", 190.0),

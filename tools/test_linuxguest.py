@@ -9,6 +9,8 @@ host's gcc), the initramfs writer produces well-formed newc archives,
 /init parses and applies the settings, and each configuration gets its
 image."""
 
+import json
+import os
 import re
 import subprocess
 import tempfile
@@ -115,7 +117,8 @@ class Initramfs(unittest.TestCase):
         self.assertEqual(got["sysctl"], "vm/dirty_background_ratio 20\nvm/dirty_ratio 40\n")
         for name in got:
             self.assertIn(f"/{name}", linuxguest.INIT)
-        self.assertEqual(linuxguest.guest_files("linux-ext2", 1)[-1][2], b"\n")
+        got = {name: body for name, _, body, _ in linuxguest.guest_files("linux-ext2", 1)}
+        self.assertEqual((got["engine"], got["only"]), (b"\n", b"\n"))
 
 
 class Settings(unittest.TestCase):
@@ -156,6 +159,67 @@ class Settings(unittest.TestCase):
                     self.assertTrue(all("ITABLE_ZEROED" in g for g in groups), groups)
             with self.assertRaises(ValueError):
                 linuxguest.make_image(Path(tmp) / "x.img", "linux-xfs")
+
+
+class Selection(unittest.TestCase):
+    """linuxbench built for the host (its rdtime left out) runs what
+    LINUXBENCH_ONLY names, whole words only, and the scaling row has
+    whole's hart counts: 1, 2, 4 and 8 readers, a count above the CPUs
+    online skipped as whole's bench does."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.exe = Path(cls.tmp.name) / "linuxbench"
+        subprocess.run(["gcc", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-I",
+                        str(linuxguest.ROOT), str(linuxguest.ROOT / "tools" / "linuxbench.c"),
+                        "-o", str(cls.exe)], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def figures(self, only):
+        with tempfile.TemporaryDirectory() as d:
+            out = subprocess.run([str(self.exe), "linux-host", "1", d, "/dev/null",
+                                  "/dev/null"], env={"LINUXBENCH_ONLY": only},
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            self.assertEqual(list(Path(d).iterdir()), [])  # it cleans up
+        return [json.loads(ln) for ln in out.stdout.splitlines() if ln.startswith("{")]
+
+    def test_only_the_named_benchmarks_run(self):
+        got = self.figures("create_unlink")
+        self.assertEqual([f["bench"] for f in got], ["boot", "create_unlink"])
+        # parts of names and names it does not have select nothing
+        self.assertEqual([f["bench"] for f in self.figures("unlink,cached xyz")], ["boot"])
+
+    def test_the_scaling_row_has_eight_readers(self):
+        got = [f for f in self.figures("scaling_cached_read")
+               if f["bench"] == "scaling_cached_read"]
+        self.assertEqual([f["mode"] for f in got], ["1", "2", "4", "8"])
+        cpus = os.cpu_count()
+        for f in got:
+            if int(f["mode"]) <= cpus:
+                self.assertEqual(f["samples"], 1)
+                self.assertGreater(f["median"], 0)
+            else:
+                self.assertEqual(f["skipped"], "fewer harts online")
+            self.assertEqual(f["kernel"], "linux-host")
+
+    def test_guest_files_name_the_benchmarks_and_any_data_disk_size(self):
+        files = linuxguest.guest_files("linux-ext2", 1, None,
+                                       ("scaling_cached_read", "cold_seq_read"))
+        got = {name: body.decode() for name, _, body, _ in files}
+        self.assertEqual(got["only"], "scaling_cached_read cold_seq_read\n")
+        self.assertIn('LINUXBENCH_ONLY="$(cat /only)" /linuxbench', linuxguest.INIT)
+        # the scratch disk is told by its size; the data disk may be 512M or 2G
+        self.assertIn("262144) scratch=", linuxguest.INIT)
+        self.assertIn("*) data=", linuxguest.INIT)
+        with tempfile.TemporaryDirectory() as tmp:
+            img = Path(tmp) / "big.img"
+            linuxguest.make_image(img, "linux-ext4", "2G")
+            self.assertEqual(img.stat().st_size, 2 << 30)
 
 
 class SilentBoot(unittest.TestCase):
