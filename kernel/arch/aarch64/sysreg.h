@@ -31,10 +31,11 @@
 		__asm__ __volatile__("mrs %0, " #reg : "=r"(__v)); \
 		__v;                                               \
 	})
-#define sysreg_write(reg, v)                                         \
-	__asm__ __volatile__("msr " #reg ", %0" ::"r"((uint64_t)(v)) \
-			     : "memor"                               \
-			       "y")
+#define sysreg_write(reg, v)                      \
+	__asm__ __volatile__("msr " #reg ", %0"   \
+			     :                    \
+			     : "r"((uint64_t)(v)) \
+			     : "memory")
 #define isb() __asm__ __volatile__("isb" ::: "memory")
 
 /* ESR_EL1's exception classes */
