@@ -13,8 +13,10 @@ tests should see it:
     quick: yes                       optional: also run by tools/test
 
 The tree is copied (tracked and untracked files, build/newlib,
-build/aarch64/newlib and build/sysinc linked) to a scratch directory, which is the only place a
-patch is ever applied; it is removed on any exit, Ctrl-C included. The
+build/aarch64/newlib and build/sysinc linked, and what ninja built for both
+arches, so builds are incremental) to a scratch directory, which is the
+only place a patch is ever applied; it is removed on any exit, Ctrl-C
+included. Each mutant builds only the arches its boot lines need. The
 unmutated copy is built and each boot line is run on it first (a line
 that fails there could not tell a mutant from noise). Then, one mutant at
 a time: apply, build, run its boot lines until one fails (killed), undo.
@@ -227,7 +229,7 @@ def main(argv):
     tree = Path(tempfile.mkdtemp(prefix="whole-mutants-"))
     killed = survived = 0
     try:
-        copy_tree(tree)
+        copy_tree(tree, objects=True)  # both arches built: incremental
         baseline(tree, mutants)
         for m in mutants:
             dead, what = try_mutant(tree, m)
