@@ -448,6 +448,20 @@ CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "loc
                *MM_SUITES, *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
                "sched_steal", "shell_parse", "shell_readline", "timers", "trace", "traps",
                "virtio_ring")
+def overflow_check(name):
+    """mm_vm's stack_overflow_kills_task: the task died of the overflow,
+    reported from the emergency stack (the trap entry's check), not of a
+    fault that pushed its frame below the guard page."""
+    def post_check(build: Path) -> None:
+        log = build / "test-logs" / f"{name}.log"
+        if "mm_vm" in suites_run(log) and not re.search(
+                r"Oops: stack overflow \(sp 0x[0-9a-f]+, stack bottom 0x[0-9a-f]+\)",
+                log.read_text(errors="replace")):
+            raise ext2img.CheckFailed("mm_vm ran, but no 'Oops: stack overflow' "
+                                      "was reported")
+    return post_check
+
+
 # What proves the arch on a second machine: locks, scheduling, the timer,
 # traps, SMP (the arch's hooks and barriers); with a disk, interrupts and
 # virtio.
@@ -485,7 +499,8 @@ def aarch64_boots():
     (fixed and legacy) on an ext2 root. The other suites are portable code
     that the riscv64 boots cover; these prove the port."""
     return [
-        Boot("a64_core", smp=4, mem="256M", suites=CORE_SUITES, arch="aarch64"),
+        Boot("a64_core", smp=4, mem="256M", suites=CORE_SUITES, arch="aarch64",
+             post_check=overflow_check("a64_core")),
         Boot("a64_gicv3", smp=4, mem="256M", arch="aarch64", machine=",gic-version=3",
              suites=ARCH_SUITES + ("virtio_blk_queue", "virtio_blk_read",
                                    "virtio_blk_write"),
@@ -497,7 +512,7 @@ def aarch64_boots():
 
 
 BOOTS = [
-    Boot("core", smp=4, mem="256M", suites=CORE_SUITES),
+    Boot("core", smp=4, mem="256M", suites=CORE_SUITES, post_check=overflow_check("core")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check),
     Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),
