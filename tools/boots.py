@@ -384,6 +384,7 @@ EXPECTED_REPORTS = (
     ("ext2-error", "ext2_bad_blocks.block_*"),
     ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
     ("ext2-error", "ext4_bad.*"),
+    ("ext2-error", "ext4_write.bad_csum_refused"),
     # mm/invalidate_test.c provokes each check of the invalidate_lock rules.
     ("lockdep", "pcache_invalidate.invalidate_lock_inside_page_lock_reported"),
     ("lockdep", "pcache_invalidate.invalidate_lock_across_fault_reported"),
@@ -558,16 +559,25 @@ BOOTS = [
          qemu_args=ERRSEQ_ARGS, bootargs="root=vda", prepare=errseq_prepare,
          post_check=lambda build: errimg.check_image(build / "errseq.img"),
          allow=(("ext2-error", "vfs_errseq.*"),)),
+    # The same suites on ext4 images whose files use indirect blocks
+    # (ext2img.EXT4_INDIRECT), mounted read-write as ext4: every checksum
+    # written, hashed directories kept (ext4_write, docs/ext4.md).
     *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
-                                          "ext2_tail", "ext2_write"),
+                                          "ext2_tail", "ext2_write")
+           + (("ext4_write",) if features == ext2img.EXT4_INDIRECT else ()),
            timeout=600, qemu_args=ext2_args(name),
+           bootargs="root=vda rootfstype=ext4"
+           if features == ext2img.EXT4_INDIRECT else "",
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
       for name, block, features in (
           ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
           ("ext2_2k", 2048, ext2img.DEFAULT_FEATURES),
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
-          ("ext2_none", 1024, "none"))],
+          ("ext2_none", 1024, "none"),
+          ("ext4w_4k", 4096, ext2img.EXT4_INDIRECT),
+          ("ext4w_2k", 2048, ext2img.EXT4_INDIRECT),
+          ("ext4w_1k", 1024, ext2img.EXT4_INDIRECT))],
     # Files bigger than memory through the real filesystem: reclaim
     # writes back and drops ext2's pages.
     Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),

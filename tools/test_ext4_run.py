@@ -57,7 +57,7 @@ class RunExt4(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_mounts_read_only_and_says_why(self):
-        self.assertIn("ext4: vda: writing of extents and checksums is not "
+        self.assertIn("ext4: vda: writing of extents and 64bit is not "
                       "built yet", self.out)
         self.assertRegex(self.out, r"root: vda \(ext4\), 4096-byte blocks, "
                                    r"read-only")

@@ -154,8 +154,14 @@ static void data_run_stops_at_metadata(struct ktest *t)
 			sbi, ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE), 8),
 		    0);
 	}
+	/* the first data block: past group 0's inode table, and past the
+	 * tables of the other groups flex_bg packs after it (mke2fs puts a
+	 * flex group's tables one after another) */
 	data =
 	    ext2_gd_block(sbi, 0, EXT2_GD_INODE_TABLE) + sbi->s_itb_per_group;
+	for (uint32_t g = 1; g < sbi->s_groups_count; g++)
+		if (ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE) == data)
+			data += sbi->s_itb_per_group;
 	end = sbi->s_groups_count > 1
 		  ? sbi->s_first_data_block + sbi->s_blocks_per_group
 		  : sbi->s_blocks_count;

@@ -7,9 +7,9 @@
  * any other incompat feature refuses the mount, any other ro_compat one
  * mounts read-only. "ext4" also reads what `mke2fs -t ext4` turns on:
  * extents, 64bit, flex_bg, csum_seed (incompat) and huge_file, dir_nlink,
- * extra_isize, metadata_csum (ro_compat). Until the extent tree and the
- * checksums can be written, an image using any of those mounts read-only,
- * and so does one with a journal (has_journal): whole does not write
+ * extra_isize, metadata_csum (ro_compat), and writes all but extents and
+ * 64bit: an image using either mounts read-only, and so does one with a
+ * journal (has_journal): whole does not write
  * through a journal, and writing in place under it is not allowed. An
  * image whose journal needs recovery is refused: its metadata is not what
  * the journal says it is.
@@ -34,6 +34,13 @@
 	(EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
 	 EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |                                  \
 	 EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+/* Of those, what "ext4" also writes: checksums (csum_set.c), uninitialised
+ * groups (group.c), hashed directories (htree_insert.c), flex_bg's
+ * metadata anywhere, the inode's extra fields (inode_ext4.c). Not yet:
+ * extents, 64bit (read-only). */
+#define EXT4_WRITE_INCOMPAT \
+	(EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED)
+#define EXT4_WRITE_RO_COMPAT EXT4_RO_COMPAT
 
 static const char *type_name(bool ext4)
 {
@@ -139,13 +146,14 @@ int ext2_check_features(struct ext2_sb_info *sbi, bool ext4)
 			dev);
 		return 1;
 	}
-	if ((incompat & EXT4_INCOMPAT) || (ro_compat & EXT4_RO_COMPAT)) {
-		pr_warn("ext4: %s: writing of extents and checksums is not "
-			"built yet (features incompat %#x ro_compat %#x): "
-			"mounting read-only\n",
+	if ((incompat & EXT4_INCOMPAT & ~EXT4_WRITE_INCOMPAT) ||
+	    (ro_compat & EXT4_RO_COMPAT & ~EXT4_WRITE_RO_COMPAT)) {
+		pr_warn("ext4: %s: writing of extents and 64bit is not built "
+			"yet (features incompat %#x ro_compat %#x): mounting "
+			"read-only\n",
 			dev,
-			incompat & EXT4_INCOMPAT,
-			ro_compat & EXT4_RO_COMPAT);
+			incompat & EXT4_INCOMPAT & ~EXT4_WRITE_INCOMPAT,
+			ro_compat & EXT4_RO_COMPAT & ~EXT4_WRITE_RO_COMPAT);
 		return 1;
 	}
 	return 0;
