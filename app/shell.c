@@ -20,7 +20,7 @@
 #include <kernel/shell.h>
 #include <app/shell_parse.h>
 #include <kernel/time.h>
-#include <drivers/uart_ns16550.h>
+#include <drivers/uart.h>
 #include <mm/page_alloc.h>
 
 extern const struct shell_command __shell_commands_start[],

@@ -1,19 +1,11 @@
 /*
- * drivers/uart_ns16550.c: ns16550a UART at platform.uart.
- *
- * Lock: rx_lock (irqsave) guards the receive ring; readers sleep on rx_wait.
- * Input is never dropped: while the ring is full the receive interrupt is
- * off and bytes wait in the UART (QEMU then stops sending until the FIFO
- * has room), and the reader turns it back on when it takes a byte.
+ * drivers/uart_ns16550.c: the ns16550a UART at platform.uart, as the
+ * console (drivers/uart.h).
  */
-#include <errno.h>
-#include <drivers/uart_ns16550.h>
+#include <drivers/uart.h>
 #include <kernel/arch.h>
 #include <kernel/init.h>
-#include <kernel/irq.h>
 #include <kernel/platform.h>
-#include <kernel/printk.h>
-#include <kernel/wait.h>
 
 #define UART_RBR 0 /* receive buffer (read) */
 #define UART_THR 0 /* transmit holding (write) */
@@ -25,15 +17,6 @@
 #define LSR_THRE 0x20
 #define IER_RX	 0x01
 
-#define RX_SIZE 256
-
-static DEFINE_SPINLOCK(rx_lock);
-static DEFINE_WAIT_QUEUE_HEAD(rx_wait);
-static char rx_buf[RX_SIZE];
-/* protected by rx_lock: */
-static unsigned int rx_head, rx_tail;
-static bool rx_stopped; /* ring full, receive interrupt off */
-
 static uint8_t reg_read(unsigned int r)
 {
 	return mmio_read8(platform.uart.base + r);
@@ -44,68 +27,40 @@ static void reg_write(unsigned int r, uint8_t v)
 	mmio_write8(platform.uart.base + r, v);
 }
 
-void uart_putc(char c)
+static void ns16550_putc(char c)
 {
 	while (!(reg_read(UART_LSR) & LSR_THRE))
 		arch_cpu_relax();
 	reg_write(UART_THR, (uint8_t)c);
 }
 
-static void uart_interrupt(void *arg)
+static bool ns16550_rx_ready(void)
 {
-	(void)arg;
-	spin_lock(&rx_lock);
-	while (reg_read(UART_LSR) & LSR_DR) {
-		if (rx_head - rx_tail == RX_SIZE) {
-			reg_write(UART_IER, 0);
-			rx_stopped = true;
-			break;
-		}
-		rx_buf[rx_head++ % RX_SIZE] = (char)reg_read(UART_RBR);
-	}
-	spin_unlock(&rx_lock);
-	wake_up_all(&rx_wait);
+	return reg_read(UART_LSR) & LSR_DR;
 }
 
-static bool rx_take(int *c)
+static uint8_t ns16550_rx_read(void)
 {
-	unsigned long flags = spin_lock_irqsave(&rx_lock);
-	bool ok = rx_head != rx_tail;
-
-	if (ok)
-		*c = (unsigned char)rx_buf[rx_tail++ % RX_SIZE];
-	if (ok && rx_stopped) {
-		rx_stopped = false;
-		reg_write(UART_IER, IER_RX);
-	}
-	spin_unlock_irqrestore(&rx_lock, flags);
-	return ok;
+	return reg_read(UART_RBR);
 }
 
-int uart_getc(void)
+static void ns16550_rx_irq(bool on)
 {
-	int c;
-
-	wait_event(&rx_wait, rx_take(&c));
-	return c;
+	reg_write(UART_IER, on ? IER_RX : 0);
 }
 
-static int uart_init(void)
+static const struct uart_ops ns16550_ops = {
+	.putc = ns16550_putc,
+	.rx_ready = ns16550_rx_ready,
+	.rx_read = ns16550_rx_read,
+	.rx_irq = ns16550_rx_irq,
+};
+
+static int ns16550_init(void)
 {
-	if (!platform.uart.base)
-		return -ENODEV;
+	if (platform.uart_type != UART_NS16550)
+		return 0;	   /* another UART's board */
 	reg_write(UART_FCR, 0x07); /* enable and clear FIFOs */
-	console_putc = uart_putc;
-	return 0;
+	return uart_register(&ns16550_ops);
 }
-INIT_HOOK(uart, uart_init, INIT_LEVEL_EARLY);
-
-static int uart_irq_init(void)
-{
-	int err = irq_register(platform.uart.irq, uart_interrupt, NULL);
-
-	if (!err)
-		reg_write(UART_IER, IER_RX);
-	return err;
-}
-INIT_HOOK(uart_irq, uart_irq_init, INIT_LEVEL_DEVICE);
+INIT_HOOK(uart, ns16550_init, INIT_LEVEL_EARLY);

@@ -37,8 +37,13 @@ void arch_tlb_flush_page(uintptr_t va);
  * need). Return: the number of bytes not copied (0: all were). */
 size_t arch_copy_nofault(void *dst, const void *src, size_t n);
 __noreturn void arch_poweroff(int code);
-/* Ask the firmware to power the machine off (no exit code). */
-__noreturn void arch_firmware_poweroff(void);
+/* Ask the firmware to power the machine off, passing @code to the host
+ * where the arch has a way (aarch64: semihosting exit, if QEMU enabled
+ * it); riscv64's SBI reset has none (sifive_test carries it there). */
+__noreturn void arch_firmware_poweroff(int code);
+/* The counter's frequency if the CPU says it (aarch64 CNTFRQ_EL0), or 0:
+ * then the device tree's /cpus timebase-frequency gives it. */
+uint64_t arch_counter_hz(void);
 /* Tests: run an instruction the CPU must refuse (an illegal-instruction
  * trap), and write at @code a function that only returns, made visible
  * to instruction fetch (to prove data pages are not executable). */
@@ -46,7 +51,9 @@ void arch_execute_illegal_instruction(void);
 void arch_write_return_stub(void *code);
 
 /*
- * The MMU (kernel/arch/riscv64/mmu.c: Sv39). One page table for every
+ * The MMU (kernel/arch/riscv64/mmu.c: Sv39; kernel/arch/aarch64/mmu.c:
+ * VMSAv8-64, 4 KiB granule, 39-bit VA, two tables for the two halves).
+ * One page table for every
  * hart. mm/vm.c decides the layout and serialises every change
  * (arch_pt_map/set/clear) under its stack_lock, but for arch_pt_install,
  * which only fills an empty entry with one compare-and-swap (the others
@@ -100,13 +107,16 @@ int arch_start_cpu(struct cpu *c);
 void arch_init_cpu(void);
 
 /*
- * The inline hooks (arch_current_task, arch_set_current_task) and the
- * barriers (smp_mb/rmb/wmb; io_wmb/rmb/mb: memory against device I/O) come
- * from the architecture's <arch/inline.h>; build.ninja puts
- * kernel/arch/<arch>/include on the include path. Only this header
- * includes it.
+ * The inline hooks (arch_current_task, arch_set_current_task,
+ * arch_frame_record: where fp's {caller fp, return address} record is),
+ * ARCH_NAME (the banner's) and the barriers (smp_mb/rmb/wmb; io_wmb/rmb/mb:
+ * memory against device I/O) come from the architecture's <arch/inline.h>;
+ * build.ninja puts kernel/arch/<arch>/include on the include path. Only this
+ * header includes it.
  */
 #include <arch/inline.h>
+/* struct task_context (kernel/sched.h's tasks), the arch's layout. */
+#include <arch/context.h>
 
 static inline uint32_t mmio_read32(uintptr_t addr)
 {

@@ -71,7 +71,7 @@ void boot_banner(void)
 				 "shared, other fill paths unlocked)",
 	};
 
-	pr_info("whole %s (%s), riscv64\n", WHOLE_VERSION, WHOLE_DATE);
+	pr_info("whole %s (%s), %s\n", WHOLE_VERSION, WHOLE_DATE, ARCH_NAME);
 	pr_info("  harts: %u of %u online; memory: %llu MiB\n",
 		harts_online(),
 		ncpus,

@@ -6,7 +6,7 @@
  * answer stale): hold a spinlock, have interrupts off, or be in a trap.
  * Fields are touched only by their own hart, with interrupts off, unless a
  * comment says otherwise. The first fields are read by assembly: their
- * offsets are checked in kernel/arch/riscv64/trap.c.
+ * offsets are checked in each arch's trap.c (kernel/arch/<arch>/).
  */
 #pragma once
 

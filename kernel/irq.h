@@ -18,8 +18,20 @@ int irq_register(unsigned int irq, irq_handler_t handler, void *arg);
 void irq_unregister(unsigned int irq);
 /* Is @irq pending at the controller? (diagnostics) */
 bool irq_pending(unsigned int irq);
-/* Called by the trap path on a supervisor external interrupt. */
+/* Interrupt numbers are below this (the GIC's INTIDs stop at 1019). */
+#define IRQ_MAX 1024
+/* Called by the trap path on an external interrupt (the controller's: it
+ * claims each pending source, runs irq_handle and completes it). */
 void irq_dispatch(void);
+/* Run @irq's handler (or warn of a spurious one): irq_dispatch's. */
+void irq_handle(unsigned int irq);
+/* The arch's interrupt controller (kernel/arch/<arch>/: riscv64's PLIC,
+ * aarch64's GIC), for kernel/irq.c: is @irq a source it has, turn it on
+ * or off on every hart, is it pending, set up this hart. */
+bool irqchip_valid(unsigned int irq);
+void irqchip_enable(unsigned int irq, bool on);
+bool irqchip_pending(unsigned int irq);
+void irqchip_init_hart(void);
 /* Per-hart set-up of the controller (boot and secondary harts). */
 void irq_init_hart(void);
 /* Is this hart running a trap handler? (Inline: every lock asks.) */

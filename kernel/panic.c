@@ -54,8 +54,9 @@ static bool plausible_frame(uintptr_t fp)
 }
 
 /*
- * RISC-V frame layout with frame pointers: fp points just above the saved
- * pair, return address at fp-8, caller's fp at fp-16.
+ * With frame pointers, each frame has a record {caller's fp, return
+ * address}; where it sits relative to fp is the arch's
+ * (arch_frame_record: riscv64 just below fp, aarch64 at fp).
  */
 void backtrace_from(uintptr_t fp, uintptr_t pc)
 {
@@ -66,9 +67,11 @@ void backtrace_from(uintptr_t fp, uintptr_t pc)
 		printk(LOGLEVEL_EMERG,
 		       "  %s\n",
 		       ksym_format(pc, buf, sizeof(buf)));
-	for (int depth = 0; depth < 32 && plausible_frame(fp - 16); depth++) {
-		uintptr_t ra = ((uintptr_t *)fp)[-1];
-		uintptr_t next = ((uintptr_t *)fp)[-2];
+	for (int depth = 0;
+	     depth < 32 && plausible_frame((uintptr_t)arch_frame_record(fp));
+	     depth++) {
+		uintptr_t ra = arch_frame_record(fp)[1];
+		uintptr_t next = arch_frame_record(fp)[0];
 		/* the outermost frame (task entry, kmain) has no caller */
 		if (ra < (uintptr_t)__kernel_start ||
 		    ra >= (uintptr_t)__text_end || next == 0)

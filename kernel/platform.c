@@ -2,7 +2,8 @@
  * kernel/platform.c: the board, read from the device tree.
  *
  * QEMU virt and any board with the same kinds of devices: memory, cpus with
- * timebase-frequency, an ns16550a UART, a RISC-V PLIC, virtio-mmio slots,
+ * timebase-frequency, an ns16550a or PL011 UART, a RISC-V PLIC or an Arm
+ * GIC (v2 or v3) with the Arm generic timer and PSCI, virtio-mmio slots,
  * a generic ECAM PCI host bridge,
  * an optional sifive,test0 device for exit codes, an optional Goldfish
  * RTC for wall time, /chosen/bootargs.
@@ -17,18 +18,76 @@
 
 struct platform platform;
 
-static bool mmio_dev(int node, struct platform_mmio_dev *dev)
+/*
+ * Interrupt @index of @node as the controller numbers it: one cell (the
+ * PLIC's source) or the GIC's three (type, number, flags), where SPI n is
+ * INTID 32 + n and PPI n is INTID 16 + n. 0: none.
+ */
+static unsigned int dt_irq(int node, int index)
+{
+	int len;
+	const void *p = fdt_getprop(node, "interrupts", &len);
+	int cells = platform.irq_cells == 3 ? 3 : 1;
+
+	if (!p || len < (index + 1) * cells * 4)
+		return 0;
+	if (cells == 1)
+		return fdt_cell(p, index);
+	return (fdt_cell(p, 3 * index) == 1 ? 16 : 32) +
+	       fdt_cell(p, 3 * index + 1);
+}
+
+static bool mmio_reg(int node, int index, struct platform_mmio_dev *dev)
 {
 	uint64_t base, size;
-	uint32_t irq = 0;
 
-	if (node < 0 || !fdt_reg(node, 0, &base, &size))
+	if (node < 0 || !fdt_reg(node, index, &base, &size))
 		return false;
-	fdt_read_u32(node, "interrupts", &irq);
 	dev->base = base;
 	dev->size = size;
-	dev->irq = irq;
 	return true;
+}
+
+static bool mmio_dev(int node, struct platform_mmio_dev *dev)
+{
+	if (!mmio_reg(node, 0, dev))
+		return false;
+	dev->irq = dt_irq(node, 0);
+	return true;
+}
+
+/* Arm's GIC, its generic timer and PSCI. A GIC whose registers the
+ * device tree does not give is left out (no interrupts: said later). */
+static void find_gic(void)
+{
+	int node = fdt_next_compatible(-1, "arm,gic-v3"), timer, psci;
+	uint32_t cells = 0;
+
+	if (node >= 0) {
+		platform.gic_version = 3;
+		if (!mmio_reg(node, 0, &platform.gicd) ||
+		    !mmio_reg(node, 1, &platform.gicr))
+			platform.gic_version = 0;
+	} else {
+		node = fdt_next_compatible(-1, "arm,cortex-a15-gic");
+		if (node < 0)
+			node = fdt_next_compatible(-1, "arm,gic-400");
+		platform.gic_version = node >= 0 ? 2 : 0;
+		if (node >= 0 && (!mmio_reg(node, 0, &platform.gicd) ||
+				  !mmio_reg(node, 1, &platform.gicc)))
+			platform.gic_version = 0;
+	}
+	if (node >= 0 && fdt_read_u32(node, "#interrupt-cells", &cells))
+		platform.irq_cells = cells;
+	/* the timer's interrupts: secure, non-secure physical, virtual, hyp */
+	timer = fdt_next_compatible(-1, "arm,armv8-timer");
+	if (timer >= 0)
+		platform.timer_irq = dt_irq(timer, 2);
+	psci = fdt_next_compatible(-1, "arm,psci-1.0");
+	if (psci < 0)
+		psci = fdt_next_compatible(-1, "arm,psci-0.2");
+	platform.psci_method =
+	    psci >= 0 ? fdt_getprop(psci, "method", NULL) : NULL;
 }
 
 static void find_harts(unsigned long boot_hartid)
@@ -142,8 +201,15 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 	    !fdt_reg(node, 0, &platform.mem_base, &platform.mem_size))
 		return -1;
 	find_harts(boot_hartid);
+	if (!platform.timebase_hz)
+		platform.timebase_hz = arch_counter_hz();
+	find_gic(); /* before the devices: its #interrupt-cells */
 	node = fdt_next_compatible(-1, "ns16550a");
-	mmio_dev(node, &platform.uart);
+	if (mmio_dev(node, &platform.uart))
+		platform.uart_type = UART_NS16550;
+	else if (mmio_dev(node = fdt_next_compatible(-1, "arm,pl011"),
+			  &platform.uart))
+		platform.uart_type = UART_PL011;
 	fdt_read_u32(node, "clock-frequency", &platform.uart_clock);
 	find_plic();
 	find_virtio();
@@ -190,7 +256,7 @@ void platform_poweroff(int code)
 		uint32_t v = code ? ((uint32_t)code << 16) | 0x3333 : 0x5555;
 		*(volatile uint32_t *)platform.test_base = v;
 	}
-	arch_firmware_poweroff();
+	arch_firmware_poweroff(code);
 }
 
 /* Goldfish RTC: nanoseconds since the epoch; reading TIME_LOW latches

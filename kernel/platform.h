@@ -13,7 +13,7 @@
 #include <kernel/compiler.h>
 #include <kernel/cpu.h>
 
-#define PLATFORM_MAX_VIRTIO 16
+#define PLATFORM_MAX_VIRTIO 32
 
 struct platform_mmio_dev {
 	uintptr_t base;
@@ -31,9 +31,17 @@ struct platform {
 	uint64_t timebase_hz;
 	struct platform_mmio_dev uart;
 	uint32_t uart_clock;
+	enum { UART_NONE, UART_NS16550, UART_PL011 } uart_type;
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
-	uintptr_t test_base; /* sifive,test0: 0 if absent */
+	/* Arm's GIC: version 2 (gicd + gicc, the CPU interface) or 3 (gicd +
+	 * gicr, the redistributors' region); 0 if none. */
+	unsigned int gic_version;
+	struct platform_mmio_dev gicd, gicc, gicr;
+	uint32_t irq_cells;	 /* the controller's #interrupt-cells */
+	unsigned int timer_irq;	 /* arm,armv8-timer: the virtual timer's */
+	const char *psci_method; /* /psci method: "hvc", "smc" or NULL */
+	uintptr_t test_base;	 /* sifive,test0: 0 if absent */
 	struct platform_mmio_dev
 	    rtc; /* google,goldfish-rtc: base 0 if absent */
 	unsigned int nvirtio, virtio_ignored; /* past PLATFORM_MAX_VIRTIO */

@@ -47,12 +47,9 @@ enum task_state {
 	TASK_DEAD,     /* exited, waiting to be joined */
 };
 
-/* Saved by context switch: callee-saved registers (arch layout). */
-struct task_context {
-	uint64_t ra, sp, s[12];
-	uint64_t fs[12];
-	uint64_t fcsr;
-};
+/* struct task_context: what a context switch saves (the callee-saved
+ * registers; ra and sp named so by every arch): the arch's
+ * <arch/context.h>, through <kernel/arch.h>. */
 
 struct inode;
 

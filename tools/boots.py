@@ -29,6 +29,9 @@ Fields:
   post_check post_check(build) after QEMU exits (e.g. ext2img.check_image)
   expect_panic  the boot passes only if the kernel panics (exit 3) and the
              symbolized backtrace names this function
+  arch       one of ARCHES: the kernel and QEMU machine (tools/ktest_runner.py
+             machine_args); "riscv64" unless said
+  machine    options added to -machine virt (",gic-version=3")
 A hook fails by raising (ext2img.CheckFailed carries the output to show);
 a failed hook counts as one failure. Paths are relative to the repo root.
 """
@@ -404,6 +407,8 @@ class Boot:
     suites: tuple = ()
     allow: tuple = ()
     may_skip: tuple = ()
+    arch: str = "riscv64"
+    machine: str = ""
 
     def ktest_filter(self):
         return self.filter or ",".join(self.suites)
@@ -417,6 +422,9 @@ class Boot:
         if not names or any(n.startswith("-") or set(n) & set("*?[") for n in names):
             return None
         return names
+
+
+ARCHES = ("riscv64", "aarch64")
 
 
 def allowed_reports(boot):
@@ -436,13 +444,76 @@ RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
                "race_insert", "race_prealloc", "race_punch", "race_trunc_hit",
                "race_truncate", "race_writeback", "race_zero")
 
+CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_fastpath",
+               "locks_lockdep", "locks_mutex", "locks_rcu", "locks_rwsem", "locks_spinlock",
+               *MM_SUITES, *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
+               "sched_steal", "shell_parse", "shell_readline", "timers", "trace", "traps",
+               "virtio_ring")
+def overflow_check(name):
+    """mm_vm's stack_overflow_kills_task: the task died of the overflow,
+    reported from the emergency stack (the trap entry's check), not of a
+    fault that pushed its frame below the guard page."""
+    def post_check(build: Path) -> None:
+        log = build / "test-logs" / f"{name}.log"
+        if "mm_vm" in suites_run(log) and not re.search(
+                r"Oops: stack overflow \(sp 0x[0-9a-f]+, stack bottom 0x[0-9a-f]+\)",
+                log.read_text(errors="replace")):
+            raise ext2img.CheckFailed("mm_vm ran, but no 'Oops: stack overflow' "
+                                      "was reported")
+    return post_check
+
+
+# What proves the arch on a second machine: locks, scheduling, the timer,
+# traps, SMP (the arch's hooks and barriers); with a disk, interrupts and
+# virtio.
+ARCH_SUITES = ("locks_completion", "locks_fastpath", "locks_mutex", "locks_rcu",
+               "locks_rwsem", "locks_spinlock", "mm_vm", "sched_basic", "sched_join",
+               "sched_steal", "timers", "traps")
+
+
+def race_boot(name, block, extra, arch="riscv64"):
+    """A race-reproducer boot: every race suite on a fresh ext2 root of
+    @block-byte blocks; @extra " invalidate_lock=off" for legacy mode."""
+    return Boot(name, smp=4, mem="128M", timeout=300, arch=arch,
+                # race_partial needs a page of several blocks; race_hold, a
+                # fill that queues for invalidate_lock (not in legacy mode)
+                suites=RACE_SUITES + (("race_enum_partial", "race_partial")
+                                      if block < 4096 else ())
+                + (() if extra else ("race_hold",)),
+                qemu_args=ext2_args(name), prepare=race_prepare(name, block),
+                bootargs="root=vda" + extra, post_check=race_check(name, bool(extra)),
+                # legacy mode: what the races break is reported, as expected (a
+                # page back in an invalidated range; race_enum's page_mkwrite
+                # schedules leave dirty data over a punched hole)
+                allow=((("invalidate-leftover", "race_*"),
+                        ("ext2-error", "race_enum.race_enum_*")) if extra else ())
+                # a load or store past the EOF truncate set ends the filler
+                # with a bus error, in both modes; no other oops is expected
+                + (("sigbus", "race_truncate.race_truncate_fault"),
+                   ("sigbus", "race_truncate.race_truncate_page_mkwrite"),
+                   ("sigbus", "race_enum.race_enum_truncate")))
+
+
+def aarch64_boots():
+    """The aarch64 boots (kernel/arch/aarch64): the core suites on GICv2,
+    the arch's suites and the disk on GICv3, and the race reproducers
+    (fixed and legacy) on an ext2 root. The other suites are portable code
+    that the riscv64 boots cover; these prove the port."""
+    return [
+        Boot("a64_core", smp=4, mem="256M", suites=CORE_SUITES, arch="aarch64",
+             post_check=overflow_check("a64_core")),
+        Boot("a64_gicv3", smp=4, mem="256M", arch="aarch64", machine=",gic-version=3",
+             suites=ARCH_SUITES + ("virtio_blk_queue", "virtio_blk_read",
+                                   "virtio_blk_write"),
+             qemu_args=blk_args("a64_blk", "modern"), bootargs="vblk.test=rw",
+             prepare=blk_prepare("a64_blk")),
+        race_boot("a64_race", 4096, "", "aarch64"),
+        race_boot("a64_race_legacy", 4096, " invalidate_lock=off", "aarch64"),
+    ]
+
+
 BOOTS = [
-    Boot("core", smp=4, mem="256M",
-         suites=("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_fastpath", "locks_lockdep",
-                 "locks_mutex", "locks_rcu", "locks_rwsem", "locks_spinlock", *MM_SUITES,
-                 *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join", "sched_steal",
-                 "shell_parse", "shell_readline", "timers", "trace", "traps",
-                 "virtio_ring")),
+    Boot("core", smp=4, mem="256M", suites=CORE_SUITES, post_check=overflow_check("core")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check),
     Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),
@@ -512,24 +583,7 @@ BOOTS = [
     Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),
          timeout=600, qemu_args=ext2_args("fs_pressure"), bootargs="root=vda",
          prepare=pressure_prepare, post_check=pressure_check),
-    *[Boot(name, smp=4, mem="128M", timeout=300,
-           # race_partial needs a page of several blocks; race_hold, a
-           # fill that queues for invalidate_lock (not in legacy mode)
-           suites=RACE_SUITES + (("race_enum_partial", "race_partial")
-                                 if block < 4096 else ())
-           + (() if extra else ("race_hold",)),
-           qemu_args=ext2_args(name), prepare=race_prepare(name, block),
-           bootargs="root=vda" + extra, post_check=race_check(name, bool(extra)),
-           # legacy mode: what the races break is reported, as expected (a
-           # page back in an invalidated range; race_enum's page_mkwrite
-           # schedules leave dirty data over a punched hole)
-           allow=((("invalidate-leftover", "race_*"),
-                   ("ext2-error", "race_enum.race_enum_*")) if extra else ())
-           # a load or store past the EOF truncate set ends the filler
-           # with a bus error, in both modes; no other oops is expected
-           + (("sigbus", "race_truncate.race_truncate_fault"),
-              ("sigbus", "race_truncate.race_truncate_page_mkwrite"),
-              ("sigbus", "race_enum.race_enum_truncate")))
+    *[race_boot(name, block, extra)
       for name, block, extra in (
           ("race", 4096, ""),
           ("race_legacy", 4096, " invalidate_lock=off"),
@@ -563,4 +617,5 @@ BOOTS = [
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))
       for kind in mkbadimg.KINDS],
+    *aarch64_boots(),
 ]

@@ -69,8 +69,8 @@ def fsx_command(a):
 
 
 def boot(a, image):
-    cmd = [str(ROOT / "tools" / "run"), "--smp", str(a.smp), "--mem", "256M",
-           "--disk", str(image), "-c", fsx_command(a)]
+    cmd = [str(ROOT / "tools" / "run"), "--arch", a.arch, "--smp", str(a.smp),
+           "--mem", "256M", "--disk", str(image), "-c", fsx_command(a)]
     if a.legacy:
         cmd.insert(1, "--legacy")
     limit = (a.secs or 0) + 60 + (a.ops or 0) // 10
@@ -195,6 +195,7 @@ def parser():
     ap.add_argument("--keep", action="store_true",
                     help="fsx -k: held mappings, stored through beside every change")
     ap.add_argument("--legacy", action="store_true")
+    ap.add_argument("--arch", default="riscv64", choices=("riscv64", "aarch64"))
     ap.add_argument("--image", default=None, help="default: a temporary file")
     return ap
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Emit the kernel symbol table for backtraces as assembly.
 
-Usage: ksyms.py KERNEL.elf > ksyms.S
-Reads the function symbols of the first link with riscv64-unknown-elf-nm and
+Usage: ksyms.py [NM] KERNEL.elf > ksyms.S
+Reads the function symbols of the first link with NM (the arch's nm, by
+default riscv64-unknown-elf-nm) and
 writes ksyms_count, a sorted address array (ksyms_addrs) and a table of
 offsets into a NUL-separated name string (ksyms_names).
 """
@@ -10,9 +11,9 @@ import subprocess
 import sys
 
 
-def nm(elf):
+def nm(elf, prog="riscv64-unknown-elf-nm"):
     """[(address, type letter, name)] of @elf's symbols, by address."""
-    out = subprocess.run(["riscv64-unknown-elf-nm", "-n", str(elf)],
+    out = subprocess.run([prog, "-n", str(elf)],
                          check=True, capture_output=True, text=True).stdout
     return [(int(p[0], 16), p[1], p[2]) for p in map(str.split, out.splitlines())
             if len(p) == 3]
@@ -25,7 +26,7 @@ def functions(symbols):
 
 
 def main():
-    syms = functions(nm(sys.argv[1]))
+    syms = functions(nm(*reversed(sys.argv[1:3])))
     print('\t.section .ksyms, "a"\n\t.balign 8')
     print(f"\t.globl ksyms_count\nksyms_count:\n\t.quad {len(syms)}")
     print("\t.globl ksyms_addrs\nksyms_addrs:")

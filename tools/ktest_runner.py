@@ -105,13 +105,25 @@ def kernel_suites():
             for w in line.split()[-1:] if w.startswith(prefix)}
 
 
-def qemu_command(boot, ktest_filter):
+def machine_args(boot):
+    """(QEMU and its machine, the kernel) for the boot's arch
+    (boots.ARCHES): riscv64's virt under OpenSBI with build/whole.elf, or
+    aarch64's virt with build/aarch64/Image (exit code by semihosting)."""
+    if boot.arch == "aarch64":
+        return (["qemu-system-aarch64", "-machine", "virt,highmem=off" + boot.machine,
+                 "-cpu", "cortex-a57", "-net", "none",
+                 "-semihosting-config", "enable=on,target=native"],
+                ["-kernel", "build/aarch64/Image"])
     qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
+    return (qemu + ["-machine", "virt" + boot.machine, "-bios", "default"],
+            ["-kernel", str(KERNEL.relative_to(ROOT))])
+
+
+def qemu_command(boot, ktest_filter):
     bootargs = " ".join(a for a in (boot.bootargs, f"ktest.filter={ktest_filter}") if a)
-    return qemu + ["-machine", "virt", "-bios", "default", "-nographic",
-                   "-no-reboot", "-smp", smp_arg(boot.smp), "-m", boot.mem,
-                   "-kernel", str(KERNEL.relative_to(ROOT)),
-                   "-append", bootargs, *boot.qemu_args]
+    machine, kernel = machine_args(boot)
+    return machine + ["-nographic", "-no-reboot", "-smp", smp_arg(boot.smp),
+                      "-m", boot.mem, *kernel, "-append", bootargs, *boot.qemu_args]
 
 
 def run_qemu(cmd, log_path, timeout):

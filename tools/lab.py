@@ -465,7 +465,8 @@ def build(tree, quiet=False):
                   "kernel (a few minutes, once)", flush=True)
         rc, out = mutants.run(["./tools/setup"], tree)
         return rc == 0, out
-    rc, out = mutants.run(["ninja"], tree)
+    # the labs grade on riscv64 boots: its kernel only
+    rc, out = mutants.run(["ninja", *mutants.ARCH_TARGETS["riscv64"]], tree)
     return rc == 0, out
 
 

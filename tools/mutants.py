@@ -12,9 +12,11 @@ tests should see it:
     scale: 0.2                       optional: WHOLE_TIMEOUT_SCALE for them
     quick: yes                       optional: also run by tools/test
 
-The tree is copied (tracked and untracked files, build/newlib and
-build/sysinc linked) to a scratch directory, which is the only place a
-patch is ever applied; it is removed on any exit, Ctrl-C included. The
+The tree is copied (tracked and untracked files, build/newlib,
+build/aarch64/newlib and build/sysinc linked, and what ninja built for both
+arches, so builds are incremental) to a scratch directory, which is the
+only place a patch is ever applied; it is removed on any exit, Ctrl-C
+included. Each mutant builds only the arches its boot lines need. The
 unmutated copy is built and each boot line is run on it first (a line
 that fails there could not tell a mutant from noise). Then, one mutant at
 a time: apply, build, run its boot lines until one fails (killed), undo.
@@ -103,18 +105,19 @@ def copy_tree(dest, src=ROOT, objects=False):
         if (src / name).is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src / name, dest / name)
-    (dest / "build").mkdir()
-    for prebuilt in ("newlib", "sysinc"):
+    (dest / "build" / "aarch64").mkdir(parents=True)
+    for prebuilt in ("newlib", "sysinc", "aarch64/newlib"):
         os.symlink((src / "build" / prebuilt).resolve(), dest / "build" / prebuilt)
     if not objects:
         return
-    built = src / "build"
-    for d in BUILD_DIRS:
-        if (built / d).is_dir():
-            shutil.copytree(built / d, dest / "build" / d)
-    for f in built.iterdir() if built.is_dir() else ():
-        if f.is_file() and (f.name in BUILD_FILES or f.name.endswith(BUILD_SUFFIXES)):
-            shutil.copy2(f, dest / "build" / f.name)
+    for sub in ("", "aarch64"):  # each arch's output folder
+        built, out = src / "build" / sub, dest / "build" / sub
+        for d in BUILD_DIRS:
+            if (built / d).is_dir():
+                shutil.copytree(built / d, out / d)
+        for f in built.iterdir() if built.is_dir() else ():
+            if f.is_file() and (f.name in BUILD_FILES or f.name.endswith(BUILD_SUFFIXES)):
+                shutil.copy2(f, out / f.name)
 
 
 def run(cmd, cwd, env=None, stdin=None):
@@ -137,8 +140,25 @@ def run(cmd, cwd, env=None, stdin=None):
     return proc.returncode, out
 
 
-def build(tree):
-    rc, out = run(["ninja"], tree)
+# The kernels a boot line needs: its boots' arches (tools/boots.py); host
+# tests read both (tools/test_barriers.py disassembles each).
+ARCH_TARGETS = {"riscv64": ["build/whole.size", "build/Image"],
+                "aarch64": ["build/aarch64/whole.size", "build/aarch64/Image"]}
+
+
+def targets(mutants):
+    import boots  # tools/ is this script's folder
+    arches = set()
+    for m in mutants:
+        for line in m.boots:
+            if line[0] == "host":
+                arches |= set(ARCH_TARGETS)
+            arches |= {b.arch for b in boots.BOOTS if fnmatch.fnmatchcase(b.name, line[0])}
+    return [t for a in sorted(arches) for t in ARCH_TARGETS[a]]
+
+
+def build(tree, what=()):
+    rc, out = run(["ninja", *what], tree)
     return rc == 0, out
 
 
@@ -159,7 +179,7 @@ def apply(tree, mutant, reverse=False):
 
 
 def baseline(tree, mutants):
-    ok, out = build(tree)
+    ok, out = build(tree, targets(mutants))
     if not ok:
         print(out[-3000:])
         raise SystemExit("mutants: the unmutated tree does not build")
@@ -177,7 +197,7 @@ def try_mutant(tree, m):
     if not ok:
         return False, f"BROKEN: does not apply: {out.strip()[:300]}"
     try:
-        ok, out = build(tree)
+        ok, out = build(tree, targets([m]))
         if not ok:
             return False, "BROKEN: does not build:\n" + out[-1500:]
         for line in m.boots:
@@ -209,7 +229,7 @@ def main(argv):
     tree = Path(tempfile.mkdtemp(prefix="whole-mutants-"))
     killed = survived = 0
     try:
-        copy_tree(tree)
+        copy_tree(tree, objects=True)  # both arches built: incremental
         baseline(tree, mutants)
         for m in mutants:
             dead, what = try_mutant(tree, m)

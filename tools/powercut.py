@@ -44,12 +44,12 @@ class Failed(Exception):
     pass
 
 
-def boot_and_cut(image, seed, directory, delay):
+def boot_and_cut(image, seed, directory, delay, arch="riscv64"):
     """Boot, start the workload, kill QEMU @delay s after it started.
     Return: (console text, whether the workload was still running)."""
     proc = subprocess.Popen(
-        [str(ROOT / "tools" / "run"), "--smp", "2", "--mem", "128M", "--disk",
-         str(image), "-c", f"powercut {seed} {directory}"],
+        [str(ROOT / "tools" / "run"), "--arch", arch, "--smp", "2", "--mem", "128M",
+         "--disk", str(image), "-c", f"powercut {seed} {directory}"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True)
     out = b""
@@ -149,7 +149,7 @@ def sealed_files(text, sealed=None):
     return sealed
 
 
-def run(cuts, seed, image, log=print):
+def run(cuts, seed, image, log=print, arch="riscv64"):
     rng = random.Random(seed)
     ext2img.make_image(image, "128M")
     sealed = {}
@@ -158,7 +158,7 @@ def run(cuts, seed, image, log=print):
     for i in range(cuts):
         boot_seed = rng.getrandbits(32)
         delay = rng.uniform(0.02, 1.0)
-        text = boot_and_cut(image, boot_seed, f"/pc{i}", delay)
+        text = boot_and_cut(image, boot_seed, f"/pc{i}", delay, arch)
         new = sum(1 for l in whole_lines(text) if SEALED.match(l))
         sealed_files(text, sealed)
         ever += new
@@ -176,13 +176,14 @@ def main(argv):
     ap.add_argument("--cuts", type=int, default=20)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--image", default=None, help="default: a temporary file")
+    ap.add_argument("--arch", default="riscv64", choices=("riscv64", "aarch64"))
     args = ap.parse_args(argv[1:])
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     print(f"powercut: seed {seed}, {args.cuts} cuts")
     with tempfile.TemporaryDirectory() as tmp:
         image = Path(args.image) if args.image else Path(tmp) / "powercut.img"
         try:
-            s = run(args.cuts, seed, image)
+            s = run(args.cuts, seed, image, arch=args.arch)
         except (Failed, ext2img.CheckFailed) as e:
             print(f"powercut: FAILED (seed {seed}): {e}")
             return 1

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""tools/test_arch_boundary.py: riscv64 stays under kernel/arch/riscv64/.
+"""tools/test_arch_boundary.py: each arch stays under kernel/arch/<arch>/.
 
-Everything specific to the architecture lives under kernel/arch/riscv64/,
-behind the arch_* hooks declared in kernel/arch.h. Outside that folder no
+Everything specific to an architecture (riscv64, aarch64) lives under
+kernel/arch/<arch>/, behind the arch_* hooks declared in kernel/arch.h and
+the irqchip_* hooks of kernel/irq.h; every arch implements every hook. Outside that folder no
 C file or header may use inline assembly or include an architecture header
 (kernel/arch/..., or <arch/...>, which the include path resolves to the
 architecture's folder) - except kernel/arch.h itself, the one header that
@@ -73,6 +74,71 @@ class ArchBoundaryTest(unittest.TestCase):
                not re.search(rf"^static\b.*\b{name}\s*\(", impl, re.M):
                 with self.subTest(hook=name):
                     self.assertRegex(arch_h, rf"\b{name}\s*\(")
+
+
+ARCHES = ("riscv64", "aarch64")
+# The interrupt controller's hooks (kernel/irq.h), also each arch's.
+IRQCHIP_HOOKS = {"irqchip_valid", "irqchip_enable", "irqchip_pending",
+                 "irqchip_init_hart", "irq_dispatch"}
+# What each arch's <arch/inline.h> must define (kernel/arch.h's list).
+INLINE_NAMES = {"ARCH_NAME", "arch_current_task", "arch_set_current_task",
+                "arch_frame_record", "smp_mb", "smp_rmb", "smp_wmb", "io_wmb",
+                "io_rmb", "io_mb"}
+
+
+def declared_hooks():
+    """The functions kernel/arch.h declares (not its inline helpers)."""
+    code = COMMENT.sub("", (ROOT / "kernel" / "arch.h").read_text())
+    return set(re.findall(r"^[\w ]*?\b(arch_\w+)\(", code, re.M)) - {"arch_frame_record"}
+
+
+def defined_in(arch):
+    """Names an arch's folder defines: C functions not static, assembly
+    .globl symbols, and macros and inline functions of its headers."""
+    names = set()
+    for p in (ARCH / arch).rglob("*"):
+        if p.suffix == ".c":
+            code = COMMENT.sub("", p.read_text())
+            names |= {m for m in re.findall(r"^(?!static)[\w \*]*?\b(\w+)\([^;]*$", code, re.M)}
+        elif p.suffix == ".S":
+            names |= set(re.findall(r"\.globl\s+(\w+)", p.read_text()))
+        elif p.suffix == ".h":
+            code = COMMENT.sub("", p.read_text())
+            names |= set(re.findall(r"#define\s+(\w+)", code))
+            names |= set(re.findall(r"static inline [\w \*]*?\b(\w+)\(", code))
+    return names
+
+
+class EveryArchTest(unittest.TestCase):
+    def test_each_arch_implements_every_hook(self):
+        hooks = declared_hooks()
+        self.assertIn("arch_switch_context", hooks)  # the parse finds them
+        self.assertIn("arch_pt_install", hooks)
+        for arch in ARCHES:
+            have = defined_in(arch)
+            for name in sorted(hooks | IRQCHIP_HOOKS | INLINE_NAMES):
+                with self.subTest(arch=arch, hook=name):
+                    self.assertIn(name, have)
+
+    def test_each_arch_builds_its_own_folder(self):
+        """kernel/arch/<arch>/build.ninja compiles only its own folder's
+        sources, into its own output folder."""
+        outs = set()
+        for arch in ARCHES:
+            text = (ARCH / arch / "build.ninja").read_text()
+            srcs = re.findall(r"^build \S+: (?:cc|as) (\S+)", text, re.M)
+            self.assertTrue(srcs, arch)
+            self.assertEqual([s for s in srcs if not s.startswith(f"kernel/arch/{arch}/")], [])
+            outs.add(re.search(r"^b = (\S+)", text, re.M).group(1))
+        self.assertEqual(len(outs), len(ARCHES), "two arches share an output folder")
+
+    def test_module_builds_use_the_arch_output_folder(self):
+        """Every output of a folder's build.ninja is under $b (a literal
+        build/ would make both arches write the same file)."""
+        for p in ROOT.glob("*/build.ninja"):
+            for line in p.read_text().splitlines():
+                with self.subTest(file=p.name, line=line):
+                    self.assertNotRegex(line, r"^build build/")
 
 
 if __name__ == "__main__":

@@ -139,6 +139,12 @@ class FsxTest(unittest.TestCase):
                           f"mapped stores by the mutator, {storer} by the storer "
                           f"({begun} begun before the call beside them returned)")
 
+    def test_aarch64_fixed_mode_passes(self):
+        """The same fsx on the aarch64 kernel (kernel/arch/aarch64)."""
+        r = self.passes(OPS, 4096, "--arch", "aarch64")
+        print(f"\n    fsx fixed, aarch64, 4096-byte blocks: {r['ops']} operations, "
+              f"{r['checks']} concurrent reads checked")
+
     def test_legacy_mode_fails(self):
         r = run("--legacy", "--window", "20")
         self.assertFalse(r["passed"], f"legacy mode ran {r['ops']} operations "

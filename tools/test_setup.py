@@ -42,14 +42,21 @@ def python_programs():
 
 
 def ninja_programs():
+    """Programs the rules run, ${cross} expanded with each arch's value
+    (kernel/arch/<arch>/build.ninja sets it; the rules are in the root)."""
+    crosses = [m for path in sorted(ROOT.glob("kernel/arch/*/build.ninja"))
+               for m in re.findall(r"^cross = (\S+)", path.read_text(), re.M)]
     found = {}
-    for path in [ROOT / "build.ninja", *sorted(ROOT.glob("*/build.ninja"))]:
+    for path in [ROOT / "build.ninja", *sorted(ROOT.glob("*/build.ninja")),
+                 *sorted(ROOT.glob("kernel/arch/*/build.ninja"))]:
         text = path.read_text()
-        cross = re.search(r"^cross = (\S+)", text, re.M)
         for cmd in re.findall(r"^\s+command = (.*)$", text, re.M):
             for part in re.split(r"&&|\|", cmd):
-                word = part.split()[0].replace("${cross}", cross.group(1) if cross else "")
-                found.setdefault(word, str(path.relative_to(ROOT)))
+                for cross in crosses:
+                    words = part.split()
+                    for word in [words[0], *(w for w in words[1:] if "${cross}" in w)]:
+                        found.setdefault(word.replace("${cross}", cross),
+                                         str(path.relative_to(ROOT)))
     return found
 
 

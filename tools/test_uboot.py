@@ -26,8 +26,8 @@ import wholerun
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def kernel_symbol(name):
-    out = subprocess.run(["riscv64-unknown-elf-nm", str(ROOT / "build" / "whole.elf")],
+def kernel_symbol(name, nm="riscv64-unknown-elf-nm", elf=ROOT / "build" / "whole.elf"):
+    out = subprocess.run([nm, str(elf)],
                          capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         addr, _, sym = line.split()
@@ -50,6 +50,41 @@ class UBootTest(unittest.TestCase):
         self.assertEqual(image_size, end - start)      # bss included
         self.assertEqual(code0 & 0x7f, 0x6f)           # jal: jumps over the header
         self.assertEqual(head, (ROOT / "build" / "Image").read_bytes()[:64])
+
+    def test_aarch64_image_header_is_what_booti_reads(self):
+        """The arm64 Image header (kernel/arch/aarch64/entry.S)."""
+        image = ROOT / "build" / "aarch64" / "Image"
+        head = image.read_bytes()[:64]
+        (code0, _, text_offset, image_size, flags, _, _, _, magic, _) = \
+            struct.unpack("<IIQQQQQQII", head)
+        self.assertEqual(magic, 0x644d5241)            # "ARM\x64"
+        self.assertEqual(flags, 2)                     # little-endian, 4 KiB pages
+        sym = lambda n: kernel_symbol(n, "aarch64-linux-gnu-nm",
+                                      ROOT / "build" / "aarch64" / "whole.elf")
+        start, end = sym("__kernel_start"), sym("__kernel_end")
+        self.assertEqual(start, 0x40000000 + text_offset)  # virt's RAM + offset
+        self.assertEqual(image_size, end - start)
+        self.assertEqual(code0 >> 26, 0b000101)        # b: jumps over the header
+
+    def test_aarch64_boots_through_uboot(self):
+        """Debian's qemu_arm64 U-Boot as QEMU's -bios starts the arm64 Image
+        with booti, on U-Boot's device tree, with extlinux.conf's arguments."""
+        with tempfile.TemporaryDirectory() as tmp:
+            disk = Path(tmp) / "board.img"
+            ext2img.make_image(disk, "64M", ROOT / "tools" / "disk-skel")
+            res = wholerun.run(
+                ["--arch", "aarch64", "--uboot", "--disk", disk, "--smp", "2", "--mem",
+                 "256M", "-c", "echo arm64-booted; ls /boot"], timeout=240)
+            out = res.stdout.replace("\r", "")
+            self.assertEqual(res.returncode, 0, out[-2000:])
+            for seen in ("U-Boot 20", "Found /extlinux/extlinux.conf",
+                         "Retrieving file: /boot/Image", "Starting kernel ...",
+                         "), aarch64", "  root: vda (ext2), 4096-byte blocks, read-write"):
+                self.assertIn(seen, out)
+            after = out.split("Starting kernel ...", 1)[1]
+            lines = [l for l in after.split("\n") if l and not l.startswith("[")]
+            self.assertEqual(lines[-2:], ["arm64-booted", "Image"], after[-1500:])
+            ext2img.check_image(disk)
 
     def test_boots_through_uboot_from_the_virtio_disk(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -70,9 +70,15 @@ void arch_tlb_flush_page(uintptr_t va)
 	__asm__ __volatile__("sfence.vma %0" ::"r"(va) : "memory");
 }
 
-void arch_firmware_poweroff(void)
+void arch_firmware_poweroff(int code)
 {
+	(void)code; /* SBI's reset takes none: sifive_test carries it */
 	sbi_shutdown();
+}
+
+uint64_t arch_counter_hz(void)
+{
+	return 0; /* the device tree's timebase-frequency */
 }
 
 void arch_execute_illegal_instruction(void)

@@ -7,6 +7,8 @@
 
 struct task;
 
+#define ARCH_NAME "riscv64"
+
 /* One register read, so it cannot be torn by a migration to another hart. */
 static inline struct task *arch_current_task(void)
 {
@@ -28,3 +30,10 @@ static inline void arch_set_current_task(struct task *t)
 #define io_wmb() __asm__ __volatile__("fence w, o" ::: "memory")
 #define io_rmb() __asm__ __volatile__("fence i, r" ::: "memory")
 #define io_mb()	 __asm__ __volatile__("fence iorw, iorw" ::: "memory")
+
+/* The frame record {caller's fp, return address} of frame pointer @fp:
+ * the two words just below it. */
+static inline const uintptr_t *arch_frame_record(uintptr_t fp)
+{
+	return (const uintptr_t *)fp - 2;
+}
