@@ -185,8 +185,16 @@ def ext2_prepare(name, block, features):
 def ext2_check(name):
     def post_check(build: Path) -> None:
         log = build / "test-logs" / f"{name}.log"
-        ext2tree.check_written(build / f"{name}.img", suites_run(log))
+        ran = suites_run(log)
+        ext2tree.check_written(build / f"{name}.img", ran)
         ext2tree.check_inode_numbers(build / f"{name}.img", log)
+        # ext4_falloc's corrupt node: named by inode and block
+        text = log.read_text(errors="replace")
+        if "ext4_falloc" in ran and not re.search(
+                r"# Subtest: ext4_falloc[\s\S]*ext4: inode \d+: extent block "
+                r"\d+: bad magic \(4660\)", text):
+            raise ext2img.CheckFailed("ext4_falloc: no console line naming "
+                                      "the inode and block of the bad node")
     return post_check
 
 
@@ -230,9 +238,9 @@ def pressure_check(build: Path) -> None:
 # race reproducers (tests/race_truncate_test.c): a fresh ext2 root per boot, in
 # the fixed kernel and in legacy mode (invalidate_lock=off), where each
 # reproducer must observe the bug; e2fsck afterwards either way.
-def race_prepare(name, block):
+def race_prepare(name, block, features=ext2img.DEFAULT_FEATURES):
     return lambda build: ext2img.make_image(build / f"{name}.img", "32M",
-                                            block=block)
+                                            block=block, features=features)
 
 
 def race_check(name, legacy=False):
@@ -487,16 +495,26 @@ BOOTS = [
          qemu_args=ERRSEQ_ARGS, bootargs="root=vda", prepare=errseq_prepare,
          post_check=lambda build: errimg.check_image(build / "errseq.img"),
          allow=(("ext2-error", "vfs_errseq.*"),)),
+    # The same suites on writable ext4 images (ext4w_*: extent trees,
+    # 64bit, flex_bg; no journal, metadata_csum or dir_index), mounted as
+    # ext4: the same files written, the same e2fsck and debugfs checks.
     *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
-                                          "ext2_tail", "ext2_write"),
+                                          "ext2_tail", "ext2_write")
+           + (("ext4_write", "ext4_falloc") if name.startswith("ext4") else ()),
            timeout=600, qemu_args=ext2_args(name),
+           bootargs="root=vda rootfstype=ext4" if name.startswith("ext4") else "",
+           allow=(("ext2-error", "ext4_falloc.bad_header_on_write"),)
+           if name.startswith("ext4") else (),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
       for name, block, features in (
           ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
           ("ext2_2k", 2048, ext2img.DEFAULT_FEATURES),
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
-          ("ext2_none", 1024, "none"))],
+          ("ext2_none", 1024, "none"),
+          ("ext4w_4k", 4096, ext2img.EXT4_FEATURES),
+          ("ext4w_2k", 2048, ext2img.EXT4_FEATURES),
+          ("ext4w_1k", 1024, ext2img.EXT4_FEATURES))],
     # Files bigger than memory through the real filesystem: reclaim
     # writes back and drops ext2's pages.
     Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),
@@ -541,6 +559,19 @@ BOOTS = [
          qemu_args=ext2_args("race_pci", "pci"),
          prepare=race_prepare("race_pci", 4096), bootargs="root=vda",
          post_check=race_check("race_pci"),
+         allow=(("sigbus", "race_truncate.race_truncate_fault"),
+                ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
+    # The race reproducers of the operations that free or move blocks, on
+    # a writable ext4 (extent trees): the same invalidate_lock rules.
+    # race_hold_prealloc waits at ext2's zeroing of new blocks, which
+    # unwritten extents do not need: left out.
+    Boot("race_ext4", smp=4, mem="128M", timeout=300,
+         suites=("race_collapse", "race_hold", "race_insert", "race_punch",
+                 "race_truncate", "race_zero"),
+         qemu_args=ext2_args("race_ext4"),
+         prepare=race_prepare("race_ext4", 4096, ext2img.EXT4_FEATURES),
+         bootargs="root=vda rootfstype=ext4 ktest.cases=*,-race_hold_prealloc",
+         post_check=race_check("race_ext4"),
          allow=(("sigbus", "race_truncate.race_truncate_fault"),
                 ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
     # ext4 images (mke2fs -t ext4 -O ^has_journal): read-only, read back

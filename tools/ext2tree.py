@@ -159,6 +159,9 @@ def check_written(img, ran=None):
         expected.update(expected_after_write())
     if ran is None or "ext2_tail" in ran:
         expected.update(expected_after_tail())
+    if ran is not None and "ext4_write" in ran:
+        check_ext4_write(img)
+        expected.update(expected_after_ext4_write(block_size(img)))
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dump")
@@ -176,6 +179,35 @@ def check_written(img, ran=None):
                 bad.append(f"{path}: {'missing' if got is None else f'{len(got)} bytes differ from the expected {len(want)}'}")
     if bad:
         raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
+
+
+def block_size(img):
+    _, out = debugfs(img, "stats")
+    return int(re.search(r"^Block size:\s+(\d+)", out, re.M)[1])
+
+
+def expected_after_ext4_write(bs):
+    """The files fs/ext2/ext4_write_test.c keeps: 300 blocks written in
+    three writes; 40 blocks, one in every other (a depth-1 tree)."""
+    sparse = b"".join(pattern(7, 2 * j * bs, bs) + (bytes(bs) if j < 39 else b"")
+                      for j in range(40))
+    return {"/ext4w_seq": pattern(5, 0, 300 * bs), "/ext4w_sparse": sparse}
+
+
+def check_ext4_write(img):
+    """debugfs's view of ext4_write's files: extent-mapped (stat's Flags),
+    the sparse one through a tree of depth 1 (ex), both with the bytes
+    written (dump)."""
+    bad = []
+    for path in expected_after_ext4_write(1):
+        _, out = debugfs(img, f"stat {path}")
+        if not re.search(r"Flags: 0x80000\b", out):
+            bad.append(f"{path}: not extent-mapped:\n{out[:300]}")
+    _, out = debugfs(img, "ex /ext4w_sparse")
+    if not re.search(r"^\s*0/\s*1\s", out, re.M):
+        bad.append(f"/ext4w_sparse: not a depth-1 tree:\n{out[:500]}")
+    if bad:
+        raise ext2img.CheckFailed("\n".join(bad))
 
 
 def check_inode_numbers(img, log):

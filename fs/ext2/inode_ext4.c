@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 #include <kernel/printk.h>
 #include "ext2.h"
 
@@ -98,4 +99,40 @@ void ext2_read_inode_ext4_fields(struct inode *inode,
 	inode->i_ctime = time_extra(raw->i_ctime, big->i_ctime_extra);
 	inode->i_mtime = time_extra(raw->i_mtime, big->i_mtime_extra);
 	inode->i_atime = time_extra(raw->i_atime, big->i_atime_extra);
+}
+
+void ext2_new_inode_ext4(struct inode *inode)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	struct ext3_extent_header *eh = (void *)ei->i_data;
+
+	if (sbi->s_csum)
+		ei->i_csum_seed =
+		    ext2_inode_csum_seed(sbi, inode->i_ino, ei->i_generation);
+	if (!sbi->s_extents ||
+	    !(S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode)))
+		return;
+	ei->i_flags |= EXT4_EXTENTS_FL;
+	ei->i_map = &ext2_extent_map;
+	memset(ei->i_data, 0, sizeof(ei->i_data));
+	eh->eh_magic = EXT3_EXT_MAGIC;
+	eh->eh_entries = 0;
+	eh->eh_max =
+	    (sizeof(ei->i_data) - sizeof(*eh)) / sizeof(struct ext3_extent);
+	eh->eh_depth = 0;
+}
+
+void ext2_fill_raw_blocks(struct inode *inode, struct ext2_inode *raw)
+{
+	uint64_t blocks = inode->i_blocks;
+
+	raw->i_flags &= ~EXT4_HUGE_FILE_FL;
+	if (EXT2_SBI(inode->i_sb)->s_huge_file && blocks >> 48) {
+		raw->i_flags |= EXT4_HUGE_FILE_FL;
+		blocks >>= inode->i_sb->s_blocksize_bits - 9;
+	}
+	raw->i_blocks = (uint32_t)blocks;
+	if (EXT2_SBI(inode->i_sb)->s_huge_file)
+		raw->osd2.linux2.l_i_blocks_hi = (uint16_t)(blocks >> 32);
 }
