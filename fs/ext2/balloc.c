@@ -88,7 +88,7 @@ static int alloc_in_group(struct inode *inode,
 
 	if (!gd->bg_free_blocks_count || from >= nbits)
 		return -ENOSPC;
-	b = ext2_bread(sbi, gd->bg_block_bitmap);
+	b = ext2_bread(sbi, ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP));
 	if (IS_ERR(b))
 		return PTR_ERR(b);
 	bit = nbits;
@@ -194,7 +194,7 @@ static void free_in_group(struct inode *inode, uint32_t blk, uint32_t n)
 	uint32_t freed = 0;
 	struct ext2_buf *b;
 
-	b = ext2_bread(sbi, gd->bg_block_bitmap);
+	b = ext2_bread(sbi, ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP));
 	if (IS_ERR(b)) {
 		pr_err("ext2: inode %lu: blocks %u+%u not freed: bitmap "
 		       "unreadable\n",

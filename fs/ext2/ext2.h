@@ -10,7 +10,8 @@
  *   mapping->invalidate_lock   X around truncate (inode.c); S around the
  *                              reads that fill the cache (mm/, caller)
  *   ei->i_map_lock             the inode's block map: i_data[], its indirect
- *                              blocks, i_blocks, i_goal (LOCK_RANK_FS_BLOCKMAP)
+ *                              blocks or extent-tree nodes, i_blocks, i_goal
+ *                              (LOCK_RANK_FS_BLOCKMAP)
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
  *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
  *                              inside i_map_lock when a block is allocated)
@@ -168,7 +169,7 @@ static inline bool ext2_has_extents(struct inode *inode)
 }
 /* The largest number of logical blocks @inode's map holds. */
 uint64_t ext2_inode_max_blocks(struct inode *inode);
-/* extent_insert.c, extent_remove.c, extent_falloc.c: the calls of the
+/* extent_map.c, extent_remove.c, extent_falloc.c: the calls of the
  * same names without "ext_" below, for an extent-mapped inode (each
  * takes i_map_lock). */
 int ext2_ext_get_block_new(struct inode *inode,

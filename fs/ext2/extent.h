@@ -1,8 +1,9 @@
 /*
  * fs/ext2/extent.h: what the extent-tree files share. extent.c reads and
  * checks the tree; extent_insert.c adds extents (splitting nodes, growing
- * the tree); extent_remove.c takes ranges out (freeing blocks and emptied
- * nodes); extent_falloc.c preallocates, converts and shifts. Not for the
+ * the tree); extent_map.c maps blocks for writes; extent_remove.c takes
+ * ranges out (freeing blocks and emptied nodes); extent_falloc.c
+ * preallocates, converts and shifts. Not for the
  * rest of ext2: ext2.h has their public functions. Unless said otherwise
  * the caller holds i_map_lock.
  *
