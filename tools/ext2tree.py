@@ -35,6 +35,10 @@ NPAR = 4
 TAIL_SIZE = 9000
 STALE = [("stale_w", 50), ("stale_t", 51)]
 STALE_SIZE = 100
+# links/: a file, a hard link to it, a fast and a slow symbolic link (a
+# target in the inode, and one too long for it, in a block).
+LINKS_SEED, LINKS_SIZE = 60, 5000
+SLOW_TARGET = "l" * 80 + "/orig"
 
 
 def pattern(seed, off, length):
@@ -64,6 +68,15 @@ def make_tree(root):
     for name, seed in STALE:
         with open(os.path.join(root, "tail", name), "wb") as f:
             f.write(pattern(seed, 0, 1024))
+    links = os.path.join(root, "links")
+    os.makedirs(links, exist_ok=True)
+    with open(os.path.join(links, "orig"), "wb") as f:
+        f.write(pattern(LINKS_SEED, 0, LINKS_SIZE))
+    for name, make in (("hard", lambda p: os.link(os.path.join(links, "orig"), p)),
+                       ("fast", lambda p: os.symlink("orig", p)),
+                       ("slow", lambda p: os.symlink(SLOW_TARGET, p))):
+        if not os.path.lexists(os.path.join(links, name)):
+            make(os.path.join(links, name))
     many = os.path.join(root, "many")
     os.makedirs(many, exist_ok=True)
     for i in range(1000):
@@ -126,7 +139,7 @@ def make_image(img, tree, block, features=ext2img.DEFAULT_FEATURES):
     """An image of the tree (made in folder @tree if missing or incomplete:
     make_tree writes many/e0999 last), tail/stale_* cut."""
     if not all(os.path.exists(os.path.join(tree, f))
-               for f in ("tail/t5", "many/e0999")):
+               for f in ("tail/t5", "links/orig", "many/e0999")):
         make_tree(tree)
     ext2img.make_image(img, "64M", tree, block, features)
     for name, _ in STALE:
@@ -141,6 +154,11 @@ def make_image(img, tree, block, features=ext2img.DEFAULT_FEATURES):
 
 GONE = ["/w/unlinked", "/w/torename", "/w/src", "/w/rmme", "/w/a/b",
         "/w/many/n0001", "/w/many/n0999", "/w/par/c0_0"]
+
+
+def block_size(img):
+    _, out = debugfs(img, "stats")
+    return int(re.search(r"Block size:\s+(\d+)", out)[1])
 
 
 def debugfs(img, request):
@@ -159,9 +177,12 @@ def check_written(img, ran=None):
         expected.update(expected_after_write())
     if ran is None or "ext2_tail" in ran:
         expected.update(expected_after_tail())
-    if ran is not None and "ext4_write" in ran:
+    if ran is not None and "ext4_extent_write" in ran:
         check_ext4_write(img)
         expected.update(expected_after_ext4_write(block_size(img)))
+    if ran is not None and "ext4_csum_write" in ran:
+        check_hashed_dir(img, block_size(img))
+        check_links(img)
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dump")
@@ -181,21 +202,19 @@ def check_written(img, ran=None):
         raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
 
 
-def block_size(img):
-    _, out = debugfs(img, "stats")
-    return int(re.search(r"^Block size:\s+(\d+)", out, re.M)[1])
-
-
 def expected_after_ext4_write(bs):
-    """The files fs/ext2/ext4_write_test.c keeps: 300 blocks written in
-    three writes; 40 blocks, one in every other (a depth-1 tree)."""
-    sparse = b"".join(pattern(7, 2 * j * bs, bs) + (bytes(bs) if j < 39 else b"")
-                      for j in range(40))
-    return {"/ext4w_seq": pattern(5, 0, 300 * bs), "/ext4w_sparse": sparse}
+    """The files fs/ext2/ext4_extent_write_test.c keeps: 300 blocks written in
+    three writes; 40 blocks, one in every other (a depth-1 tree); two such
+    files of 30 and 40 blocks swapped by swapext."""
+    def sparse(n):
+        return b"".join(pattern(7, 2 * j * bs, bs)
+                        + (bytes(bs) if j < n - 1 else b"") for j in range(n))
+    return {"/ext4w_seq": pattern(5, 0, 300 * bs), "/ext4w_sparse": sparse(40),
+            "/ext4w_swap_a": sparse(30), "/ext4w_swap_b": sparse(40)}
 
 
 def check_ext4_write(img):
-    """debugfs's view of ext4_write's files: extent-mapped (stat's Flags),
+    """debugfs's view of ext4_extent_write's files: extent-mapped (stat's Flags),
     the sparse one through a tree of depth 1 (ex), both with the bytes
     written (dump)."""
     bad = []
@@ -206,6 +225,73 @@ def check_ext4_write(img):
     _, out = debugfs(img, "ex /ext4w_sparse")
     if not re.search(r"^\s*0/\s*1\s", out, re.M):
         bad.append(f"/ext4w_sparse: not a depth-1 tree:\n{out[:500]}")
+    if bad:
+        raise ext2img.CheckFailed("\n".join(bad))
+
+
+# Suite ext4_csum_write (fs/ext2/ext4_csum_write_test.c, same rule): /h, moved to
+# /hp/h, holds these names, and at 1 KiB blocks its htree has two levels.
+DX_NAMES = 5000
+DX_DIR = "/hp/h"
+
+
+def expected_dx_names():
+    names = set()
+    for i in range(DX_NAMES):
+        if i % 7 == 0:
+            continue
+        names.add(f"renamed-hashed-dir-entry-{i:04d}" if i % 11 == 0
+                  else f"a-hashed-directory-entry-{i:04d}")
+    return names
+
+
+# ext4_csum_write's links_read_and_written: links/hard written through, orig
+# removed, two new symbolic links (their targets as the suite has them).
+SLOW_TARGET2 = "m" * 90 + "/hard"
+
+
+def check_links(img):
+    bad = []
+    want = bytearray(pattern(LINKS_SEED, 0, LINKS_SIZE))
+    want[1000:1100] = pattern(61, 1000, 100)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "hard")
+        debugfs(img, f"dump /links/hard {out}")
+        if not os.path.exists(out) or open(out, "rb").read() != want:
+            bad.append("/links/hard: contents differ")
+    if "File not found" not in debugfs(img, "stat /links/orig")[1]:
+        bad.append("/links/orig: still exists")
+    if 'Fast link dest: "hard"' not in debugfs(img, "stat /links/fast2")[1]:
+        bad.append("/links/fast2: not a fast link to hard")
+    stat = debugfs(img, "stat /links/slow2")[1]
+    if SLOW_TARGET2 not in debugfs(img, "cat /links/slow2")[1] \
+            or "Fast link" in stat:
+        bad.append("/links/slow2: not a slow link to SLOW_TARGET2")
+    if bad:
+        raise ext2img.CheckFailed("\n".join(bad))
+
+
+def check_hashed_dir(img, block):
+    """debugfs lists exactly the expected names of /h; `htree` walks its
+    index (two levels at 1 KiB blocks) and finds every name too."""
+    _, out = debugfs(img, f"ls {DX_DIR}")
+    # a removed name that began a block stays there with inode 0
+    got = {name for ino, name in re.findall(r"(\d+)\s+\(\d+\) (\S+)", out)
+           if ino != "0"} - {".", ".."}
+    want = expected_dx_names()
+    bad = []
+    if got != want:
+        bad.append(f"debugfs ls {DX_DIR}: {len(want - got)} names missing "
+                   f"({sorted(want - got)[:3]}), {len(got - want)} extra "
+                   f"({sorted(got - want)[:3]})")
+    _, tree = debugfs(img, f"htree {DX_DIR}")
+    levels = re.search(r"Indirect levels: (\d+)", tree)
+    if not levels or (block == 1024 and levels[1] != "1"):
+        bad.append(f"debugfs htree {DX_DIR}: levels {levels[1] if levels else None}")
+    in_tree = {name for ino, name in re.findall(
+        r"(\d+) 0x[0-9a-f]+-[0-9a-f]+ \(\d+\) (\S+)", tree) if ino != "0"}
+    if in_tree != want:
+        bad.append(f"debugfs htree {DX_DIR}: {len(in_tree)} names in its leaves")
     if bad:
         raise ext2img.CheckFailed("\n".join(bad))
 

@@ -115,7 +115,7 @@ def make_dirty_image(image, block, fs="ext2"):
         for _ in range(IMAGE_MIB):
             f.write(chunk)
     ext2img.make_image(image, f"{IMAGE_MIB}M", block=block,
-                       features=ext2img.EXT4_FEATURES if fs == "ext4"
+                       features=ext2img.EXT4_DEFAULT if fs == "ext4"
                        else ext2img.DEFAULT_FEATURES)
 
 

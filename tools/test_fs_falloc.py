@@ -19,7 +19,7 @@ Built on tools/test_fs_shell.py's machinery (boot, debugfs, dump, ...):
 - Bad input changes nothing: same errors as xfs_io, same bytes, and a
   read-only disk is not written at all.
 
-- ext4 (extent trees, writable images of ext2img.EXT4_FEATURES): the same
+- ext4 (extent trees, writable images of ext2img.EXT4_DEFAULT): the same
   random sequences against xfs_io, with ext4's block rules (Model4:
   KEEP_SIZE preallocates past EOF, a truncate that does not grow frees
   what lies past EOF); the blocks debugfs's EXTENTS list maps, and
@@ -250,7 +250,7 @@ class FallocMatchesLinux(unittest.TestCase):
         img, host = tmp / "img", tmp / "host"
         host.mkdir()
         ext2img.make_image(img, "32M", block=bs,
-                           **({"features": ext2img.EXT4_FEATURES} if ext4 else {}))
+                           **({"features": ext2img.EXT4_DEFAULT} if ext4 else {}))
         print(f"\nFallocMatchesLinux {bs}{' ext4' if ext4 else ''}: "
               f"FALLOC_SEED={BASE_SEED}", file=sys.stderr)
         script, want, models, seeds = [], {}, {}, {}

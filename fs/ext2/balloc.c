@@ -88,7 +88,7 @@ static int alloc_in_group(struct inode *inode,
 
 	if (!gd->bg_free_blocks_count || from >= nbits)
 		return -ENOSPC;
-	b = ext2_bread(sbi, ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP));
+	b = ext2_bitmap_get(sbi, g, EXT2_GD_BLOCK_BITMAP);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
 	bit = nbits;
@@ -116,11 +116,10 @@ static int alloc_in_group(struct inode *inode,
 		n++;
 	for (uint32_t i = bit; i < bit + n; i++)
 		((uint8_t *)b->b_data)[i >> 3] |= 1u << (i & 7);
-	ext2_bmark_dirty(b);
+	ext2_bitmap_dirty(sbi, g, EXT2_GD_BLOCK_BITMAP, b);
 	ext2_brelse(sbi, b);
 	gd->bg_free_blocks_count -= n;
 	sbi->s_es.s_free_blocks_count -= n;
-	ext2_sb_mark_dirty(sbi);
 	*out = blk;
 	*count = n;
 	return 0;
@@ -194,7 +193,7 @@ static void free_in_group(struct inode *inode, uint32_t blk, uint32_t n)
 	uint32_t freed = 0;
 	struct ext2_buf *b;
 
-	b = ext2_bread(sbi, ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP));
+	b = ext2_bitmap_get(sbi, g, EXT2_GD_BLOCK_BITMAP);
 	if (IS_ERR(b)) {
 		pr_err("ext2: inode %lu: blocks %u+%u not freed: bitmap "
 		       "unreadable\n",
@@ -219,10 +218,9 @@ static void free_in_group(struct inode *inode, uint32_t blk, uint32_t n)
 		freed++;
 	}
 	if (freed) {
-		ext2_bmark_dirty(b);
 		gd->bg_free_blocks_count += freed;
 		sbi->s_es.s_free_blocks_count += freed;
-		ext2_sb_mark_dirty(sbi);
+		ext2_bitmap_dirty(sbi, g, EXT2_GD_BLOCK_BITMAP, b);
 	}
 	ext2_brelse(sbi, b);
 }

@@ -15,6 +15,7 @@
  * whether the stored checksum matches; reporting is the caller's, which
  * knows the inode and block to name. Without metadata_csum they accept.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <kernel/init.h>
@@ -78,16 +79,20 @@ uint32_t ext2_fs_csum_seed(const struct ext2_super_block *es)
 	return ext2_crc32c(~0u, es->s_uuid, sizeof(es->s_uuid));
 }
 
-bool ext2_gd_csum_ok(struct ext2_sb_info *sbi, uint32_t group, const void *gd)
+uint16_t ext2_gd_csum(struct ext2_sb_info *sbi, uint32_t group, const void *gd)
 {
 	const size_t off = offsetof(struct ext4_group_desc, bg_checksum);
-	uint32_t crc;
+	uint32_t crc = crc_le32(sbi->s_csum_seed, group);
 
+	return (uint16_t)crc_skipping(
+	    crc, gd, sbi->s_desc_size, off, sizeof(uint16_t));
+}
+
+bool ext2_gd_csum_ok(struct ext2_sb_info *sbi, uint32_t group, const void *gd)
+{
 	if (!sbi->s_csum)
 		return true;
-	crc = crc_le32(sbi->s_csum_seed, group);
-	crc = crc_skipping(crc, gd, sbi->s_desc_size, off, sizeof(uint16_t));
-	return (uint16_t)crc ==
+	return ext2_gd_csum(sbi, group, gd) ==
 	       ((const struct ext4_group_desc *)gd)->bg_checksum;
 }
 
@@ -108,34 +113,40 @@ static bool has_csum_hi(struct ext2_sb_info *sbi,
 		       sizeof(raw->i_checksum_hi);
 }
 
-bool ext2_inode_csum_ok(struct ext2_sb_info *sbi,
-			uint32_t seed,
-			const struct ext2_inode_large *raw)
+uint32_t ext2_inode_csum(struct ext2_sb_info *sbi,
+			 uint32_t seed,
+			 const struct ext2_inode_large *raw,
+			 bool *with_hi)
 {
 	const size_t lo = offsetof(struct ext2_inode_large, i_checksum_lo);
 	const size_t hi = offsetof(struct ext2_inode_large, i_checksum_hi);
 	const size_t old = EXT2_GOOD_OLD_INODE_SIZE;
 	const uint8_t *p = (const uint8_t *)raw;
-	uint32_t crc, want = raw->i_checksum_lo;
+	uint32_t crc = crc_skipping(seed, p, old, lo, sizeof(uint16_t));
 
-	if (!sbi->s_csum)
-		return true;
-	crc = crc_skipping(seed, p, old, lo, sizeof(uint16_t));
-	if (sbi->s_inode_size > old) {
-		bool with_hi = has_csum_hi(sbi, raw);
-
+	*with_hi = sbi->s_inode_size > old && has_csum_hi(sbi, raw);
+	if (sbi->s_inode_size > old)
 		crc = crc_skipping(crc,
 				   p + old,
 				   sbi->s_inode_size - old,
 				   hi - old,
-				   with_hi ? sizeof(uint16_t) : 0);
-		if (with_hi)
-			want |= (uint32_t)raw->i_checksum_hi << 16;
-		else
-			crc &= 0xffff;
-	} else {
-		crc &= 0xffff;
-	}
+				   *with_hi ? sizeof(uint16_t) : 0);
+	return *with_hi ? crc : crc & 0xffff;
+}
+
+bool ext2_inode_csum_ok(struct ext2_sb_info *sbi,
+			uint32_t seed,
+			const struct ext2_inode_large *raw)
+{
+	uint32_t want = raw->i_checksum_lo;
+	bool with_hi;
+	uint32_t crc;
+
+	if (!sbi->s_csum)
+		return true;
+	crc = ext2_inode_csum(sbi, seed, raw, &with_hi);
+	if (with_hi)
+		want |= (uint32_t)raw->i_checksum_hi << 16;
 	return crc == want;
 }
 
@@ -153,25 +164,28 @@ bool ext2_extent_block_csum_ok(struct inode *inode, const void *block)
 	return ext2_crc32c(EXT2_I(inode)->i_csum_seed, block, tail) == stored;
 }
 
-/* The leaf tail: a record of no inode, rec_len 12, name_len 0, type 0xDE,
- * then the checksum, in the block's last 12 bytes. */
-#define DIR_TAIL_LEN 12
-#define DIR_TAIL_FT  0xde
+bool ext2_is_dir_tail(const struct ext2_dir_entry_2 *t)
+{
+	return !t->inode && t->rec_len == EXT2_DIR_TAIL_LEN && !t->name_len &&
+	       t->file_type == EXT2_DIR_TAIL_FT;
+}
+
+uint32_t ext2_dir_leaf_csum(struct inode *dir, const void *block)
+{
+	return ext2_crc32c(EXT2_I(dir)->i_csum_seed,
+			   block,
+			   dir->i_sb->s_blocksize - EXT2_DIR_TAIL_LEN);
+}
 
 static bool dir_leaf_csum_ok(struct inode *dir, const uint8_t *block)
 {
 	unsigned int bs = dir->i_sb->s_blocksize;
-	const struct ext2_dir_entry_2 *t =
-	    (const struct ext2_dir_entry_2 *)(block + bs - DIR_TAIL_LEN);
 	uint32_t stored;
 
-	if (t->inode || t->rec_len != DIR_TAIL_LEN || t->name_len ||
-	    t->file_type != DIR_TAIL_FT)
+	if (!ext2_is_dir_tail((const void *)(block + bs - EXT2_DIR_TAIL_LEN)))
 		return false;
 	memcpy(&stored, block + bs - sizeof(stored), sizeof(stored));
-	return ext2_crc32c(EXT2_I(dir)->i_csum_seed,
-			   block,
-			   bs - DIR_TAIL_LEN) == stored;
+	return ext2_dir_leaf_csum(dir, block) == stored;
 }
 
 /* An htree block: the root (after "." and ".." and the 8-byte root info)
@@ -179,40 +193,61 @@ static bool dir_leaf_csum_ok(struct inode *dir, const uint8_t *block)
  * limit sit where the first index entry would; a 4-byte reserved word and
  * the checksum follow the @limit entries. The CRC covers the block up to
  * the @count entries in use, then that 8-byte tail. */
+int ext2_dx_csum(struct inode *dir,
+		 const void *block,
+		 bool root,
+		 uint32_t *crc,
+		 size_t *tail)
+{
+	const uint8_t *p = block;
+	size_t count_off = root ? 32 : 8;
+	uint16_t limit, count;
+
+	memcpy(&limit, p + count_off, sizeof(limit));
+	memcpy(&count, p + count_off + 2, sizeof(count));
+	*tail = count_off + (size_t)limit * 8;
+	if (count > limit || *tail + 8 > dir->i_sb->s_blocksize)
+		return -EUCLEAN;
+	*crc = ext2_crc32c(
+	    EXT2_I(dir)->i_csum_seed, block, count_off + (size_t)count * 8);
+	/* then the tail, its checksum field read as zero */
+	*crc = crc_skipping(*crc, p + *tail, 8, 4, 4);
+	return 0;
+}
+
 static bool
 dir_index_csum_ok(struct inode *dir, const uint8_t *block, bool root)
 {
-	unsigned int bs = dir->i_sb->s_blocksize;
-	size_t count_off = root ? 32 : 8;
-	uint16_t limit, count;
-	size_t tail;
 	uint32_t crc, stored;
+	size_t tail;
 
-	memcpy(&limit, block + count_off, sizeof(limit));
-	memcpy(&count, block + count_off + 2, sizeof(count));
-	tail = count_off + (size_t)limit * 8;
-	if (count > limit || tail + 8 > bs)
+	if (ext2_dx_csum(dir, block, root, &crc, &tail))
 		return false;
-	crc = ext2_crc32c(
-	    EXT2_I(dir)->i_csum_seed, block, count_off + (size_t)count * 8);
-	/* then the tail, its checksum field read as zero */
-	crc = crc_skipping(crc, block + tail, 8, 4, 4);
 	memcpy(&stored, block + tail + 4, sizeof(stored));
 	return crc == stored;
 }
 
-bool ext2_dir_block_csum_ok(struct inode *dir, uint64_t lblk, const void *block)
+int ext2_dir_block_kind(struct inode *dir, uint64_t lblk, const void *block)
 {
 	const struct ext2_dir_entry_2 *de = block;
-	unsigned int bs = dir->i_sb->s_blocksize;
+
+	if (EXT2_I(dir)->i_flags & EXT2_INDEX_FL) {
+		if (lblk == 0)
+			return EXT2_DIR_DX_ROOT;
+		if (!de->inode && de->rec_len == dir->i_sb->s_blocksize &&
+		    !de->name_len)
+			return EXT2_DIR_DX_NODE;
+	}
+	return EXT2_DIR_LEAF;
+}
+
+bool ext2_dir_block_csum_ok(struct inode *dir, uint64_t lblk, const void *block)
+{
+	int kind = ext2_dir_block_kind(dir, lblk, block);
 
 	if (!EXT2_SBI(dir->i_sb)->s_csum)
 		return true;
-	if (EXT2_I(dir)->i_flags & EXT2_INDEX_FL) {
-		if (lblk == 0)
-			return dir_index_csum_ok(dir, block, true);
-		if (!de->inode && de->rec_len == bs && !de->name_len)
-			return dir_index_csum_ok(dir, block, false);
-	}
-	return dir_leaf_csum_ok(dir, block);
+	if (kind == EXT2_DIR_LEAF)
+		return dir_leaf_csum_ok(dir, block);
+	return dir_index_csum_ok(dir, block, kind == EXT2_DIR_DX_ROOT);
 }

@@ -8,12 +8,11 @@
  * number in range): a bad one gives -EUCLEAN with a message naming the
  * directory, the block and the offset.
  *
- * With metadata_csum (ext4, mounted read-only) each block's checksum is
- * checked once per read from disk (ext2_dir_bread): a mismatch is
- * -EBADMSG with a message. Mounted as ext4, a look-up in a hashed
- * directory (dir_index) goes through its htree (htree.c); anything else -
- * readdir, ext2, an index that cannot be trusted - scans the blocks in
- * order, where the htree's index blocks read as records that name nothing.
+ * Reading and checking a block, its records and its checksum, and setting
+ * the checksum of a changed block: dir_block.c. Mounted as ext4, a look-up in a
+ * hashed directory (dir_index) goes through its htree (htree.c); anything else
+ * - readdir, ext2, an index that cannot be trusted - scans the blocks in order,
+ * where the htree's index blocks read as records that name nothing.
  *
  * Removing an entry merges its rec_len into the previous record (or clears
  * the inode of the first record of a block); adding one reuses a free
@@ -33,78 +32,17 @@
 
 /* Called for each valid record; return 0 to go on, >0 to stop, <0 error. */
 typedef int (*dirent_fn)(struct inode *dir,
+			 uint64_t lblk,
 			 struct ext2_buf *b,
 			 struct ext2_dir_entry_2 *de,
 			 struct ext2_dir_entry_2 *prev,
 			 void *arg);
 
-/* An entry in use names something: at least one byte, none of them '/'
- * or NUL (e2fsck's rules; readdir would hand such a name to a task). */
-static bool name_ok(const struct ext2_dir_entry_2 *de)
-{
-	if (!de->inode)
-		return true;
-	if (!de->name_len)
-		return false;
-	for (unsigned int i = 0; i < de->name_len; i++)
-		if (de->name[i] == '/' || de->name[i] == 0)
-			return false;
-	return true;
-}
-
-int ext2_check_entry(struct inode *dir,
-		     uint32_t pblk,
-		     unsigned int off,
-		     const struct ext2_dir_entry_2 *de)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
-	unsigned int bs = dir->i_sb->s_blocksize;
-
-	if (bs - off >= EXT2_DIR_ENTRY_HEADER_LEN &&
-	    de->rec_len >= DOT_REC_LEN && !(de->rec_len & EXT2_DIR_ROUND) &&
-	    de->rec_len <= bs - off &&
-	    de->rec_len >= ext2_rec_len(de->name_len) &&
-	    de->inode <= sbi->s_inodes_count && name_ok(de))
-		return 0;
-	pr_err("ext2: directory inode %lu: bad entry in block %u at offset %u "
-	       "(rec_len %u, name_len %u, inode %u)\n",
-	       dir->i_ino,
-	       pblk,
-	       off,
-	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->rec_len : 0,
-	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->name_len : 0,
-	       bs - off >= EXT2_DIR_ENTRY_HEADER_LEN ? de->inode : 0);
-	return -EUCLEAN;
-}
-
-struct ext2_dir_entry_2 *ext2_entry_at(struct ext2_buf *b, unsigned int off)
-{
-	return (struct ext2_dir_entry_2 *)((char *)b->b_data + off);
-}
-
-struct ext2_buf *ext2_dir_bread(struct inode *dir, uint64_t lblk, uint32_t pblk)
-{
-	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
-	struct ext2_buf *b = ext2_bread(sbi, pblk);
-
-	if (IS_ERR(b) || !sbi->s_csum ||
-	    __atomic_load_n(&b->b_csum_ok, __ATOMIC_ACQUIRE))
-		return b;
-	if (!ext2_dir_block_csum_ok(dir, lblk, b->b_data)) {
-		pr_err("ext4: directory inode %lu: block %u (logical %llu): "
-		       "checksum does not match\n",
-		       dir->i_ino,
-		       pblk,
-		       (unsigned long long)lblk);
-		ext2_brelse(sbi, b);
-		return ERR_PTR(-EBADMSG);
-	}
-	__atomic_store_n(&b->b_csum_ok, true, __ATOMIC_RELEASE);
-	return b;
-}
-
-static int
-walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
+static int walk_block(struct inode *dir,
+		      uint64_t lblk,
+		      struct ext2_buf *b,
+		      dirent_fn fn,
+		      void *arg)
 {
 	struct ext2_dir_entry_2 *prev = NULL;
 
@@ -113,7 +51,7 @@ walk_block(struct inode *dir, struct ext2_buf *b, dirent_fn fn, void *arg)
 		int ret = ext2_check_entry(dir, b->b_blocknr, off, de);
 
 		if (!ret)
-			ret = fn(dir, b, de, prev, arg);
+			ret = fn(dir, lblk, b, de, prev, arg);
 		if (ret)
 			return ret;
 		prev = de;
@@ -141,7 +79,7 @@ static int walk_dir(struct inode *dir, dirent_fn fn, void *arg)
 		b = ext2_dir_bread(dir, lblk, pblk);
 		if (IS_ERR(b))
 			return PTR_ERR(b);
-		ret = walk_block(dir, b, fn, arg);
+		ret = walk_block(dir, lblk, b, fn, arg);
 		ext2_brelse(sbi, b);
 		if (ret)
 			return ret;
@@ -180,12 +118,12 @@ static uint8_t file_type(struct inode *dir, mode_t mode)
 
 static void dir_changed(struct inode *dir)
 {
-	EXT2_I(dir)->i_flags &= ~EXT2_INDEX_FL;
 	dir->i_mtime = dir->i_ctime = current_time();
 	mark_inode_dirty(dir);
 }
 
 static int find_fn(struct inode *dir,
+		   uint64_t lblk,
 		   struct ext2_buf *b,
 		   struct ext2_dir_entry_2 *de,
 		   struct ext2_dir_entry_2 *prev,
@@ -193,7 +131,7 @@ static int find_fn(struct inode *dir,
 {
 	struct name_arg *na = arg;
 
-	(void)b, (void)prev;
+	(void)lblk, (void)b, (void)prev;
 	if (!name_match(de, na->name, na->len))
 		return 0;
 	if (!ext2_inode_valid_nr(EXT2_SBI(dir->i_sb), de->inode)) {
@@ -214,7 +152,7 @@ int ext2_find_in_block(struct inode *dir,
 		       unsigned long *ino)
 {
 	struct name_arg na = { name, len, 0, 0 };
-	int ret = walk_block(dir, b, find_fn, &na);
+	int ret = walk_block(dir, 0, b, find_fn, &na);
 
 	if (ret > 0)
 		*ino = na.ino;
@@ -252,6 +190,7 @@ static void fill_entry(struct inode *dir,
 }
 
 static int add_fn(struct inode *dir,
+		  uint64_t lblk,
 		  struct ext2_buf *b,
 		  struct ext2_dir_entry_2 *de,
 		  struct ext2_dir_entry_2 *prev,
@@ -262,7 +201,7 @@ static int add_fn(struct inode *dir,
 	unsigned int used = de->inode ? ext2_rec_len(de->name_len) : 0;
 
 	(void)prev;
-	if (de->rec_len < used + need)
+	if (de->rec_len < used + need || ext2_dir_is_csum_tail(dir, b, de))
 		return 0;
 	if (used) {
 		struct ext2_dir_entry_2 *nde =
@@ -273,8 +212,21 @@ static int add_fn(struct inode *dir,
 		de = nde;
 	}
 	fill_entry(dir, de, na);
-	ext2_bmark_dirty(b);
+	ext2_dir_block_dirty(dir, lblk, b);
 	return 1;
+}
+
+int ext2_add_in_leaf(struct inode *dir,
+		     uint64_t lblk,
+		     struct ext2_buf *b,
+		     const char *name,
+		     size_t len,
+		     unsigned long ino,
+		     mode_t mode)
+{
+	struct name_arg na = { name, len, ino, mode };
+
+	return walk_block(dir, lblk, b, add_fn, &na);
 }
 
 int ext2_add_entry(struct inode *dir,
@@ -293,7 +245,21 @@ int ext2_add_entry(struct inode *dir,
 
 	if (!len || len > NAME_MAX_LEN)
 		return -ENAMETOOLONG;
+	ret = ext2_dx_add_entry(dir, name, len, ino, mode);
+	if (ret != EXT2_DX_FALLBACK)
+		goto out;
 	ret = walk_dir(dir, add_fn, &na);
+	if (!ret && lblk == 1 && ext2_dx_can_index(dir)) {
+		/* block 0 is full: index the directory, as ext4 does */
+		ret = ext2_dx_make_indexed(dir);
+		if (!ret)
+			ret = ext2_dx_add_entry(dir, name, len, ino, mode);
+		if (ret != EXT2_DX_FALLBACK)
+			goto out;
+		/* not indexed after all: a block at the end */
+		ret = 0;
+		lblk = READ_ONCE(dir->i_size) >> dir->i_sb->s_blocksize_bits;
+	}
 	if (ret < 0)
 		return ret;
 	if (!ret) {
@@ -304,14 +270,18 @@ int ext2_add_entry(struct inode *dir,
 		if (IS_ERR(b))
 			return PTR_ERR(b);
 		de = ext2_entry_at(b, 0);
-		de->rec_len = dir->i_sb->s_blocksize;
+		de->rec_len = ext2_dir_leaf_space(dir);
 		fill_entry(dir, de, &na);
-		ext2_bmark_dirty(b);
+		ext2_dir_tail_init(dir, b->b_data);
+		ext2_dir_block_dirty(dir, lblk, b);
 		ext2_brelse(sbi, b);
 		inode_set_size(dir, (lblk + 1) << dir->i_sb->s_blocksize_bits);
 	}
-	dir_changed(dir);
-	return 0;
+	ret = 0;
+out:
+	if (!ret)
+		dir_changed(dir);
+	return ret;
 }
 
 /* A change to the entry a name_arg names, in its block (after @prev). */
@@ -326,6 +296,7 @@ struct change_arg {
 };
 
 static int change_fn(struct inode *dir,
+		     uint64_t lblk,
 		     struct ext2_buf *b,
 		     struct ext2_dir_entry_2 *de,
 		     struct ext2_dir_entry_2 *prev,
@@ -336,7 +307,7 @@ static int change_fn(struct inode *dir,
 	if (!name_match(de, ca->na.name, ca->na.len))
 		return 0;
 	ca->change(dir, de, prev, &ca->na);
-	ext2_bmark_dirty(b);
+	ext2_dir_block_dirty(dir, lblk, b);
 	return 1;
 }
 
@@ -404,12 +375,13 @@ static bool is_dot_or_dotdot(const struct ext2_dir_entry_2 *de)
 }
 
 static int nonempty_fn(struct inode *dir,
+		       uint64_t lblk,
 		       struct ext2_buf *b,
 		       struct ext2_dir_entry_2 *de,
 		       struct ext2_dir_entry_2 *prev,
 		       void *arg)
 {
-	(void)dir, (void)b, (void)prev, (void)arg;
+	(void)dir, (void)lblk, (void)b, (void)prev, (void)arg;
 	return de->inode && !is_dot_or_dotdot(de);
 }
 
@@ -440,8 +412,9 @@ int ext2_make_empty_dir(struct inode *dir, struct inode *parent)
 	de = ext2_entry_at(b, DOT_REC_LEN);
 	fill_entry(
 	    dir, de, &(struct name_arg){ "..", 2, parent->i_ino, S_IFDIR });
-	de->rec_len = dir->i_sb->s_blocksize - DOT_REC_LEN;
-	ext2_bmark_dirty(b);
+	de->rec_len = ext2_dir_leaf_space(dir) - DOT_REC_LEN;
+	ext2_dir_tail_init(dir, b->b_data);
+	ext2_dir_block_dirty(dir, 0, b);
 	ext2_brelse(sbi, b);
 	inode_set_size(dir, dir->i_sb->s_blocksize);
 	mark_inode_dirty(dir);

@@ -189,6 +189,9 @@ int ext2_ext_alloc_range(struct inode *inode,
 			 uint64_t zero_end);
 int ext2_ext_collapse(struct inode *inode, uint64_t first, uint64_t n);
 int ext2_ext_insert(struct inode *inode, uint64_t first, uint64_t n);
+/* extent_reseed.c: @inode's node blocks checked (@write false), or their
+ * checksum tails set for seed @seed (swapext). */
+int ext2_ext_reseed(struct inode *inode, uint32_t seed, bool write);
 
 static inline struct ext2_inode_info *EXT2_I(struct inode *inode)
 {
@@ -271,6 +274,61 @@ bool ext2_extent_block_csum_ok(struct inode *inode, const void *block);
 bool ext2_dir_block_csum_ok(struct inode *dir,
 			    uint64_t lblk,
 			    const void *block);
+/* The computations behind the verifiers, for csum_set.c: a descriptor's
+ * (16 bits); an inode's (*with_hi: 32 bits, else the low 16); a leaf's
+ * (up to its tail); an index block's (-EUCLEAN if its limit and count do
+ * not fit; *tail: the offset of its 8-byte tail). */
+uint16_t ext2_gd_csum(struct ext2_sb_info *sbi, uint32_t group, const void *gd);
+uint32_t ext2_inode_csum(struct ext2_sb_info *sbi,
+			 uint32_t seed,
+			 const struct ext2_inode_large *raw,
+			 bool *with_hi);
+uint32_t ext2_dir_leaf_csum(struct inode *dir, const void *block);
+int ext2_dx_csum(struct inode *dir,
+		 const void *block,
+		 bool root,
+		 uint32_t *crc,
+		 size_t *tail);
+/* A directory leaf's checksum tail: a record of no inode, rec_len 12,
+ * name_len 0, type 0xDE, then the checksum, in the block's last 12 bytes. */
+#define EXT2_DIR_TAIL_LEN 12
+#define EXT2_DIR_TAIL_FT  0xde
+bool ext2_is_dir_tail(const struct ext2_dir_entry_2 *de);
+/* What block @lblk of @dir is: a leaf, the htree root or an index node. */
+enum { EXT2_DIR_LEAF, EXT2_DIR_DX_ROOT, EXT2_DIR_DX_NODE };
+int ext2_dir_block_kind(struct inode *dir, uint64_t lblk, const void *block);
+
+/* csum_set.c: each checksum set at the one point where its structure is
+ * written or dirtied (docs/ext4.md). All do nothing without metadata_csum.
+ * Superblock and descriptors: before write_super_and_descs writes them. */
+void ext2_sb_csum_set(struct ext2_sb_info *sbi);
+void ext2_gd_csum_set(struct ext2_sb_info *sbi, uint32_t group);
+/* The descriptor's checksum of group @g's bitmap @which (block or inode
+ * bitmap), from @map. Caller holds s_alloc_lock. */
+void ext2_bitmap_csum_set(struct ext2_sb_info *sbi,
+			  uint32_t g,
+			  enum ext2_gd_block which,
+			  const void *map);
+/* A bitmap's checksum (of its group's bits only), and whether group @g's
+ * descriptor holds it (always true without metadata_csum). */
+uint32_t ext2_bitmap_csum(struct ext2_sb_info *sbi,
+			  enum ext2_gd_block which,
+			  const void *map);
+bool ext2_bitmap_csum_ok(struct ext2_sb_info *sbi,
+			 uint32_t g,
+			 enum ext2_gd_block which,
+			 const void *map);
+/* The inode in slot @raw, after every other field is final. */
+void ext2_inode_csum_set(struct ext2_sb_info *sbi,
+			 uint32_t seed,
+			 struct ext2_inode_large *raw);
+/* Directory block @lblk of @dir: its leaf tail's or index tail's checksum.
+ * Return: 0, or -EUCLEAN for an index block whose count does not fit. */
+int ext2_dir_block_csum_set(struct inode *dir, uint64_t lblk, void *block);
+/* Write an empty tail record in a leaf's last 12 bytes. */
+void ext2_dir_tail_init(struct inode *dir, void *block);
+/* The bytes of a leaf that entries may use: all but the tail's. */
+unsigned int ext2_dir_leaf_space(struct inode *dir);
 
 /* buffer.c */
 void ext2_bcache_init(struct ext2_bcache *bc);
@@ -312,6 +370,18 @@ void ext2_free_blocks(struct inode *inode, uint32_t blk, uint32_t count);
  * with EXT2_POISON_BYTE on disk and is the next one allocated, oldest
  * first - stale data and cross-file corruption show at once. */
 void ext2_debug_reuse_freed(struct super_block *sb, bool on);
+/* group.c: bitmaps as the allocators change them; uninitialised groups
+ * (BLOCK_UNINIT, INODE_UNINIT) built on first use. Caller holds
+ * s_alloc_lock. */
+struct ext2_buf *
+ext2_bitmap_get(struct ext2_sb_info *sbi, uint32_t g, enum ext2_gd_block which);
+/* After a change to @b, group @g's bitmap @which: its checksum, dirty. */
+void ext2_bitmap_dirty(struct ext2_sb_info *sbi,
+		       uint32_t g,
+		       enum ext2_gd_block which,
+		       struct ext2_buf *b);
+/* Inode @bit of group @g is handed out: bg_itable_unused shrinks past it. */
+void ext2_itable_used(struct ext2_sb_info *sbi, uint32_t g, uint32_t bit);
 /* ialloc.c */
 int ext2_new_inode_nr(struct inode *dir, mode_t mode, unsigned long *ino);
 void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir);
@@ -419,6 +489,12 @@ void ext2_new_inode_ext4(struct inode *inode);
  * bits too, and past 2^48 sectors in filesystem blocks, with
  * EXT4_HUGE_FILE_FL. Caller holds i_map_lock. */
 void ext2_fill_raw_blocks(struct inode *inode, struct ext2_inode *raw);
+/* Write side (ext4 mount): the ext4 fields of a slot fill_raw has filled,
+ * the checksum last (write_inode). A new inode's slot: its checksum seed;
+ * on ext4, the slot zeroed with i_extra_isize and the creation time (the
+ * table of a group mke2fs left uninitialised may hold anything). */
+void ext2_write_inode_ext4(struct inode *inode, struct ext2_inode *raw);
+void ext2_init_inode_slot(struct inode *inode, struct ext2_inode *raw);
 /* Set up a freshly allocated inode number as a new inode of @mode. */
 struct inode *ext2_new_inode(struct inode *dir, mode_t mode);
 void ext2_set_ops(struct inode *inode);
@@ -483,6 +559,35 @@ int ext2_dx_find_entry(struct inode *dir,
 		       const char *name,
 		       size_t len,
 		       unsigned long *ino);
+/* htree_insert.c: add a name through @dir's htree, keeping it valid.
+ * Return: 0, a negative errno, or EXT2_DX_FALLBACK when @dir has no index
+ * to keep (not hashed, or on a type that keeps none, or untrusted: the
+ * index is then cleared and the caller adds the name linearly). */
+int ext2_dx_add_entry(struct inode *dir,
+		      const char *name,
+		      size_t len,
+		      unsigned long ino,
+		      mode_t mode);
+/* Does this mount keep hashed directories (ext4 type, dir_index)? */
+bool ext2_dx_can_index(struct inode *dir);
+/* Make the one-block linear @dir hashed. Return: 0, EXT2_DX_FALLBACK (not
+ * a layout to index), or errno. */
+int ext2_dx_make_indexed(struct inode *dir);
+/* dir.c: add a name to leaf @b (logical block @lblk) if it has room.
+ * Return: 1 added, 0 no room, or errno. */
+int ext2_add_in_leaf(struct inode *dir,
+		     uint64_t lblk,
+		     struct ext2_buf *b,
+		     const char *name,
+		     size_t len,
+		     unsigned long ino,
+		     mode_t mode);
+/* dir_block.c: is @de the checksum tail at the end of leaf @b? */
+bool ext2_dir_is_csum_tail(struct inode *dir,
+			   struct ext2_buf *b,
+			   struct ext2_dir_entry_2 *de);
+/* Directory block @b (@lblk) was changed: set its checksum, mark dirty. */
+void ext2_dir_block_dirty(struct inode *dir, uint64_t lblk, struct ext2_buf *b);
 /* dir.c: search one directory block. Return: 1 with *ino, 0, or errno. */
 int ext2_find_in_block(struct inode *dir,
 		       struct ext2_buf *b,

@@ -1,6 +1,6 @@
 /*
- * fs/ext2/ext4_test.h: helpers of the ext4_write and ext4_falloc suites
- * (defined in ext4_write_test.c).
+ * fs/ext2/ext4_test.h: helpers of the ext4_extent_write and ext4_falloc suites
+ * (defined in ext4_extent_write_test.c).
  */
 #pragma once
 

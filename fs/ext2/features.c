@@ -8,11 +8,12 @@
  * mounts read-only. "ext4" also reads what `mke2fs -t ext4` turns on:
  * extents, 64bit, flex_bg, csum_seed (incompat) and huge_file, dir_nlink,
  * extra_isize, metadata_csum (ro_compat). An ext4 image mounts read-write
- * when whole writes every feature it has (the table ext4_writable below);
- * else read-only, and so does one with a journal (has_journal): whole
- * does not write through a journal, and writing in place under it is not
- * allowed. An image whose journal needs recovery is refused: its metadata
- * is not what the journal says it is.
+ * when whole writes every feature it has (the table ext4_writable below:
+ * the default `mke2fs -t ext4 -O ^has_journal` set); else read-only, and
+ * so does one with a journal (has_journal): whole does not write through
+ * a journal, and writing in place under it is not allowed. An image whose
+ * journal needs recovery is refused: its metadata is not what the journal
+ * says it is.
  *
  * Each decision is printed on the console with the features that caused it.
  */
@@ -34,22 +35,28 @@
 	(EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
 	 EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |                                  \
 	 EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-
-/* The features whole writes as Linux's ext4 does, one line each. */
+/* The features whole writes as Linux's ext4 does, one line each: extent
+ * trees (extent_insert.c, extent_remove.c, extent_falloc.c), checksums
+ * (csum_set.c), uninitialised groups (group.c), hashed directories
+ * (htree_insert.c, htree_split.c), flex_bg's metadata anywhere, the
+ * inode's extra fields (inode_ext4.c). */
 static const struct {
 	uint32_t compat, incompat, ro_compat;
 } ext4_writable[] = {
 	{ EXT2_FEATURE_COMPAT_EXT_ATTR, 0, 0 },	    /* no xattr is written */
 	{ EXT2_FEATURE_COMPAT_RESIZE_INODE, 0, 0 }, /* nor resized */
+	{ EXT2_FEATURE_COMPAT_DIR_INDEX, 0, 0 },    /* htree_insert.c */
 	{ 0, EXT2_FEATURE_INCOMPAT_FILETYPE, 0 },
 	{ 0, EXT3_FEATURE_INCOMPAT_EXTENTS, 0 },
 	{ 0, EXT4_FEATURE_INCOMPAT_64BIT, 0 },
 	{ 0, EXT4_FEATURE_INCOMPAT_FLEX_BG, 0 },
+	{ 0, EXT4_FEATURE_INCOMPAT_CSUM_SEED, 0 },
 	{ 0, 0, EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER },
 	{ 0, 0, EXT2_FEATURE_RO_COMPAT_LARGE_FILE },
 	{ 0, 0, EXT4_FEATURE_RO_COMPAT_HUGE_FILE },
 	{ 0, 0, EXT4_FEATURE_RO_COMPAT_DIR_NLINK },
 	{ 0, 0, EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE },
+	{ 0, 0, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM }, /* csum_set.c */
 };
 
 /* An ext4 image's features that whole cannot write: the mount is

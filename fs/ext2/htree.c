@@ -26,32 +26,7 @@
 #include <kernel/err.h>
 #include <kernel/printk.h>
 #include "ext2.h"
-
-#define DX_ROOT_INFO	24 /* after "." (12 bytes) and ".." (12 bytes) */
-#define DX_ROOT_ENTRIES 32 /* after the 8-byte root info */
-#define DX_NODE_ENTRIES 8  /* after the empty record */
-#define DX_MAX_LEVELS	2  /* the root and one level more (no largedir) */
-#define DX_BLOCK_MASK	0x0fffffffu
-
-struct dx_entry {
-	uint32_t hash; /* entry 0: limit (16 bits) and count (16 bits) */
-	uint32_t block;
-};
-
-struct dx_root_info {
-	uint32_t reserved_zero;
-	uint8_t hash_version;
-	uint8_t info_length;
-	uint8_t indirect_levels;
-	uint8_t unused_flags;
-};
-
-/* One index block on the way down: its entries and the one taken. */
-struct dx_frame {
-	struct ext2_buf *b;
-	const struct dx_entry *e;
-	unsigned int count, at;
-};
+#include "htree.h"
 
 static int dx_untrusted(struct inode *dir, uint32_t pblk, const char *what)
 {
@@ -63,8 +38,7 @@ static int dx_untrusted(struct inode *dir, uint32_t pblk, const char *what)
 	return EXT2_DX_FALLBACK;
 }
 
-/* Read logical block @lblk of @dir (checksum checked). */
-static struct ext2_buf *dx_read(struct inode *dir, uint64_t lblk)
+struct ext2_buf *ext2_dx_read(struct inode *dir, uint64_t lblk)
 {
 	uint32_t pblk;
 	int err = ext2_get_block(dir, lblk, false, &pblk, NULL);
@@ -92,8 +66,8 @@ static int dx_frame_fill(struct inode *dir,
 	unsigned int tail = EXT2_SBI(dir->i_sb)->s_csum ? 8 : 0;
 	unsigned int limit, lo = 1, hi;
 
-	f->e = (const struct dx_entry *)((const char *)f->b->b_data + off);
-	limit = f->e[0].hash & 0xffff;
+	f->e = (struct dx_entry *)((char *)f->b->b_data + off);
+	f->limit = limit = f->e[0].hash & 0xffff;
 	f->count = f->e[0].hash >> 16;
 	if (limit != (bs - off - tail) / sizeof(struct dx_entry))
 		return dx_untrusted(dir, f->b->b_blocknr, "bad limit");
@@ -113,8 +87,7 @@ static int dx_frame_fill(struct inode *dir,
 	return 0;
 }
 
-/* The child of @f's entry: its logical block, checked against the size. */
-static int dx_child(struct inode *dir, const struct dx_frame *f, uint64_t *lblk)
+int ext2_dx_child(struct inode *dir, const struct dx_frame *f, uint64_t *lblk)
 {
 	*lblk = f->e[f->at].block & DX_BLOCK_MASK;
 	if (*lblk >= (uint64_t)READ_ONCE(dir->i_size) >>
@@ -123,54 +96,60 @@ static int dx_child(struct inode *dir, const struct dx_frame *f, uint64_t *lblk)
 	return 0;
 }
 
-/* Read an interior block below @parent into @f. */
-static int dx_descend(struct inode *dir,
-		      const struct dx_frame *parent,
-		      struct dx_frame *f,
-		      uint32_t hash)
+int ext2_dx_descend(struct inode *dir,
+		    const struct dx_frame *parent,
+		    struct dx_frame *f,
+		    uint32_t hash)
 {
 	const struct ext2_dir_entry_2 *de;
 	uint64_t lblk;
-	int err = dx_child(dir, parent, &lblk);
+	int err = ext2_dx_child(dir, parent, &lblk);
 
 	if (err)
 		return err;
-	f->b = dx_read(dir, lblk);
+	f->b = ext2_dx_read(dir, lblk);
 	if (IS_ERR(f->b)) {
 		err = PTR_ERR(f->b);
 		f->b = NULL;
 		return err;
 	}
+	f->lblk = lblk;
 	de = f->b->b_data;
 	if (de->inode || de->rec_len != dir->i_sb->s_blocksize || de->name_len)
 		return dx_untrusted(dir, f->b->b_blocknr, "not an index block");
 	return dx_frame_fill(dir, f, DX_NODE_ENTRIES, hash);
 }
 
-/* The root: its info and entries. Return: the levels below it, or
- * EXT2_DX_FALLBACK, or a negative errno. */
-static int dx_root(struct inode *dir,
-		   struct dx_frame *f,
-		   const char *name,
-		   size_t len,
-		   uint32_t *hash)
+unsigned int ext2_dx_version(struct inode *dir, const struct dx_root_info *info)
+{
+	unsigned int version = info->hash_version;
+
+	if (version <= EXT2_DX_TEA &&
+	    (EXT2_SBI(dir->i_sb)->s_es.s_flags & EXT2_FLAGS_UNSIGNED_HASH))
+		version += EXT2_DX_LEGACY_UNSIGNED;
+	return version;
+}
+
+int ext2_dx_root(struct inode *dir,
+		 struct dx_frame *f,
+		 const char *name,
+		 size_t len,
+		 uint32_t *hash)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(dir->i_sb);
 	const struct dx_root_info *info;
 	unsigned int version;
 	int err;
 
-	f->b = dx_read(dir, 0);
+	f->b = ext2_dx_read(dir, 0);
 	if (IS_ERR(f->b)) {
 		err = PTR_ERR(f->b);
 		f->b = NULL;
 		return err;
 	}
-	info = (const void *)((const char *)f->b->b_data + DX_ROOT_INFO);
-	version = info->hash_version;
-	if (version <= EXT2_DX_TEA &&
-	    (sbi->s_es.s_flags & EXT2_FLAGS_UNSIGNED_HASH))
-		version += EXT2_DX_LEGACY_UNSIGNED;
+	f->lblk = 0;
+	info = ext2_dx_info(f->b);
+	version = ext2_dx_version(dir, info);
 	if (info->reserved_zero || info->info_length != sizeof(*info) ||
 	    info->indirect_levels >= DX_MAX_LEVELS ||
 	    info->hash_version > EXT2_DX_TEA ||
@@ -200,7 +179,7 @@ static int dx_next_leaf(struct inode *dir,
 		int err;
 
 		ext2_brelse(EXT2_SBI(dir->i_sb), frames[k + 1].b);
-		err = dx_descend(dir, &frames[k], &frames[k + 1], hash);
+		err = ext2_dx_descend(dir, &frames[k], &frames[k + 1], hash);
 		if (err)
 			return err;
 		frames[k + 1].at = 0;
@@ -221,17 +200,21 @@ int ext2_dx_find_entry(struct inode *dir,
 	if (!sbi->s_ext4 || !(EXT2_I(dir)->i_flags & EXT2_INDEX_FL) ||
 	    !(sbi->s_es.s_feature_compat & EXT2_FEATURE_COMPAT_DIR_INDEX))
 		return EXT2_DX_FALLBACK;
-	ret = levels = dx_root(dir, &frames[0], name, len, &hash);
+	/* "." and ".." are in the root block, no leaf: the scan finds them
+	 * there, in its first block (as Linux looks them up) */
+	if (len <= 2 && name[0] == '.' && (len == 1 || name[1] == '.'))
+		return EXT2_DX_FALLBACK;
+	ret = levels = ext2_dx_root(dir, &frames[0], name, len, &hash);
 	for (int k = 0; ret >= 0 && ret != EXT2_DX_FALLBACK && k < levels; k++)
-		ret = dx_descend(dir, &frames[k], &frames[k + 1], hash);
+		ret = ext2_dx_descend(dir, &frames[k], &frames[k + 1], hash);
 	while (ret >= 0 && ret != EXT2_DX_FALLBACK) {
 		struct ext2_buf *leaf;
 		uint64_t lblk;
 
-		ret = dx_child(dir, &frames[levels], &lblk);
+		ret = ext2_dx_child(dir, &frames[levels], &lblk);
 		if (ret)
 			break;
-		leaf = dx_read(dir, lblk);
+		leaf = ext2_dx_read(dir, lblk);
 		if (IS_ERR(leaf)) {
 			ret = PTR_ERR(leaf);
 			break;

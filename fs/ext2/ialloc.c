@@ -41,7 +41,7 @@ static int alloc_in_group(struct ext2_sb_info *sbi,
 
 	if (!gd->bg_free_inodes_count)
 		return -ENOSPC;
-	b = ext2_bread(sbi, gd->bg_inode_bitmap);
+	b = ext2_bitmap_get(sbi, g, EXT2_GD_INODE_BITMAP);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
 	map = b->b_data;
@@ -57,13 +57,13 @@ static int alloc_in_group(struct ext2_sb_info *sbi,
 		return -ENOSPC;
 	}
 	map[bit >> 3] |= 1u << (bit & 7);
-	ext2_bmark_dirty(b);
+	ext2_bitmap_dirty(sbi, g, EXT2_GD_INODE_BITMAP, b);
 	ext2_brelse(sbi, b);
+	ext2_itable_used(sbi, g, bit);
 	gd->bg_free_inodes_count--;
 	if (dir)
 		gd->bg_used_dirs_count++;
 	sbi->s_es.s_free_inodes_count--;
-	ext2_sb_mark_dirty(sbi);
 	*ino = (unsigned long)g * ipg + bit + 1;
 	return 0;
 }
@@ -112,7 +112,7 @@ void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir)
 	}
 	mutex_lock(&sbi->s_alloc_lock);
 	gd = ext2_gd(sbi, g);
-	b = ext2_bread(sbi, gd->bg_inode_bitmap);
+	b = ext2_bitmap_get(sbi, g, EXT2_GD_INODE_BITMAP);
 	if (IS_ERR(b)) {
 		pr_err("ext2: inode %lu not freed: bitmap unreadable\n", ino);
 		goto out_unlock;
@@ -122,12 +122,11 @@ void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir)
 		pr_err("ext2: freeing inode %lu, already free\n", ino);
 	} else {
 		*byte &= ~(1u << (bit & 7));
-		ext2_bmark_dirty(b);
 		gd->bg_free_inodes_count++;
 		if (dir && gd->bg_used_dirs_count)
 			gd->bg_used_dirs_count--;
 		sbi->s_es.s_free_inodes_count++;
-		ext2_sb_mark_dirty(sbi);
+		ext2_bitmap_dirty(sbi, g, EXT2_GD_INODE_BITMAP, b);
 	}
 	ext2_brelse(sbi, b);
 out_unlock:

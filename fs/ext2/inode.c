@@ -217,6 +217,7 @@ static int ext2_write_inode(struct inode *inode, bool sync)
 	if (IS_ERR(b))
 		return PTR_ERR(b);
 	fill_raw(inode, raw);
+	ext2_write_inode_ext4(inode, raw);
 	ext2_bmark_dirty(b);
 	if (sync)
 		err = ext2_bwrite(sbi, b);
@@ -253,6 +254,21 @@ static void ext2_evict_inode(struct inode *inode)
 			  EXT2_SBI(inode->i_sb)->s_inodes_count);
 	ext2_write_inode(inode, false);
 	ext2_free_inode_nr(inode->i_sb, inode->i_ino, S_ISDIR(inode->i_mode));
+}
+
+/* A new inode's slot, as ext2_init_inode_slot makes it. */
+static int init_slot(struct inode *inode)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode *raw;
+	struct ext2_buf *b = inode_slot(sbi, inode->i_ino, &raw);
+
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	ext2_init_inode_slot(inode, raw);
+	ext2_bmark_dirty(b);
+	ext2_brelse(sbi, b);
+	return 0;
 }
 
 /**
@@ -295,6 +311,12 @@ struct inode *ext2_new_inode(struct inode *dir, mode_t mode)
 	inode->i_blocks = 0;
 	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time();
 	ext2_new_inode_ext4(inode);
+	err = init_slot(inode);
+	if (err) {
+		inode->i_nlink = 0; /* eviction frees the number */
+		iput(inode);
+		return ERR_PTR(err);
+	}
 	ext2_set_ops(inode);
 	mark_inode_dirty(inode);
 	return inode;

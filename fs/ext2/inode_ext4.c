@@ -14,7 +14,13 @@
  * - extra_isize (the feature): the times' nanoseconds and two more epoch
  *   bits (i_*time_extra), when the inode's i_extra_isize covers them.
  *
- * Context: read_inode, with the inode not yet visible to others.
+ * Writing (ext4 mount): write_inode fills the ext2 fields (inode.c), then
+ * ext2_write_inode_ext4 the ext4 ones and, last, the checksum; a new
+ * inode's slot is zeroed first (ext2_init_inode_slot), since a group mke2fs
+ * left uninitialised may hold anything in its table.
+ *
+ * Context: read_inode, with the inode not yet visible to others; the
+ * write side under the inode's own slot (each inode writes only its own).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -107,9 +113,6 @@ void ext2_new_inode_ext4(struct inode *inode)
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	struct ext3_extent_header *eh = (void *)ei->i_data;
 
-	if (sbi->s_csum)
-		ei->i_csum_seed =
-		    ext2_inode_csum_seed(sbi, inode->i_ino, ei->i_generation);
 	if (!sbi->s_extents ||
 	    !(S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode)))
 		return;
@@ -135,4 +138,52 @@ void ext2_fill_raw_blocks(struct inode *inode, struct ext2_inode *raw)
 	raw->i_blocks = (uint32_t)blocks;
 	if (EXT2_SBI(inode->i_sb)->s_huge_file)
 		raw->osd2.linux2.l_i_blocks_hi = (uint16_t)(blocks >> 32);
+}
+
+/* A time's extra word: the epoch bits above 32-bit seconds, nanoseconds. */
+static uint32_t extra_of(struct timespec t)
+{
+	return (uint32_t)(((t.tv_sec - (int64_t)(int32_t)t.tv_sec) >> 32) & 3) |
+	       (uint32_t)t.tv_nsec << 2;
+}
+
+void ext2_write_inode_ext4(struct inode *inode, struct ext2_inode *raw)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_large *big = (void *)raw;
+	const size_t end = offsetof(struct ext2_inode_large, i_atime_extra) +
+			   sizeof(big->i_atime_extra);
+
+	/* i_blocks and its high bits: ext2_fill_raw_blocks, under
+	 * i_map_lock */
+	if (extra_has(sbi, big, end)) {
+		big->i_ctime_extra = extra_of(inode->i_ctime);
+		big->i_mtime_extra = extra_of(inode->i_mtime);
+		big->i_atime_extra = extra_of(inode->i_atime);
+	}
+	/* last: the checksum covers every field above */
+	ext2_inode_csum_set(sbi, EXT2_I(inode)->i_csum_seed, big);
+}
+
+void ext2_init_inode_slot(struct inode *inode, struct ext2_inode *raw)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_large *big = (void *)raw;
+	const size_t crtime_end =
+	    offsetof(struct ext2_inode_large, i_crtime) + sizeof(big->i_crtime);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+
+	ei->i_csum_seed =
+	    ext2_inode_csum_seed(sbi, inode->i_ino, ei->i_generation);
+	if (!sbi->s_ext4)
+		return;
+	memset(raw, 0, sbi->s_inode_size);
+	if (sbi->s_inode_size <= EXT2_GOOD_OLD_INODE_SIZE)
+		return;
+	big->i_extra_isize =
+	    sizeof(struct ext2_inode_large) - EXT2_GOOD_OLD_INODE_SIZE;
+	if (extra_has(sbi, big, crtime_end)) {
+		big->i_crtime = (uint32_t)inode->i_ctime.tv_sec;
+		big->i_crtime_extra = extra_of(inode->i_ctime);
+	}
 }

@@ -94,6 +94,9 @@ static int write_super_and_descs(struct ext2_sb_info *sbi)
 	int err;
 
 	sbi->s_es.s_wtime = ext2_now(sbi);
+	for (uint32_t g = 0; g < sbi->s_groups_count; g++)
+		ext2_gd_csum_set(sbi, g);
+	ext2_sb_csum_set(sbi);
 	err = blk_write_sync(
 	    sbi->s_bdev, EXT2_SB_SECTOR, &sbi->s_es, EXT2_SB_SECTORS);
 	if (err) {

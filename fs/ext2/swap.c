@@ -5,9 +5,10 @@
  * none is freed or allocated: the exchange is one metadata update of each
  * inode, as a defragmenter or an atomic replace wants it. Both files must
  * have the same kind of map (indirect blocks or an extent tree: the roots
- * are exchanged, not converted), else EINVAL; with metadata_csum an extent
- * tree's node blocks are checksummed with their inode's seed, so extent
- * trees are not exchanged there (EOPNOTSUPP).
+ * are exchanged, not converted), else EINVAL. With metadata_csum an extent
+ * tree's node blocks are checksummed with their inode's seed: both trees
+ * are checked first, then their nodes checksummed for the other inode
+ * (extent_reseed.c), then the roots exchanged.
  *
  * Locks: the caller (fs/copy_range.c) holds both i_rwsems and both
  * invalidate_locks exclusive and has written back, unmapped and dropped
@@ -62,8 +63,17 @@ int ext2_swap_contents(struct inode *a, struct inode *b)
 		return -EROFS;
 	if (ext2_has_extents(a) != ext2_has_extents(b))
 		return -EINVAL;
-	if (ext2_has_extents(a) && EXT2_SBI(a->i_sb)->s_csum)
-		return -EOPNOTSUPP;
+	if (ext2_has_extents(a) && EXT2_SBI(a->i_sb)->s_csum) {
+		uint32_t seed_a = EXT2_I(a)->i_csum_seed;
+		uint32_t seed_b = EXT2_I(b)->i_csum_seed;
+		int err = ext2_ext_reseed(a, seed_b, false) ?:
+			  ext2_ext_reseed(b, seed_a, false) ?:
+			  ext2_ext_reseed(a, seed_b, true) ?:
+			  ext2_ext_reseed(b, seed_a, true);
+
+		if (err)
+			return err;
+	}
 	save(a, &of_a);
 	save(b, &of_b);
 	load(a, &of_b);

@@ -1,6 +1,6 @@
 /*
- * fs/ext2/ext4_write_test.c: suite ext4_write - writing through extent
- * trees on the root ext4 (the ext4w_* boots: mke2fs -t ext4 without
+ * fs/ext2/ext4_extent_write_test.c: suite ext4_extent_write - writing through
+ * extent trees on the root ext4 (the ext4w_* boots: mke2fs -t ext4 without
  * journal, metadata_csum and dir_index; 1, 2 and 4 KiB blocks).
  *
  * Expected values come from stated rules: the bytes written (the pattern
@@ -254,9 +254,43 @@ static void sparse_kept(struct ktest *t)
 	KTEST_EXPECT_EQ(t, tree_of(t, f).depth, 1);
 }
 
+/* swapext of two extent trees of depth 1 on a metadata_csum image: each
+ * tree's node blocks are checksummed for their new inode (extent_reseed.c).
+ * Read back from the disk, each file has the other's bytes and its tree
+ * passes the read side's checks (a node still carrying the old inode's
+ * checksum fails with EBADMSG); e2fsck checks the tails after the boot,
+ * and debugfs the bytes of both files, which are kept. */
+static void swapext_moves_checksummed_trees(struct ktest *t)
+{
+	const char *a = "/ext4w_swap_a", *b = "/ext4w_swap_b";
+	struct file *fa, *fb;
+
+	write_sparse(t, a, 40, false);
+	write_sparse(t, b, 30, false);
+	KTEST_ASSERT_EQ(t, tree_of(t, a).depth, 1);
+	KTEST_ASSERT_EQ(t, tree_of(t, b).depth, 1);
+	fa = vfs_open(a, O_RDWR, 0);
+	fb = vfs_open(b, O_RDWR, 0);
+	KTEST_ASSERT_FALSE(t, IS_ERR(fa) || IS_ERR(fb));
+	KTEST_EXPECT_EQ(t, vfs_swapext(fa, fb), 0);
+	fput(fa);
+	fput(fb);
+	drop(t);
+	check_sparse(t, a, 30);
+	check_sparse(t, b, 40);
+	KTEST_EXPECT_EQ(
+	    t, ext2_test_size(a), (long long)(59 * ext2_test_bsize(t)));
+	KTEST_EXPECT_EQ(t, tree_of(t, a).extents, 30);
+	KTEST_EXPECT_EQ(t, tree_of(t, b).extents, 40);
+}
+
 static struct ktest_case write_cases[] = {
-	KTEST_CASE(new_file_gets_extents), KTEST_CASE(sequential_writes_merge),
-	KTEST_CASE(split_appending),	   KTEST_CASE(split_inserting_first),
-	KTEST_CASE(sparse_kept),	   {},
+	KTEST_CASE(new_file_gets_extents),
+	KTEST_CASE(sequential_writes_merge),
+	KTEST_CASE(split_appending),
+	KTEST_CASE(split_inserting_first),
+	KTEST_CASE(sparse_kept),
+	KTEST_CASE(swapext_moves_checksummed_trees),
+	{},
 };
-KTEST_SUITE(ext4_write, write_cases);
+KTEST_SUITE(ext4_extent_write, write_cases);
