@@ -27,7 +27,7 @@
 #define BASE_RO_COMPAT                         \
 	(EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
 	 EXT2_FEATURE_RO_COMPAT_LARGE_FILE)
-/* Features only "ext4" reads, and only read-only for now. */
+/* Features only "ext4" reads (which it writes: ext4_writable below). */
 #define EXT4_INCOMPAT                                                  \
 	(EXT3_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT | \
 	 EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED)
