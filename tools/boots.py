@@ -188,8 +188,16 @@ def ext2_prepare(name, block, features):
 def ext2_check(name):
     def post_check(build: Path) -> None:
         log = build / "test-logs" / f"{name}.log"
-        ext2tree.check_written(build / f"{name}.img", suites_run(log))
+        ran = suites_run(log)
+        ext2tree.check_written(build / f"{name}.img", ran)
         ext2tree.check_inode_numbers(build / f"{name}.img", log)
+        # ext4_falloc's corrupt node: named by inode and block
+        text = log.read_text(errors="replace")
+        if "ext4_falloc" in ran and not re.search(
+                r"# Subtest: ext4_falloc[\s\S]*ext4: inode \d+: extent block "
+                r"\d+: bad magic \(4660\)", text):
+            raise ext2img.CheckFailed("ext4_falloc: no console line naming "
+                                      "the inode and block of the bad node")
     return post_check
 
 
@@ -233,9 +241,9 @@ def pressure_check(build: Path) -> None:
 # race reproducers (tests/race_truncate_test.c): a fresh ext2 root per boot, in
 # the fixed kernel and in legacy mode (invalidate_lock=off), where each
 # reproducer must observe the bug; e2fsck afterwards either way.
-def race_prepare(name, block):
+def race_prepare(name, block, features=ext2img.DEFAULT_FEATURES):
     return lambda build: ext2img.make_image(build / f"{name}.img", "32M",
-                                            block=block)
+                                            block=block, features=features)
 
 
 def race_check(name, legacy=False):
@@ -384,7 +392,7 @@ EXPECTED_REPORTS = (
     ("ext2-error", "ext2_bad_blocks.block_*"),
     ("ext2-error", "ext2_falloc_nospc.falloc_write_page_hole"),
     ("ext2-error", "ext4_bad.*"),
-    ("ext2-error", "ext4_write.bad_csum_refused"),
+    ("ext2-error", "ext4_csum_write.bad_csum_refused"),
     # mm/invalidate_test.c provokes each check of the invalidate_lock rules.
     ("lockdep", "pcache_invalidate.invalidate_lock_inside_page_lock_reported"),
     ("lockdep", "pcache_invalidate.invalidate_lock_across_fault_reported"),
@@ -559,15 +567,19 @@ BOOTS = [
          qemu_args=ERRSEQ_ARGS, bootargs="root=vda", prepare=errseq_prepare,
          post_check=lambda build: errimg.check_image(build / "errseq.img"),
          allow=(("ext2-error", "vfs_errseq.*"),)),
-    # The same suites on ext4 images whose files use indirect blocks
-    # (ext2img.EXT4_INDIRECT), mounted read-write as ext4: every checksum
-    # written, hashed directories kept (ext4_write, docs/ext4.md).
+    # The same suites on writable ext4 images, mounted as ext4: the same
+    # files written, the same e2fsck and debugfs checks, and the ext4
+    # suites the image's features call for: ext4_extent_write and
+    # ext4_falloc with extents, ext4_csum_write (checksums, htree) with
+    # metadata_csum. ext4w_1k and ext4w_4k carry `mke2fs -t ext4 -O
+    # ^has_journal`'s full default set; ext4w_indirect_2k its files in
+    # indirect blocks (^extent,^64bit; docs/ext4.md).
     *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
-                                          "ext2_tail", "ext2_write")
-           + (("ext4_write",) if features == ext2img.EXT4_INDIRECT else ()),
+                                          "ext2_tail", "ext2_write") + ext4_suites,
            timeout=600, qemu_args=ext2_args(name),
-           bootargs="root=vda rootfstype=ext4"
-           if features == ext2img.EXT4_INDIRECT else "",
+           bootargs="root=vda rootfstype=ext4" if name.startswith("ext4") else "",
+           allow=(("ext2-error", "ext4_falloc.bad_header_on_write"),)
+           if "ext4_falloc" in ext4_suites else (),
            prepare=ext2_prepare(name, block, features),
            post_check=ext2_check(name))
       for name, block, features in (
@@ -575,9 +587,14 @@ BOOTS = [
           ("ext2_2k", 2048, ext2img.DEFAULT_FEATURES),
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
           ("ext2_none", 1024, "none"),
-          ("ext4w_4k", 4096, ext2img.EXT4_INDIRECT),
-          ("ext4w_2k", 2048, ext2img.EXT4_INDIRECT),
-          ("ext4w_1k", 1024, ext2img.EXT4_INDIRECT))],
+          ("ext4w_4k", 4096, ext2img.EXT4_DEFAULT),
+          ("ext4w_indirect_2k", 2048, ext2img.EXT4_INDIRECT),
+          ("ext4w_1k", 1024, ext2img.EXT4_DEFAULT))
+      for ext4_suites in [
+          (("ext4_extent_write", "ext4_falloc") if "^extent" not in features
+           and features.startswith("ext4") else ())
+          + (("ext4_csum_write",) if "^metadata_csum" not in features
+             and features.startswith("ext4") else ())]],
     # Files bigger than memory through the real filesystem: reclaim
     # writes back and drops ext2's pages.
     Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),
@@ -607,7 +624,20 @@ BOOTS = [
          post_check=race_check("race_pci"),
          allow=(("sigbus", "race_truncate.race_truncate_fault"),
                 ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
-    # ext4 images (mke2fs -t ext4 -O ^has_journal): read-only, read back
+    # The race reproducers of the operations that free or move blocks, on
+    # a writable ext4 (extent trees): the same invalidate_lock rules.
+    # race_hold_prealloc waits at ext2's zeroing of new blocks, which
+    # unwritten extents do not need: left out.
+    Boot("race_ext4", smp=4, mem="128M", timeout=300,
+         suites=("race_collapse", "race_hold", "race_insert", "race_punch",
+                 "race_truncate", "race_zero"),
+         qemu_args=ext2_args("race_ext4"),
+         prepare=race_prepare("race_ext4", 4096, ext2img.EXT4_DEFAULT),
+         bootargs="root=vda rootfstype=ext4 ktest.cases=*,-race_hold_prealloc",
+         post_check=race_check("race_ext4"),
+         allow=(("sigbus", "race_truncate.race_truncate_fault"),
+                ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
+    # ext4 images (mke2fs -t ext4, a clean journal): read-only, read back
     # through extent trees; the damaged ones refused (docs/ext4.md).
     *[Boot(name, smp=2, mem="256M", suites=("ext4_csum", "ext4_read", "ext4_bad"),
            qemu_args=ext4_args(name), bootargs="root=vda rootfstype=ext4",

@@ -177,7 +177,10 @@ def check_written(img, ran=None):
         expected.update(expected_after_write())
     if ran is None or "ext2_tail" in ran:
         expected.update(expected_after_tail())
-    if ran is not None and "ext4_write" in ran:
+    if ran is not None and "ext4_extent_write" in ran:
+        check_ext4_write(img)
+        expected.update(expected_after_ext4_write(block_size(img)))
+    if ran is not None and "ext4_csum_write" in ran:
         check_hashed_dir(img, block_size(img))
         check_links(img)
     bad = []
@@ -199,7 +202,34 @@ def check_written(img, ran=None):
         raise ext2img.CheckFailed("debugfs dump mismatches:\n" + "\n".join(bad))
 
 
-# Suite ext4_write (fs/ext2/ext4_write_test.c, same rule): /h, moved to
+def expected_after_ext4_write(bs):
+    """The files fs/ext2/ext4_extent_write_test.c keeps: 300 blocks written in
+    three writes; 40 blocks, one in every other (a depth-1 tree); two such
+    files of 30 and 40 blocks swapped by swapext."""
+    def sparse(n):
+        return b"".join(pattern(7, 2 * j * bs, bs)
+                        + (bytes(bs) if j < n - 1 else b"") for j in range(n))
+    return {"/ext4w_seq": pattern(5, 0, 300 * bs), "/ext4w_sparse": sparse(40),
+            "/ext4w_swap_a": sparse(30), "/ext4w_swap_b": sparse(40)}
+
+
+def check_ext4_write(img):
+    """debugfs's view of ext4_extent_write's files: extent-mapped (stat's Flags),
+    the sparse one through a tree of depth 1 (ex), both with the bytes
+    written (dump)."""
+    bad = []
+    for path in expected_after_ext4_write(1):
+        _, out = debugfs(img, f"stat {path}")
+        if not re.search(r"Flags: 0x80000\b", out):
+            bad.append(f"{path}: not extent-mapped:\n{out[:300]}")
+    _, out = debugfs(img, "ex /ext4w_sparse")
+    if not re.search(r"^\s*0/\s*1\s", out, re.M):
+        bad.append(f"/ext4w_sparse: not a depth-1 tree:\n{out[:500]}")
+    if bad:
+        raise ext2img.CheckFailed("\n".join(bad))
+
+
+# Suite ext4_csum_write (fs/ext2/ext4_csum_write_test.c, same rule): /h, moved to
 # /hp/h, holds these names, and at 1 KiB blocks its htree has two levels.
 DX_NAMES = 5000
 DX_DIR = "/hp/h"
@@ -215,7 +245,7 @@ def expected_dx_names():
     return names
 
 
-# ext4_write's links_read_and_written: links/hard written through, orig
+# ext4_csum_write's links_read_and_written: links/hard written through, orig
 # removed, two new symbolic links (their targets as the suite has them).
 SLOW_TARGET2 = "m" * 90 + "/hard"
 

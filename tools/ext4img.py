@@ -6,8 +6,10 @@
     python3 tools/ext4img.py default IMG SIZE --from DIR   # tools/run --fs ext4
 
 make_image() builds a host tree (contents by fs/ext2/ext2_test.h's pattern,
-tools/ext2tree.py), then an image with `mke2fs -t ext4 -O ^has_journal -d`
-(the features it turns on by default), has `e2fsck -fyD` index its
+tools/ext2tree.py), then an image with `mke2fs -t ext4 -d` (the features
+it turns on by default, a clean journal among them: whole mounts it
+read-only, which is what these boots test; without the journal it would
+mount read-write, see tools/ext2img.py EXT4_DEFAULT), has `e2fsck -fyD` index its
 directories (dir_index: the htree), preallocates part of /prealloc with
 `debugfs fallocate` (unwritten extents, whose blocks are then filled with
 0xA5 on disk: they must still read as zeroes), checks the image with
@@ -289,7 +291,7 @@ def make_image(img, block, tree=None):
     with tempfile.TemporaryDirectory() as tmp:
         tree = tree or os.path.join(tmp, "tree")
         make_tree(tree, block)
-        mke2fs(img, "64M", block, tree)
+        mke2fs(img, "64M", block, tree, journal=True)
     run(["e2fsck", "-fyD", str(img)], ok=(0, 1))
     preallocate(img, block)
     ext2img.check_image(img)

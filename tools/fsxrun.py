@@ -70,7 +70,8 @@ def fsx_command(a):
 
 def boot(a, image):
     cmd = [str(ROOT / "tools" / "run"), "--arch", a.arch, "--smp", str(a.smp),
-           "--mem", "256M", "--disk", str(image), "-c", fsx_command(a)]
+           "--mem", "256M", "--fs", a.fs, "--disk", str(image), "-c",
+           fsx_command(a)]
     if a.legacy:
         cmd.insert(1, "--legacy")
     limit = (a.secs or 0) + 60 + (a.ops or 0) // 10
@@ -105,7 +106,7 @@ IMAGE_MIB = 64
 DIRT = 0xA5  # what the free blocks hold: never a byte a hole reads as
 
 
-def make_dirty_image(image, block):
+def make_dirty_image(image, block, fs="ext2"):
     """A fresh ext2 image whose free blocks hold DIRT, as a used disk's do,
     not zeroes: a read of a block that was never written (or was
     preallocated and not yet zeroed) then differs from the hole the model
@@ -114,12 +115,14 @@ def make_dirty_image(image, block):
         chunk = bytes([DIRT]) * (1 << 20)
         for _ in range(IMAGE_MIB):
             f.write(chunk)
-    ext2img.make_image(image, f"{IMAGE_MIB}M", block=block)
+    ext2img.make_image(image, f"{IMAGE_MIB}M", block=block,
+                       features=ext2img.EXT4_DEFAULT if fs == "ext4"
+                       else ext2img.DEFAULT_FEATURES)
 
 
 def run(a, image):
     """Boot, check. Return a dict: passed, ops, rate, checks, console."""
-    make_dirty_image(image, a.block)
+    make_dirty_image(image, a.block, a.fs)
     return check(a, image, boot(a, image))
 
 
@@ -196,6 +199,8 @@ def parser():
                     help="fsx -k: held mappings, stored through beside every change")
     ap.add_argument("--legacy", action="store_true")
     ap.add_argument("--arch", default="riscv64", choices=("riscv64", "aarch64"))
+    ap.add_argument("--fs", default="ext2", choices=("ext2", "ext4"),
+                    help="ext4: a writable ext4 image (extent trees)")
     ap.add_argument("--image", default=None, help="default: a temporary file")
     return ap
 

@@ -19,6 +19,12 @@ Built on tools/test_fs_shell.py's machinery (boot, debugfs, dump, ...):
 - Bad input changes nothing: same errors as xfs_io, same bytes, and a
   read-only disk is not written at all.
 
+- ext4 (extent trees, writable images of ext2img.EXT4_DEFAULT): the same
+  random sequences against xfs_io, with ext4's block rules (Model4:
+  KEEP_SIZE preallocates past EOF, a truncate that does not grow frees
+  what lies past EOF); the blocks debugfs's EXTENTS list maps, and
+  i_blocks = those blocks plus the tree's blocks (its ETB entries).
+
 Every image must pass e2fsck -fn strictly. FALLOC_SEED=N picks another
 base seed; a failure names the seed of its sequence.
 """
@@ -120,6 +126,35 @@ class Model:
         return (len(m) + meta) * self.bs // 512
 
 
+class Model4(Model):
+    """The blocks ext4 maps after each command (fs/ext2/extent*.c, as
+    Linux's ext4): preallocation with KEEP_SIZE past EOF too (unwritten
+    extents); truncate frees past EOF unless it grows the file."""
+
+    def apply(self, cmd):
+        w = cmd.split()
+        op = w[0]
+        if op == "truncate" and num(w[-1]) > self.size:
+            self.size = num(w[-1])
+        elif op in ("fzero", "falloc") and "-k" in w:
+            off, n = (num(a) for a in w[-2:])
+            self.mapped |= self.blocks(off // self.bs, -(-(off + n) // self.bs))
+        else:
+            super().apply(cmd)
+
+
+def extent_info(img, path):
+    """(i_blocks in 512-byte units, mapped logical blocks, tree blocks)
+    of @path, from debugfs stat's EXTENTS list."""
+    out, err = debugfs(img, f"stat {path}")
+    count = int(re.search(r"Blockcount: (\d+)", out).group(1))
+    tail = out.split("EXTENTS:", 1)[1] if "EXTENTS:" in out else ""
+    mapped = set()
+    for a, b in re.findall(r"\((\d+)(?:-(\d+))?(?:\[u\])?\):", tail):
+        mapped.update(range(int(a), int(b or a) + 1))
+    return count, mapped, len(re.findall(r"\(ETB\d+\):", tail))
+
+
 def random_sequence(rnd, seek=False):
     """pwrite/fpunch/fzero/fcollapse/finsert/falloc/truncate commands; the
     offsets favour the direct/indirect boundaries of 1, 2 and 4 KiB
@@ -209,16 +244,17 @@ class FallocMatchesLinux(unittest.TestCase):
     FILES = 6
     SEEK_FILES = 3  # with 4 KiB blocks, the host's block size
 
-    def run_block(self, bs):
+    def run_block(self, bs, ext4=False):
         tmp = Path(tempfile.mkdtemp(prefix="fs-falloc-"))
         self.addCleanup(shutil.rmtree, tmp)
         img, host = tmp / "img", tmp / "host"
         host.mkdir()
-        ext2img.make_image(img, "32M", block=bs)
-        print(f"\nFallocMatchesLinux {bs}: FALLOC_SEED={BASE_SEED}",
-              file=sys.stderr)
+        ext2img.make_image(img, "32M", block=bs,
+                           **({"features": ext2img.EXT4_DEFAULT} if ext4 else {}))
+        print(f"\nFallocMatchesLinux {bs}{' ext4' if ext4 else ''}: "
+              f"FALLOC_SEED={BASE_SEED}", file=sys.stderr)
         script, want, models, seeds = [], {}, {}, {}
-        nseek = self.SEEK_FILES if bs == 4096 else 0
+        nseek = self.SEEK_FILES if bs == 4096 and not ext4 else 0
         for i in range(self.FILES + nseek + 1):
             seed = BASE_SEED + 1000 * bs + i
             rnd = random.Random(seed)
@@ -227,7 +263,7 @@ class FallocMatchesLinux(unittest.TestCase):
                 cmds = boundary_sequence(bs)
             else:
                 cmds = random_sequence(rnd, seek=i >= self.FILES)
-            seeds[name], models[name] = seed, Model(bs)
+            seeds[name], models[name] = seed, (Model4 if ext4 else Model)(bs)
             want[name] = []
             for k in range(0, len(cmds), MAX_CMDS):
                 chunk = cmds[k:k + MAX_CMDS]
@@ -240,7 +276,8 @@ class FallocMatchesLinux(unittest.TestCase):
                 models[name].apply(c)
         script.append("echo @@cksum")
         script.append("cksum " + " ".join(f"/{n}" for n in models))
-        status, lines = boot(img, "; ".join(script), timeout=300)
+        status, lines = boot(img, "; ".join(script), timeout=300,
+                             fs="ext4" if ext4 else "ext2")
         got = sections(lines)
         ext2img.check_image(img)
         for name, model in models.items():
@@ -252,10 +289,15 @@ class FallocMatchesLinux(unittest.TestCase):
                 self.assertEqual(len(data), model.size, "size")
                 self.assertEqual(data, (host / name).read_bytes(),
                                  "bytes on the image differ from Linux's")
-                _, count, mapped = inode_info(img, f"/{name}")
+                if ext4:
+                    count, mapped, tree = extent_info(img, f"/{name}")
+                    want_count = (len(model.mapped) + tree) * bs // 512
+                else:
+                    _, count, mapped = inode_info(img, f"/{name}")
+                    want_count = model.blockcount()
                 self.assertEqual(sorted(mapped), sorted(model.mapped),
                                  "mapped blocks")
-                self.assertEqual(count, model.blockcount(), "i_blocks")
+                self.assertEqual(count, want_count, "i_blocks")
         self.assertEqual(got["cksum"], [host_cksum(host / n) for n in models])
 
     def test_falloc_1k_blocks(self):
@@ -266,6 +308,12 @@ class FallocMatchesLinux(unittest.TestCase):
 
     def test_falloc_4k_blocks(self):
         self.run_block(4096)
+
+    def test_falloc_ext4_1k_blocks(self):
+        self.run_block(1024, ext4=True)
+
+    def test_falloc_ext4_4k_blocks(self):
+        self.run_block(4096, ext4=True)
 
 
 # Punches whose block map debugfs computes right (see the module's doc):

@@ -39,19 +39,20 @@ ENV = ext2img._ENV
 TIMING = re.compile(r"^(.*, \d+ ops); [0-9.]+ sec \(\S+ \S+/sec and \S+ ops/sec\)$")
 
 
-def console(img, commands, timeout=120, allow=(), env=None):
-    """Run @commands on @img; return (status, every console line, and
-    tools/run's stderr: tools/setup's build messages). A kernel report on
-    the console fails, unless @allow expects it (tools/wholerun.py)."""
-    res = wholerun.run([*ARGS, "--disk", img, "-c", commands], timeout=timeout,
-                       allow=allow, env=env)
+def console(img, commands, timeout=120, allow=(), env=None, fs="ext2"):
+    """Run @commands on @img mounted as @fs; return (status, every console
+    line, and tools/run's stderr: tools/setup's build messages). A kernel
+    report on the console fails, unless @allow expects it
+    (tools/wholerun.py)."""
+    res = wholerun.run([*ARGS, "--fs", fs, "--disk", img, "-c", commands],
+                       timeout=timeout, allow=allow, env=env)
     # The console is QEMU's stdout; stderr has tools/setup's build messages.
     return res.returncode, res.stdout.replace("\r", "").split("\n"), res.stderr
 
 
-def boot(img, commands, timeout=120, allow=()):
+def boot(img, commands, timeout=120, allow=(), fs="ext2"):
     """Run @commands on @img; return (status, console lines after the bootargs line)."""
-    status, lines, stderr = console(img, commands, timeout, allow)
+    status, lines, stderr = console(img, commands, timeout, allow, fs=fs)
     for i, line in enumerate(lines):
         if re.match(r"^\[ *[0-9.]+\] whole: .*bootargs ", line):
             out = lines[i + 1:]

@@ -123,6 +123,15 @@ class FsxTest(unittest.TestCase):
                 print(f"\n    fsx fixed, {block}-byte blocks: {r['ops']} operations, "
                       f"{r['checks']} concurrent reads checked", )
 
+    def test_fixed_mode_passes_ext4(self):
+        """The same on writable ext4 images: extent trees, unwritten
+        extents over free blocks that hold dirt."""
+        for block in (4096, 1024):
+            with self.subTest(block=block):
+                r = self.passes(OPS, block, "--fs", "ext4")
+                print(f"\n    fsx fixed, ext4, {block}-byte blocks: {r['ops']} "
+                      f"operations, {r['checks']} concurrent reads checked")
+
     def test_held_mappings_pass(self):
         for block in HELD_BLOCKS:
             for mix in ("", GROWTH_MIX):

@@ -6,7 +6,11 @@
  * following groups in order, and keeps the free counts of the group
  * descriptor and the superblock exact; ext2_new_blocks() takes the free
  * blocks that follow the first one too, up to a count, in the same pass
- * over the bitmap (a write past EOF maps its blocks a run at a time).
+ * over the bitmap (a write past EOF maps its blocks a run at a time). For
+ * an extent-mapped inode a run of @max free blocks in the group, from the
+ * goal on, is taken before the first free block (ext4's allocator also
+ * looks for a free extent of the length asked): each extent then maps as
+ * much as it can.
  * ext2_free_blocks() undoes it, a group's bitmap at a time, and forgets
  * any metadata buffer of the freed blocks.
  *
@@ -50,6 +54,23 @@ static bool bit_set(const uint8_t *map, uint32_t bit)
 	return map[bit >> 3] & (1u << (bit & 7));
 }
 
+/* The first run of @len free bits in [@from, @nbits), or @nbits. */
+static uint32_t
+find_free_run(const uint8_t *map, uint32_t from, uint32_t nbits, uint32_t len)
+{
+	uint32_t start = from, n = 0;
+
+	for (uint32_t i = from; i < nbits; i++) {
+		if (bit_set(map, i)) {
+			n = 0;
+			start = i + 1;
+		} else if (++n == len) {
+			return start;
+		}
+	}
+	return nbits;
+}
+
 /* Try group @g from bit @from: the first free block and the free ones
  * that follow it, up to @max. Caller holds s_alloc_lock.
  * Return: 0 with *out and *count, -ENOSPC, or another negative errno. */
@@ -70,7 +91,11 @@ static int alloc_in_group(struct inode *inode,
 	b = ext2_bitmap_get(sbi, g, EXT2_GD_BLOCK_BITMAP);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
-	bit = find_zero_bit(b->b_data, from, nbits);
+	bit = nbits;
+	if (max > 1 && ext2_has_extents(inode))
+		bit = find_free_run(b->b_data, from, nbits, max);
+	if (bit == nbits)
+		bit = find_zero_bit(b->b_data, from, nbits);
 	if (bit == nbits) {
 		ext2_brelse(sbi, b);
 		return -ENOSPC;

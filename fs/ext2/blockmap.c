@@ -141,6 +141,8 @@ int ext2_alloc_run(struct inode *inode,
 	uint64_t skip;
 	int err;
 
+	if (ext2_has_extents(inode))
+		return ext2_ext_alloc_run(inode, lblk, max, pblk, count);
 	*count = 0;
 	err = ext2_map_writable(inode);
 	if (err)
@@ -284,9 +286,13 @@ const struct ext2_map_ops ext2_indirect_map = {
 	.writable = true,
 };
 
+uint64_t ext2_inode_max_blocks(struct inode *inode)
+{
+	return EXT2_I(inode)->i_map->max_blocks(EXT2_SBI(inode->i_sb));
+}
+
 int ext2_map_writable(struct inode *inode)
 {
-	/* features.c mounts a filesystem with extents read-only */
 	if (WARN_ON_ONCE(!EXT2_I(inode)->i_map->writable))
 		return -EROFS;
 	return 0;
@@ -306,6 +312,11 @@ int ext2_get_block(struct inode *inode,
 	uint64_t len;
 	int err;
 
+	if (create && ext2_has_extents(inode)) {
+		bool new;
+
+		return ext2_ext_get_block_new(inode, lblk, pblk, &new);
+	}
 	if (create) {
 		err = ext2_map_writable(inode);
 		return err ? err
@@ -347,8 +358,11 @@ int ext2_get_block_new(struct inode *inode,
 		       uint32_t *pblk,
 		       bool *new)
 {
-	int err = ext2_map_writable(inode);
+	int err;
 
+	if (ext2_has_extents(inode))
+		return ext2_ext_get_block_new(inode, lblk, pblk, new);
+	err = ext2_map_writable(inode);
 	*new = false;
 	return err ? err
 		   : get_block(inode, lblk, true, pblk, NULL, new, 0, NULL);

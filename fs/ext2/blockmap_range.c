@@ -338,6 +338,8 @@ int ext2_free_range(struct inode *inode, uint64_t first, uint64_t end)
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	int err;
 
+	if (ext2_has_extents(inode))
+		return ext2_ext_free_range(inode, first, end);
 	mutex_lock(&ei->i_map_lock);
 	err = ext2_free_range_locked(
 	    inode, first, end, FREE_DATA | FREE_INDIRECT);
@@ -354,6 +356,8 @@ void ext2_free_empty_indirect(struct inode *inode, uint64_t first, uint64_t end)
 {
 	struct ext2_inode_info *ei = EXT2_I(inode);
 
+	if (ext2_has_extents(inode))
+		return; /* an extent tree frees its empty nodes itself */
 	mutex_lock(&ei->i_map_lock);
 	ext2_free_range_locked(inode, first, end, FREE_INDIRECT);
 	mutex_unlock(&ei->i_map_lock);
@@ -371,6 +375,12 @@ int ext2_truncate_blocks(struct inode *inode, loff_t size)
 	uint64_t first = DIV_ROUND_UP((uint64_t)size, inode->i_sb->s_blocksize);
 	int err;
 
+	if (ext2_has_extents(inode)) {
+		err = ext2_ext_free_range(
+		    inode, first, ext2_inode_max_blocks(inode));
+		mark_inode_dirty(inode);
+		return err;
+	}
 	mutex_lock(&ei->i_map_lock);
 	err = ext2_free_range_locked(
 	    inode, first, ext2_max_blocks(sbi), FREE_DATA | FREE_INDIRECT);
@@ -436,6 +446,9 @@ int ext2_alloc_range(struct inode *inode,
 	struct runs new = { 0 };
 	int err = 0;
 
+	if (ext2_has_extents(inode))
+		return ext2_ext_alloc_range(
+		    inode, first, end, zero_first, zero_end);
 	z.zeros = kzalloc(ZERO_BUF_SIZE, GFP_KERNEL);
 	if (!z.zeros)
 		return -ENOMEM;

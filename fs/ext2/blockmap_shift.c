@@ -138,6 +138,8 @@ int ext2_collapse_blocks(struct inode *inode, uint64_t first, uint64_t n)
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	int err;
 
+	if (ext2_has_extents(inode))
+		return ext2_ext_collapse(inode, first, n);
 	mutex_lock(&ei->i_map_lock);
 	err = shift_locked(inode, first + n, -(int64_t)n);
 	mutex_unlock(&ei->i_map_lock);
@@ -156,6 +158,8 @@ int ext2_insert_blocks(struct inode *inode, uint64_t first, uint64_t n)
 	struct ext2_inode_info *ei = EXT2_I(inode);
 	int err;
 
+	if (ext2_has_extents(inode))
+		return ext2_ext_insert(inode, first, n);
 	mutex_lock(&ei->i_map_lock);
 	err = shift_locked(inode, first, (int64_t)n);
 	mutex_unlock(&ei->i_map_lock);

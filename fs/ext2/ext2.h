@@ -10,7 +10,8 @@
  *   mapping->invalidate_lock   X around truncate (inode.c); S around the
  *                              reads that fill the cache (mm/, caller)
  *   ei->i_map_lock             the inode's block map: i_data[], its indirect
- *                              blocks, i_blocks, i_goal (LOCK_RANK_FS_BLOCKMAP)
+ *                              blocks or extent-tree nodes, i_blocks, i_goal
+ *                              (LOCK_RANK_FS_BLOCKMAP)
  *   sbi->s_alloc_lock          bitmaps, group descriptors, the superblock's
  *                              free counts (LOCK_RANK_FS_BLOCKMAP + 1: taken
  *                              inside i_map_lock when a block is allocated)
@@ -138,10 +139,9 @@ struct ext2_inode_info {
 /*
  * The block map: one interface, two implementations - indirect blocks
  * (blockmap*.c, ext2_indirect_map) and the extent tree (extent*.c,
- * ext2_extent_map). ext2_map_run() and ext2_get_block() go through it; the
- * calls that change a map (allocation, ranges, swap) exist for indirect
- * maps only: an extent-mapped inode lives on a filesystem mounted
- * read-only (features.c), and they refuse it with -EROFS.
+ * ext2_extent_map). ext2_map_run() and ext2_get_block() go through it;
+ * the calls that change a map (allocation, ranges) each start with the
+ * extent tree's own version (ext2_ext_*) for an extent-mapped inode.
  */
 struct ext2_map_ops {
 	const char *name;
@@ -162,6 +162,36 @@ int ext2_extent_check_root(struct inode *inode);
 /* blockmap.c: 0 if @inode's map can be changed, else -EROFS (and a
  * warning: nothing should try). */
 int ext2_map_writable(struct inode *inode);
+static inline bool ext2_has_extents(struct inode *inode)
+{
+	return container_of(inode, struct ext2_inode_info, vfs_inode)->i_map ==
+	       &ext2_extent_map;
+}
+/* The largest number of logical blocks @inode's map holds. */
+uint64_t ext2_inode_max_blocks(struct inode *inode);
+/* extent_map.c, extent_remove.c, extent_falloc.c: the calls of the
+ * same names without "ext_" below, for an extent-mapped inode (each
+ * takes i_map_lock). */
+int ext2_ext_get_block_new(struct inode *inode,
+			   uint64_t lblk,
+			   uint32_t *pblk,
+			   bool *new);
+int ext2_ext_alloc_run(struct inode *inode,
+		       uint64_t lblk,
+		       uint32_t max,
+		       uint32_t *pblk,
+		       uint32_t *count);
+int ext2_ext_free_range(struct inode *inode, uint64_t first, uint64_t end);
+int ext2_ext_alloc_range(struct inode *inode,
+			 uint64_t first,
+			 uint64_t end,
+			 uint64_t zero_first,
+			 uint64_t zero_end);
+int ext2_ext_collapse(struct inode *inode, uint64_t first, uint64_t n);
+int ext2_ext_insert(struct inode *inode, uint64_t first, uint64_t n);
+/* extent_reseed.c: @inode's node blocks checked (@write false), or their
+ * checksum tails set for seed @seed (swapext). */
+int ext2_ext_reseed(struct inode *inode, uint32_t seed, bool write);
 
 static inline struct ext2_inode_info *EXT2_I(struct inode *inode)
 {
@@ -451,6 +481,14 @@ int ext2_read_inode_ext4(struct inode *inode,
 			 uint32_t tblk);
 void ext2_read_inode_ext4_fields(struct inode *inode,
 				 const struct ext2_inode *raw);
+/* A new inode on a filesystem with extents: regular files and
+ * directories get EXT4_EXTENTS_FL and an empty extent root, as Linux
+ * gives them. Context: the inode is new, private to the caller. */
+void ext2_new_inode_ext4(struct inode *inode);
+/* i_blocks into @raw (i_flags already there): with huge_file the high 16
+ * bits too, and past 2^48 sectors in filesystem blocks, with
+ * EXT4_HUGE_FILE_FL. Caller holds i_map_lock. */
+void ext2_fill_raw_blocks(struct inode *inode, struct ext2_inode *raw);
 /* Write side (ext4 mount): the ext4 fields of a slot fill_raw has filled,
  * the checksum last (write_inode). A new inode's slot: its checksum seed;
  * on ext4, the slot zeroed with i_extra_isize and the creation time (the

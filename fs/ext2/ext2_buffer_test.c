@@ -154,17 +154,18 @@ static void data_run_stops_at_metadata(struct ktest *t)
 			sbi, ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE), 8),
 		    0);
 	}
-	/* the first data block: past group 0's inode table, and past the
-	 * tables of the other groups flex_bg packs after it (mke2fs puts a
-	 * flex group's tables one after another) */
-	data =
-	    ext2_gd_block(sbi, 0, EXT2_GD_INODE_TABLE) + sbi->s_itb_per_group;
-	for (uint32_t g = 1; g < sbi->s_groups_count; g++)
-		if (ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE) == data)
-			data += sbi->s_itb_per_group;
 	end = sbi->s_groups_count > 1
 		  ? sbi->s_first_data_block + sbi->s_blocks_per_group
 		  : sbi->s_blocks_count;
+	/* after the last inode table in group 0 (flex_bg puts a flex
+	 * group's tables one after the other there) */
+	data = 0;
+	for (uint32_t g = 0; g < sbi->s_groups_count; g++) {
+		uint32_t it = ext2_gd_block(sbi, g, EXT2_GD_INODE_TABLE);
+
+		if (it < end)
+			data = MAX(data, it + sbi->s_itb_per_group);
+	}
 	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, data, UINT32_MAX), end - data);
 	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, data, 5), 5);
 	KTEST_EXPECT_EQ(t, ext2_data_run(sbi, sbi->s_blocks_count - 3, 100), 3);

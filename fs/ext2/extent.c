@@ -20,46 +20,20 @@
  * past it is read. A block's checksum is checked once per read from disk
  * (b_csum_ok).
  *
- * The tree is read here and not changed: a filesystem with extents is
- * mounted read-only until writing is built (features.c).
+ * The tree is read here; extent_insert.c, extent_remove.c and
+ * extent_falloc.c change it (extent.h).
  *
  * Locks: i_map_lock around a walk; child nodes through the buffer cache.
  */
 #include <errno.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
-#include "ext2.h"
-
-/* EXT_INIT_MAX_LEN (32768, the longest written extent) is the header's. */
-#define EXT_MAX_DEPTH  5
-#define EXT_MAX_BLOCKS EXT_MAX_EXTENT_LBLK /* logical blocks a tree maps */
-#define EXT_ENTRY_SIZE 12
+#include "extent.h"
 
 static uint64_t ext_max_blocks(struct ext2_sb_info *sbi)
 {
 	(void)sbi;
 	return EXT_MAX_BLOCKS;
-}
-
-static bool ext_unwritten(const struct ext3_extent *ex)
-{
-	return ex->ee_len > EXT_INIT_MAX_LEN;
-}
-
-static uint32_t ext_len(const struct ext3_extent *ex)
-{
-	return ext_unwritten(ex) ? ex->ee_len - (uint32_t)EXT_INIT_MAX_LEN
-				 : ex->ee_len;
-}
-
-static uint64_t ext_pblk(const struct ext3_extent *ex)
-{
-	return ex->ee_start | (uint64_t)ex->ee_start_hi << 32;
-}
-
-static uint64_t idx_pblk(const struct ext3_extent_idx *ix)
-{
-	return ix->ei_leaf | (uint64_t)ix->ei_leaf_hi << 32;
 }
 
 /* Where a node was read from, for the reports. */
@@ -160,9 +134,8 @@ static int check_node(const struct ext_where *w,
 			    : check_extents(w, eh, key);
 }
 
-/* Read and check the child at @pblk, @depth, keys from @key. */
-static struct ext2_buf *
-read_node(struct inode *inode, uint32_t pblk, int depth, uint64_t key)
+struct ext2_buf *
+ext_read_node(struct inode *inode, uint32_t pblk, int depth, uint64_t key)
 {
 	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct ext_where w = { inode, pblk };
@@ -201,10 +174,10 @@ int ext2_extent_check_root(struct inode *inode)
 			  0);
 }
 
-/* The last of @n entries of @size bytes from @v whose first logical
- * block (the first u32 of each) is at most @lblk, or -1. */
-static int
-last_at_or_before(const void *v, unsigned int n, size_t size, uint64_t lblk)
+int ext_last_at_or_before(const void *v,
+			  unsigned int n,
+			  size_t size,
+			  uint64_t lblk)
 {
 	int lo = 0, hi = (int)n - 1, found = -1;
 
@@ -232,7 +205,7 @@ static void map_in_leaf(const struct ext3_extent_header *eh,
 			uint64_t *len)
 {
 	const struct ext3_extent *ex = (const void *)(eh + 1);
-	int i = last_at_or_before(ex, eh->eh_entries, sizeof(*ex), lblk);
+	int i = ext_last_at_or_before(ex, eh->eh_entries, sizeof(*ex), lblk);
 	uint64_t off;
 
 	if (i + 1 < eh->eh_entries)
@@ -269,8 +242,8 @@ static int ext_map_run(struct inode *inode,
 	mutex_lock(&ei->i_map_lock);
 	for (int depth = eh->eh_depth; depth > 0; depth--) {
 		const struct ext3_extent_idx *ix = (const void *)(eh + 1);
-		int i =
-		    last_at_or_before(ix, eh->eh_entries, sizeof(*ix), lblk);
+		int i = ext_last_at_or_before(
+		    ix, eh->eh_entries, sizeof(*ix), lblk);
 		struct ext2_buf *child;
 
 		if (i + 1 < eh->eh_entries)
@@ -279,7 +252,7 @@ static int ext_map_run(struct inode *inode,
 			*len = next - lblk;
 			goto out;
 		}
-		child = read_node(
+		child = ext_read_node(
 		    inode, idx_pblk(&ix[i]), depth - 1, ix[i].ei_block);
 		if (IS_ERR(child)) {
 			err = PTR_ERR(child);
@@ -300,5 +273,5 @@ const struct ext2_map_ops ext2_extent_map = {
 	.name = "extents",
 	.map_run = ext_map_run,
 	.max_blocks = ext_max_blocks,
-	.writable = false,
+	.writable = true,
 };

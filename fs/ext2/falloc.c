@@ -48,8 +48,7 @@
 
 static loff_t max_bytes(struct inode *inode)
 {
-	return ext2_max_blocks(EXT2_SBI(inode->i_sb))
-	       << inode->i_sb->s_blocksize_bits;
+	return ext2_inode_max_blocks(inode) << inode->i_sb->s_blocksize_bits;
 }
 
 static void falloc_lock(struct inode *inode)
@@ -154,7 +153,9 @@ static int alloc_or_zero(struct inode *inode, int mode, loff_t off, loff_t len)
 	uint64_t bs = 1ULL << bits;
 	int err;
 
-	if (!grow)
+	/* Unwritten extents may lie past EOF (e2fsck counts only written
+	 * blocks against i_size); ext2's blocks may not. */
+	if (!grow && !ext2_has_extents(inode))
 		end = MIN(end, size);
 	if (off >= end)
 		return 0;

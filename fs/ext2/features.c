@@ -7,12 +7,13 @@
  * any other incompat feature refuses the mount, any other ro_compat one
  * mounts read-only. "ext4" also reads what `mke2fs -t ext4` turns on:
  * extents, 64bit, flex_bg, csum_seed (incompat) and huge_file, dir_nlink,
- * extra_isize, metadata_csum (ro_compat), and writes all but extents and
- * 64bit: an image using either mounts read-only, and so does one with a
- * journal (has_journal): whole does not write
- * through a journal, and writing in place under it is not allowed. An
- * image whose journal needs recovery is refused: its metadata is not what
- * the journal says it is.
+ * extra_isize, metadata_csum (ro_compat). An ext4 image mounts read-write
+ * when whole writes every feature it has (the table ext4_writable below:
+ * the default `mke2fs -t ext4 -O ^has_journal` set); else read-only, and
+ * so does one with a journal (has_journal): whole does not write through
+ * a journal, and writing in place under it is not allowed. An image whose
+ * journal needs recovery is refused: its metadata is not what the journal
+ * says it is.
  *
  * Each decision is printed on the console with the features that caused it.
  */
@@ -26,7 +27,7 @@
 #define BASE_RO_COMPAT                         \
 	(EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
 	 EXT2_FEATURE_RO_COMPAT_LARGE_FILE)
-/* Features only "ext4" reads, and only read-only for now. */
+/* Features only "ext4" reads (which it writes: ext4_writable below). */
 #define EXT4_INCOMPAT                                                  \
 	(EXT3_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT | \
 	 EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED)
@@ -34,13 +35,44 @@
 	(EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
 	 EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |                                  \
 	 EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-/* Of those, what "ext4" also writes: checksums (csum_set.c), uninitialised
- * groups (group.c), hashed directories (htree_insert.c), flex_bg's
- * metadata anywhere, the inode's extra fields (inode_ext4.c). Not yet:
- * extents, 64bit (read-only). */
-#define EXT4_WRITE_INCOMPAT \
-	(EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED)
-#define EXT4_WRITE_RO_COMPAT EXT4_RO_COMPAT
+/* The features whole writes as Linux's ext4 does, one line each: extent
+ * trees (extent_insert.c, extent_remove.c, extent_falloc.c), checksums
+ * (csum_set.c), uninitialised groups (group.c), hashed directories
+ * (htree_insert.c, htree_split.c), flex_bg's metadata anywhere, the
+ * inode's extra fields (inode_ext4.c). */
+static const struct {
+	uint32_t compat, incompat, ro_compat;
+} ext4_writable[] = {
+	{ EXT2_FEATURE_COMPAT_EXT_ATTR, 0, 0 },	    /* no xattr is written */
+	{ EXT2_FEATURE_COMPAT_RESIZE_INODE, 0, 0 }, /* nor resized */
+	{ EXT2_FEATURE_COMPAT_DIR_INDEX, 0, 0 },    /* htree_insert.c */
+	{ 0, EXT2_FEATURE_INCOMPAT_FILETYPE, 0 },
+	{ 0, EXT3_FEATURE_INCOMPAT_EXTENTS, 0 },
+	{ 0, EXT4_FEATURE_INCOMPAT_64BIT, 0 },
+	{ 0, EXT4_FEATURE_INCOMPAT_FLEX_BG, 0 },
+	{ 0, EXT4_FEATURE_INCOMPAT_CSUM_SEED, 0 },
+	{ 0, 0, EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER },
+	{ 0, 0, EXT2_FEATURE_RO_COMPAT_LARGE_FILE },
+	{ 0, 0, EXT4_FEATURE_RO_COMPAT_HUGE_FILE },
+	{ 0, 0, EXT4_FEATURE_RO_COMPAT_DIR_NLINK },
+	{ 0, 0, EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE },
+	{ 0, 0, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM }, /* csum_set.c */
+};
+
+/* An ext4 image's features that whole cannot write: the mount is
+ * read-only when there is any. Return: true if there is. */
+static bool ext4_unwritable(const struct ext2_super_block *es, uint32_t out[3])
+{
+	out[0] = es->s_feature_compat;
+	out[1] = es->s_feature_incompat;
+	out[2] = es->s_feature_ro_compat;
+	for (size_t i = 0; i < ARRAY_SIZE(ext4_writable); i++) {
+		out[0] &= ~ext4_writable[i].compat;
+		out[1] &= ~ext4_writable[i].incompat;
+		out[2] &= ~ext4_writable[i].ro_compat;
+	}
+	return out[0] || out[1] || out[2];
+}
 
 static const char *type_name(bool ext4)
 {
@@ -102,7 +134,7 @@ int ext2_check_features(struct ext2_sb_info *sbi, bool ext4)
 	uint32_t incompat_ok = BASE_INCOMPAT | (ext4 ? EXT4_INCOMPAT : 0);
 	uint32_t ro_ok = BASE_RO_COMPAT | (ext4 ? EXT4_RO_COMPAT : 0);
 	uint32_t incompat = es->s_feature_incompat;
-	uint32_t ro_compat = es->s_feature_ro_compat;
+	uint32_t ro_compat = es->s_feature_ro_compat, left[3];
 	int err;
 
 	sbi->s_desc_size = EXT2_MIN_DESC_SIZE;
@@ -146,14 +178,13 @@ int ext2_check_features(struct ext2_sb_info *sbi, bool ext4)
 			dev);
 		return 1;
 	}
-	if ((incompat & EXT4_INCOMPAT & ~EXT4_WRITE_INCOMPAT) ||
-	    (ro_compat & EXT4_RO_COMPAT & ~EXT4_WRITE_RO_COMPAT)) {
-		pr_warn("ext4: %s: writing of extents and 64bit is not built "
-			"yet (features incompat %#x ro_compat %#x): mounting "
-			"read-only\n",
+	if (ext4 && ext4_unwritable(es, left)) {
+		pr_warn("ext4: %s: writing of features compat %#x incompat %#x "
+			"ro_compat %#x is not built yet: mounting read-only\n",
 			dev,
-			incompat & EXT4_INCOMPAT & ~EXT4_WRITE_INCOMPAT,
-			ro_compat & EXT4_RO_COMPAT & ~EXT4_WRITE_RO_COMPAT);
+			left[0],
+			left[1],
+			left[2]);
 		return 1;
 	}
 	return 0;

@@ -393,7 +393,7 @@ static int ext2_write_begin(struct address_space *m,
 	struct page *page;
 	int err = 0;
 
-	if (first + nr > ext2_max_blocks(EXT2_SBI(inode->i_sb))) {
+	if (first + nr > ext2_inode_max_blocks(inode)) {
 		filemap_put_hint(*pagep);
 		return -EFBIG;
 	}

@@ -198,7 +198,7 @@ static void fill_raw(struct inode *inode, struct ext2_inode *raw)
 	raw->i_generation = ei->i_generation;
 	raw->i_file_acl = ei->i_file_acl;
 	mutex_lock(&ei->i_map_lock);
-	raw->i_blocks = inode->i_blocks;
+	ext2_fill_raw_blocks(inode, raw);
 	memcpy(raw->i_block, ei->i_data, sizeof(raw->i_block));
 	mutex_unlock(&ei->i_map_lock);
 }
@@ -310,6 +310,7 @@ struct inode *ext2_new_inode(struct inode *dir, mode_t mode)
 	inode->i_size = 0;
 	inode->i_blocks = 0;
 	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time();
+	ext2_new_inode_ext4(inode);
 	err = init_slot(inode);
 	if (err) {
 		inode->i_nlink = 0; /* eviction frees the number */
@@ -373,18 +374,19 @@ static int shrink(struct inode *inode, loff_t size)
 
 static int setsize(struct inode *inode, loff_t size)
 {
-	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
 	struct address_space *m = inode->i_mapping;
 	loff_t old = READ_ONCE(inode->i_size);
 	int err = 0;
 
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
-	if (size < 0 || (uint64_t)size > ext2_max_blocks(sbi)
+	if (size < 0 || (uint64_t)size > ext2_inode_max_blocks(inode)
 					     << inode->i_sb->s_blocksize_bits)
 		return -EFBIG;
 	filemap_invalidate_lock(m);
-	if (size < old) {
+	/* ext4: a truncate to the size frees the blocks preallocated past
+	 * it (ext4_setattr truncates whenever the size does not grow) */
+	if (size < old || (size == old && ext2_has_extents(inode))) {
 		err = shrink(inode, size);
 	} else if (size > old) {
 		err = ext2_zero_past_eof(inode, old);

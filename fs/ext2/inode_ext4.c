@@ -107,6 +107,39 @@ void ext2_read_inode_ext4_fields(struct inode *inode,
 	inode->i_atime = time_extra(raw->i_atime, big->i_atime_extra);
 }
 
+void ext2_new_inode_ext4(struct inode *inode)
+{
+	struct ext2_sb_info *sbi = EXT2_SBI(inode->i_sb);
+	struct ext2_inode_info *ei = EXT2_I(inode);
+	struct ext3_extent_header *eh = (void *)ei->i_data;
+
+	if (!sbi->s_extents ||
+	    !(S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode)))
+		return;
+	ei->i_flags |= EXT4_EXTENTS_FL;
+	ei->i_map = &ext2_extent_map;
+	memset(ei->i_data, 0, sizeof(ei->i_data));
+	eh->eh_magic = EXT3_EXT_MAGIC;
+	eh->eh_entries = 0;
+	eh->eh_max =
+	    (sizeof(ei->i_data) - sizeof(*eh)) / sizeof(struct ext3_extent);
+	eh->eh_depth = 0;
+}
+
+void ext2_fill_raw_blocks(struct inode *inode, struct ext2_inode *raw)
+{
+	uint64_t blocks = inode->i_blocks;
+
+	raw->i_flags &= ~EXT4_HUGE_FILE_FL;
+	if (EXT2_SBI(inode->i_sb)->s_huge_file && blocks >> 48) {
+		raw->i_flags |= EXT4_HUGE_FILE_FL;
+		blocks >>= inode->i_sb->s_blocksize_bits - 9;
+	}
+	raw->i_blocks = (uint32_t)blocks;
+	if (EXT2_SBI(inode->i_sb)->s_huge_file)
+		raw->osd2.linux2.l_i_blocks_hi = (uint16_t)(blocks >> 32);
+}
+
 /* A time's extra word: the epoch bits above 32-bit seconds, nanoseconds. */
 static uint32_t extra_of(struct timespec t)
 {
@@ -121,10 +154,8 @@ void ext2_write_inode_ext4(struct inode *inode, struct ext2_inode *raw)
 	const size_t end = offsetof(struct ext2_inode_large, i_atime_extra) +
 			   sizeof(big->i_atime_extra);
 
-	/* fill_raw stores i_blocks in 512-byte sectors, always */
-	raw->i_flags &= ~EXT4_HUGE_FILE_FL;
-	if (sbi->s_huge_file)
-		raw->osd2.linux2.l_i_blocks_hi = inode->i_blocks >> 32;
+	/* i_blocks and its high bits: ext2_fill_raw_blocks, under
+	 * i_map_lock */
 	if (extra_has(sbi, big, end)) {
 		big->i_ctime_extra = extra_of(inode->i_ctime);
 		big->i_mtime_extra = extra_of(inode->i_mtime);

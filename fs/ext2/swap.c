@@ -3,7 +3,12 @@
  * whole contents: block maps (i_data[]: the direct pointers and the roots
  * of the indirect trees), block counts and sizes. No data block moves and
  * none is freed or allocated: the exchange is one metadata update of each
- * inode, as a defragmenter or an atomic replace wants it.
+ * inode, as a defragmenter or an atomic replace wants it. Both files must
+ * have the same kind of map (indirect blocks or an extent tree: the roots
+ * are exchanged, not converted), else EINVAL. With metadata_csum an extent
+ * tree's node blocks are checksummed with their inode's seed: both trees
+ * are checked first, then their nodes checksummed for the other inode
+ * (extent_reseed.c), then the roots exchanged.
  *
  * Locks: the caller (fs/copy_range.c) holds both i_rwsems and both
  * invalidate_locks exclusive and has written back, unmapped and dropped
@@ -56,6 +61,19 @@ int ext2_swap_contents(struct inode *a, struct inode *b)
 		return -EBUSY; /* a page came back: the caller's bug */
 	if (ext2_map_writable(a) || ext2_map_writable(b))
 		return -EROFS;
+	if (ext2_has_extents(a) != ext2_has_extents(b))
+		return -EINVAL;
+	if (ext2_has_extents(a) && EXT2_SBI(a->i_sb)->s_csum) {
+		uint32_t seed_a = EXT2_I(a)->i_csum_seed;
+		uint32_t seed_b = EXT2_I(b)->i_csum_seed;
+		int err = ext2_ext_reseed(a, seed_b, false) ?:
+			  ext2_ext_reseed(b, seed_a, false) ?:
+			  ext2_ext_reseed(a, seed_b, true) ?:
+			  ext2_ext_reseed(b, seed_a, true);
+
+		if (err)
+			return err;
+	}
 	save(a, &of_a);
 	save(b, &of_b);
 	load(a, &of_b);

@@ -1,9 +1,9 @@
 /*
- * fs/ext2/ext4_write_test.c: suite ext4_write - writing an ext4 image whose
- * files use indirect blocks (tools/ext2img.py EXT4_INDIRECT: metadata_csum,
- * dir_index, flex_bg, ...), mounted read-write as "ext4" (the ext4w_*
- * boots). The host checks afterwards, with e2fsck -fn (every checksum, the
- * htree, the uninitialised groups) and debugfs (tools/ext2tree.py,
+ * fs/ext2/ext4_csum_write_test.c: suite ext4_csum_write - writing an ext4 image
+ * whose files use indirect blocks (tools/ext2img.py EXT4_INDIRECT:
+ * metadata_csum, dir_index, flex_bg, ...), mounted read-write as "ext4" (the
+ * ext4w_* boots). The host checks afterwards, with e2fsck -fn (every checksum,
+ * the htree, the uninitialised groups) and debugfs (tools/ext2tree.py,
  * expected_dx_names): the names of /hp/h below, and at 1 KiB blocks an htree
  * of two levels.
  *
@@ -308,4 +308,4 @@ static struct ktest_case ext4_write_cases[] = {
 	KTEST_CASE(bad_csum_refused),	    KTEST_CASE(bad_bitmap_csum_refused),
 	KTEST_CASE(links_read_and_written), {},
 };
-KTEST_SUITE(ext4_write, ext4_write_cases);
+KTEST_SUITE(ext4_csum_write, ext4_write_cases);
