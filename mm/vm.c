@@ -98,8 +98,8 @@ static int map_devices(void)
 	return err;
 }
 
-/* Sv39's lower canonical half: the identity map cannot reach past it. */
-#define IDENTITY_LIMIT (1UL << 38)
+/* The identity map cannot reach past the arch's low half. */
+#define IDENTITY_LIMIT ARCH_IDENTITY_LIMIT
 
 int vm_map_io(uintptr_t pa, size_t size)
 {

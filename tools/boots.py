@@ -519,9 +519,9 @@ def aarch64_boots():
                                    "virtio_blk_write"),
              qemu_args=blk_args("a64_blk", "modern"), bootargs="vblk.test=rw",
              prepare=blk_prepare("a64_blk")),
-        # virtio-pci: virt's ECAM bridge (highmem=off: below 4 GiB), its
-        # interrupt-map's INTx as GIC SPIs (3-cell specifiers)
-        blk_rw_boot("pci", "aarch64", "a64_blk_pci", ",gic-version=3"),
+        # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
+        # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
+        blk_rw_boot("pci", "aarch64", "a64_blk_pci", ",gic-version=3,highmem=on"),
         race_boot("a64_race", 4096, "", "aarch64"),
         race_boot("a64_race_legacy", 4096, " invalidate_lock=off", "aarch64"),
     ]
