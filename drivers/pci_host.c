@@ -8,7 +8,9 @@
  * bus-range's start), `ranges` (#address-cells 3, #size-cells 2: phys.hi
  * bits 24-25 say I/O, 32-bit or 64-bit memory, bit 30 prefetchable) with
  * at least one memory window, and for INTx `interrupt-map` +
- * `interrupt-map-mask` (#interrupt-cells 1: the pin). `bus-range`
+ * `interrupt-map-mask` (#interrupt-cells 1: the pin; the parent's
+ * specifier is read by platform_irq_spec(): the PLIC's one cell or the
+ * GIC's three). `bus-range`
  * defaults to 0-255; one that `reg` cannot hold is a contradiction,
  * reported, and the bridge is not used. The buses of the range are
  * enumerated by drivers/pci.c.
@@ -84,8 +86,9 @@ static int read_ranges(int node, struct pci_host *h)
 
 /* interrupt-map entries: child unit address (3 cells), child interrupt
  * (1: the pin), the parent's phandle, the parent's unit address (its
- * #address-cells, default 0) and interrupt (its #interrupt-cells; the
- * first cell is the source number). */
+ * #address-cells, default 0) and interrupt (its #interrupt-cells: the
+ * PLIC's source, or the GIC's type, number and flags). An entry whose
+ * interrupt cannot be read is said and the rest ignored. */
 static void read_irq_map(int node, struct pci_host *h)
 {
 	int len, at = 0;
@@ -103,6 +106,7 @@ static void read_irq_map(int node, struct pci_host *h)
 		uint32_t pac = cells_of(parent, "#address-cells", 0);
 		uint32_t pic = cells_of(parent, "#interrupt-cells", 0);
 		int next = at + 5 + (int)(pac + pic);
+		unsigned int irq;
 
 		if (parent < 0 || !pic || next * 4 > len) {
 			pr_warn("%s: interrupt-map entry %u unreadable; "
@@ -111,10 +115,21 @@ static void read_irq_map(int node, struct pci_host *h)
 				h->nroutes);
 			return;
 		}
+		irq = platform_irq_spec(map, at + 5 + (int)pac, pic);
+		if (!irq) {
+			pr_warn("%s: interrupt-map entry %u: a %u-cell "
+				"interrupt (first cell %u) whole cannot "
+				"read; the rest ignored\n",
+				h->name,
+				h->nroutes,
+				pic,
+				fdt_cell(map, at + 5 + (int)pac));
+			return;
+		}
 		h->routes[h->nroutes++] = (struct pci_irq_route){
 			.addr_hi = fdt_cell(map, at) & h->mask_hi,
 			.pin = fdt_cell(map, at + 3) & h->mask_pin,
-			.irq = fdt_cell(map, at + 5 + (int)pac),
+			.irq = irq,
 		};
 		at = next;
 	}

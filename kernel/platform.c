@@ -18,11 +18,16 @@
 
 struct platform platform;
 
-/*
- * Interrupt @index of @node as the controller numbers it: one cell (the
- * PLIC's source) or the GIC's three (type, number, flags), where SPI n is
- * INTID 32 + n and PPI n is INTID 16 + n. 0: none.
- */
+unsigned int platform_irq_spec(const void *p, int at, uint32_t ncells)
+{
+	if (ncells == 1)
+		return fdt_cell(p, at);
+	if (ncells != 3 || fdt_cell(p, at) > 1)
+		return 0;
+	return (fdt_cell(p, at) == 1 ? 16 : 32) + fdt_cell(p, at + 1);
+}
+
+/* Interrupt @index of @node as the controller numbers it (0: none). */
 static unsigned int dt_irq(int node, int index)
 {
 	int len;
@@ -31,10 +36,7 @@ static unsigned int dt_irq(int node, int index)
 
 	if (!p || len < (index + 1) * cells * 4)
 		return 0;
-	if (cells == 1)
-		return fdt_cell(p, index);
-	return (fdt_cell(p, 3 * index) == 1 ? 16 : 32) +
-	       fdt_cell(p, 3 * index + 1);
+	return platform_irq_spec(p, index * cells, (uint32_t)cells);
 }
 
 static bool mmio_reg(int node, int index, struct platform_mmio_dev *dev)

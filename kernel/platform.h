@@ -57,5 +57,18 @@ extern struct platform platform;
 
 int platform_init(unsigned long boot_hartid, const void *dtb);
 __noreturn void platform_poweroff(int code);
+/**
+ * platform_irq_spec() - an interrupt specifier as the controller numbers it
+ * @p: the property's cells (big-endian, as in the device tree)
+ * @at: the specifier's first cell
+ * @ncells: its length, the controller's #interrupt-cells: 1 (the PLIC's
+ *          source) or 3 (the GIC's type, number, flags: SPI n is INTID
+ *          32 + n, PPI n is INTID 16 + n)
+ *
+ * Context: any; reads only @p.
+ * Return: the interrupt number, or 0 for a length or GIC type (neither SPI
+ * nor PPI) whole cannot read.
+ */
+unsigned int platform_irq_spec(const void *p, int at, uint32_t ncells);
 /* Wall time from the board's RTC in ns since 1970, or 0 without one. */
 uint64_t platform_wall_ns(void);

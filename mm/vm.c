@@ -9,7 +9,8 @@
  *                  wherever a whole aligned one has one permission).
  *   devices        UART, PLIC or GIC, virtio-mmio slots, sifive_test: R+W; the
  *                  PCI configuration window and the BARs assigned later
- *                  (vm_map_io, from drivers/pci.c).
+ *                  (vm_map_io, from drivers/pci.c), below the arch's
+ *                  ARCH_IDENTITY_LIMIT.
  *   stack area     STACK_AREA_BASE (0xFFFFFFC000000000, the top 256 GiB of
  *                  Sv39, canonical and far from any RAM) for 1 GiB, cut
  *                  into STACK_SLOT_SIZE slots. A stack occupies the top of
@@ -98,8 +99,8 @@ static int map_devices(void)
 	return err;
 }
 
-/* Sv39's lower canonical half: the identity map cannot reach past it. */
-#define IDENTITY_LIMIT (1UL << 38)
+/* The identity map cannot reach past the arch's low half. */
+#define IDENTITY_LIMIT ARCH_IDENTITY_LIMIT
 
 int vm_map_io(uintptr_t pa, size_t size)
 {

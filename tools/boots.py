@@ -502,9 +502,21 @@ def race_boot(name, block, extra, arch="riscv64"):
                    ("sigbus", "race_enum.race_enum_truncate")))
 
 
+def blk_rw_boot(transport, arch="riscv64", name="", machine=""):
+    """The disk read and written through @transport's queues (blk_TRANSPORT
+    on riscv64; @name and @machine for another arch's)."""
+    name = name or f"blk_{transport}"
+    img = "blk_rw" if arch == "riscv64" else name
+    return Boot(name, smp=4, mem="256M", arch=arch, machine=machine,
+                suites=("virtio_blk_queue", "virtio_blk_read", "virtio_blk_stress",
+                        "virtio_blk_write"),
+                qemu_args=blk_args(img, transport),
+                bootargs="vblk.test=rw", prepare=blk_prepare(img))
+
+
 def aarch64_boots():
     """The aarch64 boots (kernel/arch/aarch64): the core suites on GICv2,
-    the arch's suites and the disk on GICv3, and the race reproducers
+    the arch's suites and the disk on GICv3 (virtio-mmio and virtio-pci), and the race reproducers
     (fixed and legacy) on an ext2 root. The other suites are portable code
     that the riscv64 boots cover; these prove the port."""
     return [
@@ -515,6 +527,9 @@ def aarch64_boots():
                                    "virtio_blk_write"),
              qemu_args=blk_args("a64_blk", "modern"), bootargs="vblk.test=rw",
              prepare=blk_prepare("a64_blk")),
+        # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
+        # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
+        blk_rw_boot("pci", "aarch64", "a64_blk_pci", ",gic-version=3,highmem=on"),
         race_boot("a64_race", 4096, "", "aarch64"),
         race_boot("a64_race_legacy", 4096, " invalidate_lock=off", "aarch64"),
     ]
@@ -532,11 +547,7 @@ BOOTS = [
     # reclaim: the page cache's memory-pressure case.
     Boot("pcache64m", smp=4, mem="64M", suites=PCACHE_SUITES),
     *[b for transport in ("modern", "legacy", "pci") for b in (
-        Boot(f"blk_{transport}", smp=4, mem="256M",
-             suites=("virtio_blk_queue", "virtio_blk_read", "virtio_blk_stress",
-                     "virtio_blk_write"),
-             qemu_args=blk_args("blk_rw", transport),
-             bootargs="vblk.test=rw", prepare=blk_prepare("blk_rw")),
+        blk_rw_boot(transport),
         # Multi-queue: QEMU's num-queues, one queue per hart (on PCI, the
         # disk behind a PCIe root port).
         Boot(f"blk_mq_{transport}", smp=4, mem="256M",

@@ -49,8 +49,9 @@ REPORTS = [
                r"device does not finish|queue \d+ notifies)"),
     # The PCI host bridge, enumeration and virtio-pci capabilities
     # (drivers/pci*.c, virtio_pci.c): something on the board is wrong
-    # and was left out.
-    ("pci", r"pci@\S+( \S+)?: .*(skipped|not used|ignored|no INTx)"),
+    # and was left out. The bridge is pci@ on riscv64's virt, pcie@ on
+    # aarch64's.
+    ("pci", r"pcie?@\S+( \S+)?: .*(skipped|not used|ignored|no INTx)"),
     ("device-status", r"\S+: device returned status"),
     ("double-map", r"vm: \S+ already mapped"),
     ("interrupt", r"(trap: unexpected|irq: spurious) interrupt"),

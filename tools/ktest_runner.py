@@ -108,7 +108,9 @@ def kernel_suites():
 def machine_args(boot):
     """(QEMU and its machine, the kernel) for the boot's arch
     (boots.ARCHES): riscv64's virt under OpenSBI with build/whole.elf, or
-    aarch64's virt with build/aarch64/Image (exit code by semihosting)."""
+    aarch64's virt with build/aarch64/Image (exit code by semihosting),
+    highmem=off unless the boot's machine says highmem=on (QEMU takes the
+    last)."""
     if boot.arch == "aarch64":
         return (["qemu-system-aarch64", "-machine", "virt,highmem=off" + boot.machine,
                  "-cpu", "cortex-a57", "-net", "none",

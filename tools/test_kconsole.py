@@ -92,6 +92,15 @@ class KconsoleTest(unittest.TestCase):
             with self.subTest(msg=msg):
                 self.assertEqual([r.kind for r in scan(f"[ 1.0] {msg}\n")], ["ext2-error"])
 
+    def test_pci_lines_of_each_board(self):
+        """aarch64's virt names its bridge pcie@, riscv64's pci@."""
+        for msg in ("pcie@10000000 00:01.0: no INTx route in the interrupt-map; skipped",
+                    "pcie@10000000: cannot map the ECAM window (-34); host bridge not used",
+                    "pcie@10000000: interrupt-map entry 0: a 4-cell interrupt (first "
+                    "cell 0) whole cannot read; the rest ignored"):
+            with self.subTest(msg=msg):
+                self.assertEqual([r.kind for r in scan(f"[ 1.0] {msg}\n")], ["pci"])
+
     def test_only_the_bus_error_line_is_sigbus(self):
         """Every other oops trap.c prints, and a bus error line with
         anything changed, is an "oops"."""

@@ -8,6 +8,8 @@
 struct task;
 
 #define ARCH_NAME "aarch64"
+/* TTBR0's 39-bit half: how far the identity map (RAM, devices) reaches. */
+#define ARCH_IDENTITY_LIMIT (1UL << 39)
 
 /* The running task is kept in TPIDR_EL1: one register read, so it cannot
  * be torn by a migration to another CPU. */

@@ -8,6 +8,8 @@
 struct task;
 
 #define ARCH_NAME "riscv64"
+/* Sv39's lower canonical half: how far the identity map reaches. */
+#define ARCH_IDENTITY_LIMIT (1UL << 38)
 
 /* One register read, so it cannot be torn by a migration to another hart. */
 static inline struct task *arch_current_task(void)
