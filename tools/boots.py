@@ -514,9 +514,23 @@ def blk_rw_boot(transport, arch="riscv64", name="", machine=""):
                 bootargs="vblk.test=rw", prepare=blk_prepare(img))
 
 
+def race_pci_boot(name, arch="riscv64", machine=""):
+    """The filesystem on a virtio-pci disk: race reproducers with root on
+    it (fixed mode), e2fsck afterwards."""
+    return Boot(name, smp=4, mem="128M", timeout=300, arch=arch, machine=machine,
+                suites=("race_collapse", "race_hold", "race_insert", "race_punch",
+                        "race_truncate", "race_writeback", "race_zero"),
+                qemu_args=ext2_args(name, "pci"),
+                prepare=race_prepare(name, 4096), bootargs="root=vda",
+                post_check=race_check(name),
+                allow=(("sigbus", "race_truncate.race_truncate_fault"),
+                       ("sigbus", "race_truncate.race_truncate_page_mkwrite")))
+
+
 def aarch64_boots():
     """The aarch64 boots (kernel/arch/aarch64): the core suites on GICv2,
-    the arch's suites and the disk on GICv3 (virtio-mmio and virtio-pci), and the race reproducers
+    the arch's suites and the disk on GICv3 (virtio-mmio and virtio-pci, and
+    race_pci's suites with root on the PCI disk), and the race reproducers
     (fixed and legacy) on an ext2 root. The other suites are portable code
     that the riscv64 boots cover; these prove the port."""
     return [
@@ -530,6 +544,7 @@ def aarch64_boots():
         # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
         # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
         blk_rw_boot("pci", "aarch64", "a64_blk_pci", ",gic-version=3,highmem=on"),
+        race_pci_boot("a64_race_pci", "aarch64", ",gic-version=3,highmem=on"),
         race_boot("a64_race", 4096, "", "aarch64"),
         race_boot("a64_race_legacy", 4096, " invalidate_lock=off", "aarch64"),
     ]
@@ -625,16 +640,7 @@ BOOTS = [
            prepare=pcidtb_prepare(edit, 2, "128M"), post_check=pcidtb_check(edit),
            allow=(("pci", "<boot>"),))
       for edit, suite in (("ranges", "pci_enum"), ("bus-range", "virtio_pci_caps"))],
-    # The filesystem on a virtio-pci disk: race reproducers with root on
-    # it (fixed mode), e2fsck afterwards.
-    Boot("race_pci", smp=4, mem="128M", timeout=300,
-         suites=("race_collapse", "race_hold", "race_insert", "race_punch",
-                 "race_truncate", "race_writeback", "race_zero"),
-         qemu_args=ext2_args("race_pci", "pci"),
-         prepare=race_prepare("race_pci", 4096), bootargs="root=vda",
-         post_check=race_check("race_pci"),
-         allow=(("sigbus", "race_truncate.race_truncate_fault"),
-                ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
+    race_pci_boot("race_pci"),
     # The race reproducers of the operations that free or move blocks, on
     # a writable ext4 (extent trees): the same invalidate_lock rules.
     # race_hold_prealloc waits at ext2's zeroing of new blocks, which
