@@ -51,48 +51,30 @@ void arch_execute_illegal_instruction(void);
 void arch_write_return_stub(void *code);
 
 /*
- * The MMU (kernel/arch/riscv64/mmu.c: Sv39; kernel/arch/aarch64/mmu.c:
+ * The MMU. mm/pgtable.c walks the one page table of every hart (its
+ * contract and locking in mm/pgtable.h); the entry format is the
+ * architecture's <arch/pte.h> (pte_t, PT_LEVELS, pte_valid, pte_is_leaf,
+ * pte_pa, pte_table, pte_prot, pte_wrprotect), and these hooks
+ * (kernel/arch/riscv64/mmu.c: Sv39; kernel/arch/aarch64/mmu.c:
  * VMSAv8-64, 4 KiB granule, 39-bit VA, two tables for the two halves).
- * One page table for every
- * hart. mm/vm.c decides the layout and serialises every change
- * (arch_pt_map/set/clear) under its stack_lock, but for arch_pt_install,
- * which only fills an empty entry with one compare-and-swap (the others
- * swap too, so none overwrites it unseen); arch_pt_lookup and the fault
- * path read without it. Addresses are page-aligned; a physical
- * address of 0 means "nothing mapped".
  */
 #define ARCH_PROT_R 0x1u
 #define ARCH_PROT_W 0x2u
 #define ARCH_PROT_X 0x4u
-/* Allocate the empty table (boot hart, before any arch_pt_map). */
+#include <arch/pte.h>
+/* Allocate the empty table (boot hart, before any pt_map). */
 void arch_mmu_init(void);
 /* Turn translation on with the table, on this hart. */
 void arch_mmu_enable(void);
 /* The translation mode's name, for the boot log. */
 const char *arch_mmu_name(void);
-/* Map [@va, @va + @size) to @pa with @prot, larger pages where they fit.
- * Return: 0, -ENOMEM, or -EEXIST if part of it is mapped otherwise. */
-int arch_pt_map(uintptr_t va, uintptr_t pa, size_t size, unsigned int prot);
-/* The page @va maps (0: none) and its ARCH_PROT_* rights in *@prot. */
-uintptr_t arch_pt_lookup(uintptr_t va, unsigned int *prot);
-/* Map the 4 KiB page @va to @pa if it still maps @old_pa (0: nothing).
- * Return: 0, -EAGAIN (it maps something else) or -ENOMEM. No TLB flush. */
-int arch_pt_set(uintptr_t va,
-		uintptr_t old_pa,
-		uintptr_t pa,
-		unsigned int prot);
-/* Map the 4 KiB page @va to @pa if it maps nothing, with no lock and no
- * table allocated. Return: 0, -EAGAIN (it maps something) or -ENOMEM (a
- * table on the way is missing). No TLB flush. */
-int arch_pt_install(uintptr_t va, uintptr_t pa, unsigned int prot);
-/* If the 4 KiB page @va maps @pa (0: anything), unmap it (or with
- * @wrprotect take its write right). Return: the page, or 0. No flush. */
-uintptr_t arch_pt_clear(uintptr_t va, uintptr_t pa, bool wrprotect);
-/* Pages holding page tables; they are never freed. */
-unsigned long arch_pt_pages(void);
-/* A page fault at @addr that the table already allows (mapped on another
- * hart, stale TLB here): flush it locally. Return: true if handled. */
-bool arch_fault_is_spurious(uintptr_t addr);
+/* The root table that translates @va (NULL before arch_mmu_init). */
+pte_t *arch_pt_root(uintptr_t va);
+/* A leaf entry mapping @pa with ARCH_PROT_* @prot at @level (0: 4 KiB). */
+pte_t arch_pte_leaf(uintptr_t pa, unsigned int prot, int level);
+/* The ARCH_PROT_* right the access that just faulted needed (read in the
+ * trap handler, before anything else could fault). */
+unsigned int arch_fault_access(void);
 /* Make every hart forget its translations of [@start, @start + @size). */
 void arch_tlb_flush_all_harts(uintptr_t start, size_t size);
 

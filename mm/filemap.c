@@ -58,6 +58,7 @@
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/mmap.h>
+#include <mm/pgtable.h>
 #include <mm/vm.h>
 
 #define PAGE_WAIT_TABLE_BITS 6
@@ -576,7 +577,7 @@ static size_t fault_in_readable(const void *buf, size_t len)
 	     va = ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE) {
 		uintptr_t page = ALIGN_DOWN(va, PAGE_SIZE);
 
-		if (arch_pt_lookup(page, NULL))
+		if (pt_lookup(page, NULL))
 			continue;
 		if (!vm_in_mmap_area(va) || vm_mmap_fault(va, false))
 			return end - va;

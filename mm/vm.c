@@ -1,7 +1,7 @@
 /*
  * mm/vm.c: the layout of the one kernel address space, shared by every
- * hart; the page-table format is the architecture's (arch_pt_*() in
- * <kernel/arch.h>, kernel/arch/riscv64/mmu.c for Sv39).
+ * hart; mm/pgtable.c walks the page table, whose entry format is the
+ * architecture's (<arch/pte.h> through <kernel/arch.h>).
  *
  * Layout:
  *   RAM            identity-mapped (VA == PA): kernel text R+X, rodata R,
@@ -42,6 +42,7 @@
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
 #include <mm/page_alloc.h>
+#include <mm/pgtable.h>
 #include <mm/vm.h>
 
 #define PROT_RW (ARCH_PROT_R | ARCH_PROT_W)
@@ -61,9 +62,30 @@ static DEFINE_SPINLOCK(stack_lock);
 /* protected by stack_lock (read without it by vm_is_stack_guard): */
 static unsigned long stack_slots[NR_STACK_SLOTS / BITS_PER_WORD];
 
+BUILD_BUG_ON(PT_PAGE_SIZE != PAGE_SIZE);
+
+/* Pages holding page tables: they only grow (tables are never freed);
+ * under stack_lock, or at boot. */
+static unsigned long nr_table_pages;
+
+void *pt_alloc_table(void)
+{
+	void *table = alloc_pages_va(GFP_ZERO, 0);
+
+	if (table)
+		nr_table_pages++;
+	return table;
+}
+
 static int map_identity(uintptr_t start, uintptr_t end, unsigned long prot)
 {
-	return start < end ? arch_pt_map(start, start, end - start, prot) : 0;
+	int err = start < end ? pt_map(start, start, end - start, prot) : 0;
+
+	if (err == -EEXIST)
+		pr_err("vm: %#lx-%#lx already mapped otherwise\n",
+		       (unsigned long)start,
+		       (unsigned long)end);
+	return err;
 }
 
 static int map_ram(void)
@@ -145,7 +167,7 @@ INIT_HOOK(vm, vm_init, INIT_LEVEL_MM);
 
 bool vm_handle_spurious_fault(uintptr_t addr)
 {
-	return arch_fault_is_spurious(addr);
+	return pt_fault_is_spurious(addr, arch_fault_access());
 }
 
 static inline bool in_stack_area(uintptr_t addr)
@@ -200,7 +222,7 @@ static void stack_release(unsigned long slot, uintptr_t lo, uintptr_t hi)
 
 	flags = spin_lock_irqsave(&stack_lock);
 	for (uintptr_t va = lo; va < hi; va += PAGE_SIZE) {
-		uintptr_t pa = arch_pt_clear(va, 0, false);
+		uintptr_t pa = pt_clear(va, 0, false);
 
 		if (pa)
 			pages[n++] = pa;
@@ -236,8 +258,7 @@ void *vm_alloc_stack(size_t size)
 	for (va = lo; va < top; va += PAGE_SIZE) {
 		void *page = alloc_pages_va(GFP_KERNEL, 0);
 
-		if (!page ||
-		    arch_pt_map(va, (uintptr_t)page, PAGE_SIZE, PROT_RW)) {
+		if (!page || pt_map(va, (uintptr_t)page, PAGE_SIZE, PROT_RW)) {
 			free_pages_va(page, 0);
 			break;
 		}
@@ -266,20 +287,20 @@ void vm_free_stack(void *stack, size_t size)
 
 unsigned long vm_page_table_pages(void)
 {
-	return arch_pt_pages();
+	return READ_ONCE(nr_table_pages);
 }
 
 bool vm_is_stack_guard(uintptr_t addr)
 {
 	return in_stack_area(addr) && slot_in_use(addr_to_slot(addr)) &&
-	       !arch_pt_lookup(ALIGN_DOWN(addr, PAGE_SIZE), NULL);
+	       !pt_lookup(ALIGN_DOWN(addr, PAGE_SIZE), NULL);
 }
 
 uintptr_t vm_mmap_lookup(uintptr_t va, bool *writable)
 {
 	unsigned int prot = 0;
 	uintptr_t pa = vm_in_mmap_area(va)
-			   ? arch_pt_lookup(ALIGN_DOWN(va, PAGE_SIZE), &prot)
+			   ? pt_lookup(ALIGN_DOWN(va, PAGE_SIZE), &prot)
 			   : 0;
 
 	if (pa && writable)
@@ -302,7 +323,7 @@ int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
 	if (!mmap_entry_ok(va, pa))
 		return -EINVAL;
 	flags = spin_lock_irqsave(&stack_lock);
-	err = arch_pt_set(va, old_pa, pa, writable ? PROT_RW : PROT_RO);
+	err = pt_set(va, old_pa, pa, writable ? PROT_RW : PROT_RO);
 	spin_unlock_irqrestore(&stack_lock, flags);
 	/* Another page, or fewer rights, than before: no hart may keep the
 	 * old entry. More rights: a stale entry only faults spuriously. */
@@ -315,7 +336,7 @@ int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
 
 bool vm_mmap_install(uintptr_t va, uintptr_t pa)
 {
-	if (!mmap_entry_ok(va, pa) || arch_pt_install(va, pa, PROT_RO))
+	if (!mmap_entry_ok(va, pa) || pt_install(va, pa, PROT_RO))
 		return false;
 	arch_tlb_flush_page(va); /* an empty entry may be cached here */
 	return true;
@@ -332,7 +353,7 @@ static uintptr_t mmap_clear(uintptr_t va, uintptr_t pa, bool wrprotect)
 	if (WARN_ON_ONCE(!vm_in_mmap_area(va)))
 		return 0;
 	flags = spin_lock_irqsave(&stack_lock);
-	old_pa = arch_pt_clear(va, pa, wrprotect);
+	old_pa = pt_clear(va, pa, wrprotect);
 	spin_unlock_irqrestore(&stack_lock, flags);
 	return old_pa;
 }

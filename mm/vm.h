@@ -1,6 +1,6 @@
 /*
- * mm/vm.h: the kernel's address space (mm/vm.c; the page-table format is
- * the architecture's, behind arch_pt_*() in <kernel/arch.h>).
+ * mm/vm.h: the kernel's address space (mm/vm.c; the page table is
+ * mm/pgtable.c's, its entry format the architecture's).
  *
  * One page table shared by every hart: RAM mapped 1:1 (text read+execute,
  * read-only data read, the rest read+write, no execute outside text), the

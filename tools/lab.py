@@ -340,8 +340,7 @@ LABS = [
          Check(1, "no kernel report", no_reports("tick")))),
     Lab(6, "a fault ends its task, not the kernel", "moderate",
         "traps and the system-call boundary",
-        "the exception path of kernel/arch/riscv64/trap.c: the copy fix-up, "
-        "oops()",
+        "the exception path of kernel/trap.c: the copy fix-up, oops()",
         {"traps": Run("core", ("traps", "mm_vm"),
                       cases="*_is_killed,copy_nofault_stops_at_the_fault,"
                             "stack_overflow_kills_task"),

@@ -36,7 +36,7 @@ SAMPLES = {
     "pci": "pci@30000000 00:01.0: BAR 4 (0x4000 bytes) fits in no window; "
            "device skipped",                                            # drivers/pci.c
     "device-status": "vda: device returned status 7",
-    "double-map": "vm: 0x1000 already mapped by 0x2000 at level 0",
+    "double-map": "vm: 0x1000-0x3000 already mapped otherwise",
     "interrupt": "irq: spurious interrupt 9",
     "init": "init: virtio failed (-12)",
     "smp": "smp: hart 3 did not come online",

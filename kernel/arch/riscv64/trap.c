@@ -4,16 +4,10 @@
  * Interrupts: timer (the scheduler tick), external (PLIC), software (IPI:
  * "look at the run queue"). An interrupted task is preempted on the way out
  * when it asked for it and preemption is enabled.
- * Exceptions: a page fault inside arch_copy_nofault ends that copy short
- * (copy.S); a page fault in the file-mapping area goes to mm/fault.c,
- * which may sleep (interrupts back on, as the task had them). A fault it
- * cannot resolve, and any other fault in a task, prints a report (cause,
- * registers, backtrace) and ends that task - a bus error past EOF, as
- * SIGBUS in Linux; the kernel goes on. A fault where no task
- * can be blamed (interrupt handler, idle, boot) is a panic.
+ * Exceptions: decoded from scause/stval into a struct trap_fault for
+ * kernel/trap.c, which resolves page faults or reports the fault and ends
+ * the task (kernel/trap.h says how).
  */
-#include <errno.h>
-#include <stdio.h>
 #include <kernel/arch/riscv64/trap.h>
 #include <kernel/arch/riscv64/csr.h>
 #include <kernel/arch/riscv64/asm_offsets.h>
@@ -23,8 +17,7 @@
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/timer.h>
-#include <mm/mmap.h>
-#include <mm/vm.h>
+#include <kernel/trap.h>
 
 BUILD_BUG_ON(offsetof(struct cpu, emergency_sp) != CPU_EMERGENCY_SP);
 BUILD_BUG_ON(offsetof(struct cpu, boot_sp) != CPU_BOOT_SP);
@@ -36,8 +29,6 @@ BUILD_BUG_ON(offsetof(struct task, stack_lo) != TASK_STACK_LO);
 BUILD_BUG_ON(offsetof(struct task, cpu) != TASK_CPU);
 
 extern char trap_entry[];
-/* kernel/arch/riscv64/copy.S: arch_copy_nofault's code and its exit. */
-extern char copy_nofault_start[], copy_nofault_fault[], copy_nofault_end[];
 
 static const char *const exception_names[] = {
 	[EXC_INST_MISALIGNED] = "instruction address misaligned",
@@ -104,83 +95,45 @@ void trap_dump_frame(const struct trap_frame *tf)
 		       (unsigned long long)(i + 3 < 32 ? tf->regs[i + 3] : 0));
 }
 
-static bool task_context(void)
+uintptr_t trap_frame_pc(const struct trap_frame *tf)
 {
-	struct cpu *c = this_cpu();
-	return c->current && c->current != c->idle && c->irq_depth == 0;
+	return tf->sepc;
 }
 
-/* Report a fault and end the task that caused it; with no task to blame
- * (interrupt handler, idle, boot) the kernel cannot go on. */
-static __noreturn void
-oops(struct trap_frame *tf, const char *why, bool backtrace)
+void trap_frame_set_pc(struct trap_frame *tf, uintptr_t pc)
 {
-	if (!task_context())
-		panic("%s (no task to blame)", why);
-	printk(LOGLEVEL_ERR,
-	       "Oops: %s in task %s on cpu %u\n",
-	       why,
-	       current_task_name(),
-	       cpu_id());
-	trap_dump_frame(tf);
-	if (backtrace)
-		backtrace_from(tf->regs[8], tf->sepc);
-	task_kill_current(why);
+	tf->sepc = pc;
 }
 
-/* A fault in a file mapping, in a task that may sleep there. Return: 0
- * (retry the access) or why it cannot be resolved. */
-static const char *mmap_fault(struct trap_frame *tf)
+uintptr_t trap_frame_fp(const struct trap_frame *tf)
 {
-	bool can_sleep = task_context() && current_task()->preempt_count == 0 &&
-			 (tf->sstatus & SSTATUS_SPIE);
-	int err;
+	return tf->regs[8]; /* s0 */
+}
 
-	if (tf->scause == EXC_INST_PAGE_FAULT)
-		return "segmentation fault (SIGSEGV: no execute)";
-	if (!can_sleep)
-		return "file-mapping fault where the task cannot sleep";
-	arch_irq_enable();
-	err = vm_mmap_fault(tf->stval, tf->scause == EXC_STORE_PAGE_FAULT);
-	arch_irq_disable();
-	switch (err) {
-	case 0: return NULL;
-	case -EIO: return "bus error (SIGBUS)";
-	case -ENOMEM: return "out of memory on a file-mapping fault";
-	default: return "segmentation fault (SIGSEGV)";
-	}
+uintptr_t trap_frame_sp(const struct trap_frame *tf)
+{
+	return tf->regs[2];
+}
+
+bool trap_frame_irqs_on(const struct trap_frame *tf)
+{
+	return tf->sstatus & SSTATUS_SPIE;
 }
 
 static void handle_exception(struct trap_frame *tf)
 {
 	unsigned long cause = tf->scause;
-	bool page_fault = cause == EXC_LOAD_PAGE_FAULT ||
-			  cause == EXC_STORE_PAGE_FAULT ||
-			  cause == EXC_INST_PAGE_FAULT;
-	const char *what = exception_name(cause);
-	char why[96];
+	struct trap_fault f = {
+		.what = exception_name(cause),
+		.addr = tf->stval,
+		.page_fault = cause == EXC_LOAD_PAGE_FAULT ||
+			      cause == EXC_STORE_PAGE_FAULT ||
+			      cause == EXC_INST_PAGE_FAULT,
+		.write = cause == EXC_STORE_PAGE_FAULT,
+		.exec = cause == EXC_INST_PAGE_FAULT,
+	};
 
-	if (page_fault && vm_handle_spurious_fault(tf->stval))
-		return;
-	/* arch_copy_nofault's caller holds a lock the fault would need: the
-	 * copy stops short instead, and says how much is left. */
-	if (page_fault && tf->sepc >= (uintptr_t)copy_nofault_start &&
-	    tf->sepc < (uintptr_t)copy_nofault_end) {
-		tf->sepc = (uintptr_t)copy_nofault_fault;
-		return;
-	}
-	if (page_fault && vm_in_mmap_area(tf->stval)) {
-		what = mmap_fault(tf);
-		if (!what)
-			return;
-	}
-	snprintf(why,
-		 sizeof(why),
-		 "%s at %#llx, address %#llx",
-		 what,
-		 (unsigned long long)tf->sepc,
-		 (unsigned long long)tf->stval);
-	oops(tf, why, true);
+	trap_exception(tf, &f);
 }
 
 static void handle_interrupt(struct trap_frame *tf)
@@ -203,8 +156,6 @@ static void handle_interrupt(struct trap_frame *tf)
 
 void trap_handler(struct trap_frame *tf)
 {
-	struct cpu *c = this_cpu();
-
 	if (unlikely(panic_in_progress))
 		for (;;)
 			arch_wait_for_interrupt();
@@ -213,25 +164,5 @@ void trap_handler(struct trap_frame *tf)
 		return;
 	}
 	handle_interrupt(tf);
-	if (c->kicks && c->irq_depth == 0) /* owed by the handler's wakes */
-		sched_send_kicks();
-	/* Preempt only a context that had interrupts on and no spinlock. */
-	if (c->need_resched && current_task()->preempt_count == 0 &&
-	    c->irq_depth == 0 && (tf->sstatus & SSTATUS_SPIE))
-		schedule_preempt();
-}
-
-void trap_stack_overflow(struct trap_frame *tf)
-{
-	struct task *t = current_task();
-	uintptr_t lo = t->stack_lo;
-	char why[96];
-
-	t->stack_lo = 0; /* on the emergency stack now: no second overflow */
-	snprintf(why,
-		 sizeof(why),
-		 "stack overflow (sp %#llx, stack bottom %#lx)",
-		 (unsigned long long)tf->regs[2],
-		 (unsigned long)lo);
-	oops(tf, why, false); /* its frames are on the overflowed stack */
+	trap_irq_exit(tf);
 }

@@ -33,6 +33,4 @@ struct trap_frame {
 
 void trap_init_hart(void);
 void trap_handler(struct trap_frame *tf);
-__noreturn void trap_stack_overflow(struct trap_frame *tf);
-void trap_dump_frame(const struct trap_frame *tf);
 #endif
