@@ -30,7 +30,10 @@
  *     (KEEP_SIZE)         handed out again (ext2_debug_reuse_freed); A is
  *                         held at RACE_ALLOC_LINKED (block linked, its
  *                         zeroes not written), and a B that got in maps
- *                         and reads the poison
+ *                         and reads the poison; on ext4 A is held
+ *                         once the unwritten extent is in, which a B
+ *                         that got in reads as zeroes: the case shows
+ *                         only that B still waits
  * Truncate is not here: it stores the new i_size before it drops, and a
  * fill reads i_size again under the lock, so a B let in after the drop
  * puts nothing past the new EOF.

@@ -479,17 +479,22 @@ ARCH_SUITES = ("locks_completion", "locks_fastpath", "locks_mutex", "locks_rcu",
                "sched_steal", "timers", "traps")
 
 
-def race_boot(name, block, extra, arch="riscv64"):
-    """A race-reproducer boot: every race suite on a fresh ext2 root of
-    @block-byte blocks; @extra " invalidate_lock=off" for legacy mode."""
-    return Boot(name, smp=4, mem="128M", timeout=300, arch=arch,
-                # race_partial needs a page of several blocks; race_hold, a
-                # fill that queues for invalidate_lock (not in legacy mode)
-                suites=RACE_SUITES + (("race_enum_partial", "race_partial")
-                                      if block < 4096 else ())
-                + (() if extra else ("race_hold",)),
-                qemu_args=ext2_args(name), prepare=race_prepare(name, block),
-                bootargs="root=vda" + extra, post_check=race_check(name, bool(extra)),
+def race_boot(name, block, extra, arch="riscv64", fs="ext2",
+              features=ext2img.DEFAULT_FEATURES, suites=None):
+    """A race-reproducer boot: every race suite (or @suites) on a fresh
+    root of @block-byte blocks, an @fs ("ext2" or "ext4") image made with
+    @features; @extra " invalidate_lock=off" for legacy mode."""
+    if suites is None:
+        # race_partial needs a page of several blocks; race_hold, a fill
+        # that queues for invalidate_lock (not in legacy mode)
+        suites = (RACE_SUITES + (("race_enum_partial", "race_partial")
+                                 if block < 4096 else ())
+                  + (() if extra else ("race_hold",)))
+    return Boot(name, smp=4, mem="128M", timeout=300, arch=arch, suites=suites,
+                qemu_args=ext2_args(name),
+                prepare=race_prepare(name, block, features),
+                bootargs="root=vda" + ("" if fs == "ext2" else f" rootfstype={fs}")
+                + extra, post_check=race_check(name, bool(extra)),
                 # legacy mode: what the races break is reported, as expected (a
                 # page back in an invalidated range; race_enum's page_mkwrite
                 # schedules leave dirty data over a punched hole)
@@ -597,9 +602,9 @@ BOOTS = [
     # files written, the same e2fsck and debugfs checks, and the ext4
     # suites the image's features call for: ext4_extent_write and
     # ext4_falloc with extents, ext4_csum_write (checksums, htree) with
-    # metadata_csum. ext4w_1k and ext4w_4k carry `mke2fs -t ext4 -O
-    # ^has_journal`'s full default set; ext4w_indirect_2k its files in
-    # indirect blocks (^extent,^64bit; docs/ext4.md).
+    # metadata_csum. ext4w_1k, ext4w_2k and ext4w_4k carry `mke2fs -t
+    # ext4 -O ^has_journal`'s full default set; ext4w_indirect_2k its files
+    # in indirect blocks (^extent,^64bit; docs/ext4.md).
     *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
                                           "ext2_tail", "ext2_write") + ext4_suites,
            timeout=600, qemu_args=ext2_args(name),
@@ -614,11 +619,18 @@ BOOTS = [
           ("ext2_1k", 1024, ext2img.DEFAULT_FEATURES),
           ("ext2_none", 1024, "none"),
           ("ext4w_4k", 4096, ext2img.EXT4_DEFAULT),
+          ("ext4w_2k", 2048, ext2img.EXT4_DEFAULT),
           ("ext4w_indirect_2k", 2048, ext2img.EXT4_INDIRECT),
           ("ext4w_1k", 1024, ext2img.EXT4_DEFAULT))
       for ext4_suites in [
           (("ext4_extent_write", "ext4_falloc") if "^extent" not in features
            and features.startswith("ext4") else ())
+          # fallocate by ext4's rules on extent-mapped files (the vfs_*
+          # boots run them on ext2). Not on indirect-mapped ext4 files:
+          # whole treats them as ext2's, where Linux's ext4 refuses all
+          # but punch (EOPNOTSUPP; docs/ext4.md)
+          + (("ext2_falloc", "ext2_falloc_nospc") if "^extent" not in features
+             and features.startswith("ext4") else ())
           + (("ext4_csum_write",) if "^metadata_csum" not in features
              and features.startswith("ext4") else ())]],
     # Files bigger than memory through the real filesystem: reclaim
@@ -641,19 +653,13 @@ BOOTS = [
            allow=(("pci", "<boot>"),))
       for edit, suite in (("ranges", "pci_enum"), ("bus-range", "virtio_pci_caps"))],
     race_pci_boot("race_pci"),
-    # The race reproducers of the operations that free or move blocks, on
-    # a writable ext4 (extent trees): the same invalidate_lock rules.
-    # race_hold_prealloc waits at ext2's zeroing of new blocks, which
-    # unwritten extents do not need: left out.
-    Boot("race_ext4", smp=4, mem="128M", timeout=300,
-         suites=("race_collapse", "race_hold", "race_insert", "race_punch",
-                 "race_truncate", "race_zero"),
-         qemu_args=ext2_args("race_ext4"),
-         prepare=race_prepare("race_ext4", 4096, ext2img.EXT4_DEFAULT),
-         bootargs="root=vda rootfstype=ext4 ktest.cases=*,-race_hold_prealloc",
-         post_check=race_check("race_ext4"),
-         allow=(("sigbus", "race_truncate.race_truncate_fault"),
-                ("sigbus", "race_truncate.race_truncate_page_mkwrite"))),
+    # The race reproducers on a writable ext4 (extent trees, the default
+    # `mke2fs -t ext4 -O ^has_journal` features), fixed and legacy, at 1 KiB
+    # blocks (a page of four: race_partial, race_enum_partial).
+    *[race_boot(name, block, extra, fs="ext4", features=ext2img.EXT4_DEFAULT)
+      for name, block, extra in (
+          ("race_ext4_1k", 1024, ""),
+          ("race_ext4_1k_legacy", 1024, " invalidate_lock=off"))],
     # ext4 images (mke2fs -t ext4, a clean journal): read-only, read back
     # through extent trees; the damaged ones refused (docs/ext4.md).
     *[Boot(name, smp=2, mem="256M", suites=("ext4_csum", "ext4_read", "ext4_bad"),

@@ -4,7 +4,9 @@
  * i_blocks, size and bytes stay as they were (the vfs_* boots' images;
  * each case fills the filesystem to an exact number of free blocks and
  * empties it again). Also writeback of dirty data over a block the map
- * lost.
+ * lost. The vfs_* boots run it on ext2, the ext4w_* boots on ext4, where
+ * the metadata a new block may need is an extent tree's leaf instead of
+ * an indirect block (shift_enospc_extents).
  */
 #include <errno.h>
 #include <drivers/block.h>
@@ -16,6 +18,7 @@
 #include <mm/kmalloc.h>
 #include "ext2.h"
 #include "ext2_test.h"
+#include "ext4_test.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -138,7 +141,8 @@ static void falloc_write_past_eof_runs(struct ktest *t)
 	walks = __atomic_load_n(&sbi->s_alloc_walks, __ATOMIC_RELAXED) - walks;
 	ktest_log(t, "%lu allocating walks of the map for 1 MiB", walks);
 	KTEST_EXPECT_LE(t, walks, 16ul);
-	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), RULE_BLOCKS(t, { 0, nblk }));
+	KTEST_EXPECT_EQ(
+	    t, ext2_test_iblocks(f), RULE_BLOCKS(t, f, { 0, nblk }));
 
 	/* Room for a quarter of the next MiB, less its indirect blocks. */
 	close(fd);
@@ -153,7 +157,7 @@ static void falloc_write_past_eof_runs(struct ktest *t)
 	KTEST_EXPECT_EQ(
 	    t,
 	    ext2_test_iblocks(f),
-	    RULE_BLOCKS(t, { 0, nblk + DIV_ROUND_UP((uint64_t)n, bs) }));
+	    RULE_BLOCKS(t, f, { 0, nblk + DIV_ROUND_UP((uint64_t)n, bs) }));
 	close(fd);
 	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
 	ext2_test_check(t, f, 8, 0, MiB);
@@ -242,6 +246,8 @@ static void falloc_write_page_hole(struct ktest *t)
  * single-indirect block and then fails, and must give that back too. An insert
  * whose moved blocks need an indirect block, on a full fs: -ENOSPC, and the
  * file is as it was (the paths are made before any pointer moves). */
+static void shift_enospc_extents(struct ktest *t, const char *f);
+
 static void falloc_shift_enospc(struct ktest *t)
 {
 	const char *f = "/shift_nospc";
@@ -249,6 +255,10 @@ static void falloc_shift_enospc(struct ktest *t)
 	long long blocks;
 
 	KTEST_ASSERT_EQ(t, ext2_test_write(f, 9, 0, 12 * bs), 0);
+	if (ext2_test_extents(t, f)) {
+		shift_enospc_extents(t, f);
+		return;
+	}
 	blocks = ext2_test_iblocks(f);
 	fill_to(t, 1);
 	EXPECT_FALLOC(t, f, O_RDWR, 0, 12 * bs, bs, -ENOSPC);
@@ -270,7 +280,63 @@ static void falloc_shift_enospc(struct ktest *t)
 	/* A collapse needs no new block: it works on the full fs. */
 	EXPECT_FALLOC(t, f, O_RDWR, FA_COLLAPSE, 4 * bs, bs, 0);
 	ext2_test_check_moved(t, f, 9, 4 * bs, 7 * bs, bs);
-	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), RULE_BLOCKS(t, { 0, 11 }));
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), RULE_BLOCKS(t, f, { 0, 11 }));
+	KTEST_EXPECT_EQ(t, unlink(f), 0);
+	KTEST_EXPECT_EQ(t, unlink("/fill"), 0);
+	unlink("/fill2");
+}
+
+/* The same on ext4: the inode's root holds four extents; a fifth needs a
+ * leaf block besides its data block. With one block free, preallocating
+ * or writing a new extent takes the data block, then fails on the leaf
+ * and must give the data block back; on a full fs, an insert that cuts
+ * an extent in two fails the same way, before anything moves. A collapse
+ * of a hole between extents needs no block. */
+static void shift_enospc_extents(struct ktest *t, const char *f)
+{
+	uint64_t bs = ext2_test_bsize(t);
+	struct tree_info ti;
+	long long blocks;
+
+	/* Extents [0, 2), 3, 5, 7 (12 blocks written first: start again). */
+	KTEST_ASSERT_EQ(t, truncate(f, 0), 0);
+	KTEST_ASSERT_EQ(t, ext2_test_write(f, 9, 0, 2 * bs), 0);
+	for (uint64_t b = 3; b < 8; b += 2)
+		KTEST_ASSERT_EQ(t, ext2_test_write(f, 9, b * bs, bs), 0);
+	ti = tree_of(t, f);
+	KTEST_ASSERT_EQ(t, ti.depth, 0);
+	KTEST_ASSERT_EQ(t, ti.extents, 4);
+	blocks = ext2_test_iblocks(f);
+	fill_to(t, 1);
+	EXPECT_FALLOC(t, f, O_RDWR, 0, 9 * bs, bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), 1);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 8 * bs);
+	KTEST_EXPECT_EQ(t, ext2_test_write(f, 9, 9 * bs, bs), -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), 1);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 8 * bs);
+	fill_to(t, 0);
+	EXPECT_FALLOC(t, f, O_RDWR, FA_INSERT, bs, bs, -ENOSPC);
+	KTEST_EXPECT_EQ(t, ext2_test_free_blocks(t), 0);
+	KTEST_EXPECT_EQ(t, ext2_test_iblocks(f), blocks);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 8 * bs);
+	ti = tree_of(t, f);
+	KTEST_EXPECT_EQ(t, ti.extents, 4);
+	KTEST_EXPECT_GE(t, vfs_drop_caches(), 0);
+	ext2_test_check(t, f, 9, 0, 2 * bs);
+	for (uint64_t b = 2; b < 8; b++)
+		ext2_test_check(t, f, b & 1 ? 9 : -1, b * bs, bs);
+	/* Collapse the hole at block 4: 5 moves to 4, 7 to 6. */
+	EXPECT_FALLOC(t, f, O_RDWR, FA_COLLAPSE, 4 * bs, bs, 0);
+	KTEST_EXPECT_EQ(t, ext2_test_size(f), 7 * bs);
+	ext2_test_check(t, f, 9, 3 * bs, bs);
+	ext2_test_check_moved(t, f, 9, 4 * bs, bs, bs);
+	ext2_test_check(t, f, -1, 5 * bs, bs);
+	ext2_test_check_moved(t, f, 9, 6 * bs, bs, bs);
+	KTEST_EXPECT_EQ(t,
+			ext2_test_iblocks(f),
+			RULE_BLOCKS(t, f, { 0, 2 }, { 3, 5 }, { 6, 7 }));
 	KTEST_EXPECT_EQ(t, unlink(f), 0);
 	KTEST_EXPECT_EQ(t, unlink("/fill"), 0);
 	unlink("/fill2");

@@ -49,15 +49,23 @@ struct brun {
 	uint64_t start, end;
 };
 
-/* The rule for i_blocks (512-byte units) of a file mapping the blocks of
- * @r: see ext2_test_util.c. RULE_BLOCKS(t, { 0, 3 }, { 20, 30 }). */
-long long
-ext2_test_rule_blocks(struct ktest *t, const struct brun *r, unsigned int nr);
-#define RULE_BLOCKS(t, ...)                                                  \
+/* The rule for i_blocks (512-byte units) of @path mapping the blocks of
+ * @r: see ext2_test_util.c. RULE_BLOCKS(t, f, { 0, 3 }, { 20, 30 }). */
+long long ext2_test_rule_blocks(struct ktest *t,
+				const char *path,
+				const struct brun *r,
+				unsigned int nr);
+#define RULE_BLOCKS(t, path, ...)                                            \
 	ext2_test_rule_blocks(t,                                             \
+			      path,                                          \
 			      (const struct brun[]){ __VA_ARGS__ },          \
 			      sizeof((const struct brun[]){ __VA_ARGS__ }) / \
 				  sizeof(struct brun))
+/* @path is mapped by an extent tree (ext4's rules apply to it). */
+bool ext2_test_extents(struct ktest *t, const char *path);
+/* The most blocks @path may have (Linux's s_maxbytes for its kind:
+ * ext2's indirect blocks, or 2^32 - 1 for extents). */
+uint64_t ext2_test_max_blocks(struct ktest *t, const char *path);
 
 /* fallocate on a fresh descriptor of @path opened with @flags.
  * Return: 0 or -errno. */

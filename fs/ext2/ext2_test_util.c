@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "ext2.h"
 #include "ext2_test.h"
+#include "ext4_test.h"
 
 #define CHUNK 4096
 
@@ -151,13 +152,19 @@ uint32_t ext2_test_free_blocks(struct ktest *t)
 }
 
 /*
- * The rule for i_blocks (512-byte units): the data blocks of @r plus the
- * indirect blocks they need: the single-indirect one if any block lies in
- * 12 .. 12 + apb - 1, the double-indirect one and one child per apb
- * blocks in use past that (apb = blocksize / 4; no triple here).
+ * The rule for i_blocks (512-byte units), for an ext2 (indirect-mapped)
+ * file: the data blocks of @r plus the indirect blocks they need: the
+ * single-indirect one if any block lies in 12 .. 12 + apb - 1, the
+ * double-indirect one and one child per apb blocks in use past that (apb
+ * = blocksize / 4; no triple here). For an extent-mapped file (ext4):
+ * the data blocks of @r, written or unwritten, plus one per node of its
+ * tree outside the inode (tree_of walks it), which must map exactly the
+ * blocks of @r.
  */
-long long
-ext2_test_rule_blocks(struct ktest *t, const struct brun *r, unsigned int nr)
+long long ext2_test_rule_blocks(struct ktest *t,
+				const char *path,
+				const struct brun *r,
+				unsigned int nr)
 {
 	uint64_t bs = ext2_test_bsize(t), apb = bs / 4, dind = 12 + apb;
 	uint64_t data = 0, meta = 0, last_child = UINT64_MAX;
@@ -174,7 +181,35 @@ ext2_test_rule_blocks(struct ktest *t, const struct brun *r, unsigned int nr)
 			}
 		}
 	}
+	if (ext2_test_extents(t, path)) {
+		struct tree_info ti = tree_of(t, path);
+
+		KTEST_EXPECT_EQ(t, ti.blocks, data);
+		return (long long)((data + ti.nodes) * (bs / 512));
+	}
 	return (long long)((data + meta + single + dbl) * (bs / 512));
+}
+
+bool ext2_test_extents(struct ktest *t, const char *path)
+{
+	struct inode *inode = vfs_lookup(path);
+	bool extents;
+
+	KTEST_ASSERT_FALSE(t, IS_ERR_OR_NULL(inode));
+	extents = ext2_has_extents(inode);
+	iput(inode);
+	return extents;
+}
+
+uint64_t ext2_test_max_blocks(struct ktest *t, const char *path)
+{
+	struct inode *inode = vfs_lookup(path);
+	uint64_t max;
+
+	KTEST_ASSERT_FALSE(t, IS_ERR_OR_NULL(inode));
+	max = ext2_inode_max_blocks(inode);
+	iput(inode);
+	return max;
 }
 
 int ext2_test_fallocate(

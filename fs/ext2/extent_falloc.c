@@ -25,6 +25,7 @@
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include "extent.h"
 
@@ -193,6 +194,10 @@ int ext2_ext_alloc_range(struct inode *inode,
 		ext_remove(
 		    inode, added.v[i][0], added.v[i][0] + added.v[i][1], true);
 	mutex_unlock(&ei->i_map_lock);
+	/* ext2's zeroing point: here nothing is left to write, the extents
+	 * read as zeroes already (tests/race_prealloc_test.c). */
+	if (!err)
+		race_point(RACE_ALLOC_LINKED, inode);
 	kfree(added.v);
 	return err;
 }
