@@ -13,7 +13,7 @@ regression images.
 - Every regression image (tests/fuzz/regress/, crashes the fuzzer found)
   runs through the target cleanly now, and the kernel booted on it
   (tools/run -c, 2 harts) walks what the target reached (ls -l, cksum,
-  readlink, stat) and powers off: no panic, oops, WARNING or lock report
+  readlink, stat), makes a directory and powers off: no panic, oops, WARNING or lock report
   on its console, and if the target reported the image's damage, the
   kernel's console reports it too (an "ext2:" line).
 """
@@ -101,7 +101,9 @@ def kernel_commands(host_stderr):
             cmds.append(f"readlink {path}")
         else:
             cmds.append(f"stat {path}")
-    return cmds + ["echo @@done"]
+    # a name made: the write side meets the damage too (a bitmap that
+    # frees an inode in use must be refused, reported, never a WARNING)
+    return cmds + ["mkdir /fuzz_written", "echo @@done"]
 
 
 class RegressionImages(unittest.TestCase):
