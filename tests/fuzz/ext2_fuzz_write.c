@@ -97,6 +97,44 @@ static int make(struct wphase *w,
 	return err;
 }
 
+struct empty_ctx {
+	struct dir_context ctx;
+	bool empty;
+};
+
+static bool empty_actor(struct dir_context *ctx,
+			const char *name,
+			size_t len,
+			loff_t pos,
+			unsigned long ino,
+			unsigned int type)
+{
+	struct empty_ctx *e = container_of(ctx, struct empty_ctx, ctx);
+
+	(void)pos, (void)ino, (void)type;
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	e->empty = false;
+	return false;
+}
+
+/* The VFS's check before rmdir (fs/file.c's dir_check_empty). */
+static int check_empty(struct inode *dir)
+{
+	struct empty_ctx e = { .ctx = { .actor = empty_actor }, .empty = true };
+	struct file f;
+	int err;
+
+	fuzz_open_file(&f, dir);
+	if (!f.f_op || !f.f_op->iterate)
+		return -ENOTDIR;
+	err = f.f_op->iterate(&f, &e.ctx);
+	if (err)
+		return err;
+	return e.empty ? 0 : -ENOTEMPTY;
+}
+
 /* unlink (or with @is_dir, rmdir of an empty directory of ours). */
 static void
 remove_name(struct wphase *w, struct inode *dir, const char *name, bool is_dir)
@@ -115,9 +153,11 @@ remove_name(struct wphase *w, struct inode *dir, const char *name, bool is_dir)
 	if (is_dir != S_ISDIR(victim->i_mode))
 		err = is_dir ? -ENOTDIR : -EISDIR;
 	else if (is_dir)
-		err = dir->i_op->rmdir
-			  ? dir->i_op->rmdir(dir, name, strlen(name), victim)
-			  : -EPERM;
+		err = check_empty(victim)
+			  ?: (dir->i_op->rmdir
+				  ? dir->i_op->rmdir(
+					dir, name, strlen(name), victim)
+				  : -EPERM);
 	else
 		err = dir->i_op->unlink
 			  ? dir->i_op->unlink(dir, name, strlen(name), victim)
