@@ -10,7 +10,10 @@ with clang as a library, build/fuzz/libwhole_ext2.a, instrumented for
 libFuzzer, ASan and UBSan, with the kernel services it calls
 (tests/fuzz/host.c); the target (tests/fuzz/ext2_fuzz.c) links it and
 mounts each input image read-only and walks it (as "ext4" when its
-superblock has a feature only that type reads, else as "ext2"). Inputs
+superblock has a feature only that type reads, else as "ext2"); an image
+it mounts read-write is then changed on a copy (tests/fuzz/
+ext2_fuzz_write.c: files written, every fallocate mode, truncates,
+names made, renamed and removed in its biggest directory). Inputs
 are whole images; the seeds are small mke2fs images made here
 from a fixed tree (every block size, with and without filetype and sparse
 superblocks, revision 0 and 1; files with holes, indirect and double-
@@ -53,7 +56,9 @@ CFLAGS = ["-std=gnu11", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
 # as `mke2fs -t ext4` makes them (extent trees, 64bit, flex_bg, and
 # directories of more than a block hashed by e2fsck -D), one with
 # metadata_csum and one without, whose metadata a mutation can change
-# without failing a checksum first
+# without failing a checksum first; and a writable ext4 of 1 KiB blocks
+# (`mke2fs -t ext4 -O ^has_journal`'s full default set) for the write
+# phase. 96 inodes: the tree's 52 and room for the write phase's names.
 SEED_IMAGES = [
     ("1k", "128K", 1024, "ext2", "filetype,sparse_super", 1),
     ("2k", "256K", 2048, "ext2", "filetype,sparse_super,large_file", 1),
@@ -62,6 +67,8 @@ SEED_IMAGES = [
     ("1k_rev0", "128K", 1024, "ext2", None, 0),
     ("4k_ext4", "512K", 4096, "ext4", "^has_journal", 1),
     ("1k_ext4_nocsum", "256K", 1024, "ext4", "^has_journal,^metadata_csum", 1),
+    # writable: the write phase runs on it (the full default set)
+    ("1k_ext4", "256K", 1024, "ext4", "^has_journal", 1),
 ]
 FIXED_TIME = 1700000000
 ENV = dict(ext2img._ENV, E2FSPROGS_FAKE_TIME=str(FIXED_TIME))
@@ -71,11 +78,15 @@ def library_sources():
     """The library: ext2's own files and the kernel services they call."""
     ext2 = sorted(p for p in (ROOT / "fs" / "ext2").glob("*.c")
                   if not p.name.endswith("_test.c") and "test_util" not in p.name)
-    return ext2 + [ROOT / "tests" / "fuzz" / "host.c"]
+    return ext2 + [ROOT / "tests" / "fuzz" / "host.c",
+                   ROOT / "tests" / "fuzz" / "host_write.c"]
+
+
+TARGET_SOURCES = ["tests/fuzz/ext2_fuzz.c", "tests/fuzz/ext2_fuzz_write.c"]
 
 
 def sources():
-    return library_sources() + [ROOT / "tests" / "fuzz" / "ext2_fuzz.c"]
+    return library_sources() + [ROOT / p for p in TARGET_SOURCES]
 
 
 def _run(cmd):
@@ -106,7 +117,7 @@ def build():
     _run(["ar", "rcs", str(LIB), *objs])
     # --whole-archive: ext2 registers itself through an init hook that
     # nothing references by name
-    _run(["clang", *CFLAGS, "tests/fuzz/ext2_fuzz.c", "-Wl,--whole-archive",
+    _run(["clang", *CFLAGS, *TARGET_SOURCES, "-Wl,--whole-archive",
           str(LIB), "-Wl,--no-whole-archive", "-o", str(TARGET) + ".tmp"])
     os.replace(str(TARGET) + ".tmp", TARGET)
     return TARGET
@@ -142,7 +153,7 @@ def make_seeds():
         _tree(tree)
         for name, size, block, fstype, features, rev in SEED_IMAGES:
             cmd = ["mke2fs", "-F", "-q", "-t", fstype, "-r", str(rev),
-                   "-b", str(block), "-N", "64", "-m", "0",
+                   "-b", str(block), "-N", "96", "-m", "0",
                    "-U", "5eed5eed-0000-4000-8000-000000000000",
                    "-E", "nodiscard,hash_seed=5eed5eed-0000-4000-8000-000000000001"]
             if features:
@@ -170,9 +181,12 @@ def unpack(gz, out_dir):
     return out
 
 
-def replay(image, verbose=True):
-    """Run the target once on @image: (exit status, its stderr)."""
-    env = dict(os.environ, WHOLE_FUZZ_VERBOSE="1") if verbose else None
+def replay(image, verbose=True, out=None):
+    """Run the target once on @image: (exit status, its stderr). With
+    @out, the image as the write phase left it is written there."""
+    env = dict(os.environ, WHOLE_FUZZ_VERBOSE="1") if verbose else dict(os.environ)
+    if out:
+        env["WHOLE_FUZZ_OUT"] = str(out)
     run = subprocess.run([str(TARGET), str(image)], env=env,
                          capture_output=True, text=True, errors="replace",
                          timeout=120)
@@ -186,6 +200,16 @@ def summary(stderr):
     if not m:
         return None
     return tuple(int(x) for x in m[-1])
+
+
+def write_summary(stderr):
+    """The write phase's verbose summary: (mount errno, "read-write",
+    steps done, steps failed), or None if it did not run."""
+    m = re.findall(r"ext2_fuzz: write phase: mount (-?\d+), (\S+), (\d+) steps "
+                   r"done, (\d+) failed", stderr)
+    if not m:
+        return None
+    return (int(m[-1][0]), m[-1][1], int(m[-1][2]), int(m[-1][3]))
 
 
 def fuzz(runs=None, secs=None, seed=0, jobs=1, corpus=None):

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """tools/powercut.py: cut the power under whole and check what fsync promised.
 
-    python3 tools/powercut.py [--cuts N] [--seed S] [--image IMG] [--keep]
+    python3 tools/powercut.py [--cuts N] [--seed S] [--image IMG]
+                              [--arch riscv64|aarch64] [--fs ext2|ext4]
 
-One image, N boots. Each boot runs `powercut SEED /pcI` (app/powercut.c)
+One image, N boots: ext2 of 4 KiB blocks, or with --fs ext4 the writable
+ext4 of `mke2fs -t ext4 -O ^has_journal` (tools/ext2img.EXT4_DEFAULT:
+extent trees, metadata_csum, dir_index, flex_bg, 64bit) at 1 KiB blocks,
+so that a page holds four blocks and a cut can come between them. Each boot runs `powercut SEED /pcI` (app/powercut.c)
 and is killed (SIGKILL to QEMU: the disk keeps what reached it, nothing
 else) at a random moment after the workload starts; the seeds and moments
 come from --seed, so a run can be repeated. After each cut:
@@ -44,12 +48,12 @@ class Failed(Exception):
     pass
 
 
-def boot_and_cut(image, seed, directory, delay, arch="riscv64"):
+def boot_and_cut(image, seed, directory, delay, arch="riscv64", fs="ext2"):
     """Boot, start the workload, kill QEMU @delay s after it started.
     Return: (console text, whether the workload was still running)."""
     proc = subprocess.Popen(
         [str(ROOT / "tools" / "run"), "--arch", arch, "--smp", "2", "--mem", "128M",
-         "--disk", str(image), "-c", f"powercut {seed} {directory}"],
+         "--fs", fs, "--disk", str(image), "-c", f"powercut {seed} {directory}"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True)
     out = b""
@@ -149,16 +153,24 @@ def sealed_files(text, sealed=None):
     return sealed
 
 
-def run(cuts, seed, image, log=print, arch="riscv64"):
+def make_image(image, fs):
+    if fs == "ext4":
+        ext2img.make_image(image, "128M", block=1024,
+                           features=ext2img.EXT4_DEFAULT)
+    else:
+        ext2img.make_image(image, "128M")
+
+
+def run(cuts, seed, image, log=print, arch="riscv64", fs="ext2"):
     rng = random.Random(seed)
-    ext2img.make_image(image, "128M")
+    make_image(image, fs)
     sealed = {}
     ever = 0
     repaired = 0
     for i in range(cuts):
         boot_seed = rng.getrandbits(32)
         delay = rng.uniform(0.02, 1.0)
-        text = boot_and_cut(image, boot_seed, f"/pc{i}", delay, arch)
+        text = boot_and_cut(image, boot_seed, f"/pc{i}", delay, arch, fs)
         new = sum(1 for l in whole_lines(text) if SEALED.match(l))
         sealed_files(text, sealed)
         ever += new
@@ -177,13 +189,15 @@ def main(argv):
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--image", default=None, help="default: a temporary file")
     ap.add_argument("--arch", default="riscv64", choices=("riscv64", "aarch64"))
+    ap.add_argument("--fs", default="ext2", choices=("ext2", "ext4"),
+                    help="ext4: the writable ext4 image, 1 KiB blocks")
     args = ap.parse_args(argv[1:])
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-    print(f"powercut: seed {seed}, {args.cuts} cuts")
+    print(f"powercut: seed {seed}, {args.cuts} cuts, {args.fs}")
     with tempfile.TemporaryDirectory() as tmp:
         image = Path(args.image) if args.image else Path(tmp) / "powercut.img"
         try:
-            s = run(args.cuts, seed, image, arch=args.arch)
+            s = run(args.cuts, seed, image, arch=args.arch, fs=args.fs)
         except (Failed, ext2img.CheckFailed) as e:
             print(f"powercut: FAILED (seed {seed}): {e}")
             return 1

@@ -16,7 +16,8 @@ readers meet it there. Every boot's console must hold no kernel report
     invalidation; with every operation, and with a mix of stores and the
     operations that grow a file (truncate, write, zero, preallocate),
     after which the page that held EOF has blocks without disk space
-    (4, 2 and 1 KiB blocks: HELD_BLOCKS);
+    (4, 2 and 1 KiB blocks: HELD_BLOCKS; and on the writable ext4 image
+    at 1 KiB blocks, extent trees under the held pages);
   - legacy mode (invalidate_lock=off): fsx must fail within the run, and
     the test reports after how many operations.
 """
@@ -30,6 +31,7 @@ import fsxrun
 SEED = 20261204
 OPS = 400
 HELD_OPS = 300
+EXT4_HELD_OPS = 150
 # The block sizes fsx -k runs on. Before f648feb (pagecache_isize_extended)
 # it lost stores on 1 and 2 KiB blocks: a store through an entry made
 # writable when its page held EOF reached, after the file grew, a block
@@ -132,21 +134,33 @@ class FsxTest(unittest.TestCase):
                 print(f"\n    fsx fixed, ext4, {block}-byte blocks: {r['ops']} "
                       f"operations, {r['checks']} concurrent reads checked")
 
+    def held(self, ops, block, mix, *extra):
+        r = self.passes(ops, block, "--keep", *(("--mix", mix) if mix else ()),
+                        *extra)
+        self.assertIsNotNone(r["stores"], r["console"][-3000:])
+        mutator, storer, begun = r["stores"]
+        self.assertGreater(mutator, 0)  # op M ran
+        self.assertGreater(storer, ops // 2)  # beside most
+        fs = ", ext4" if "ext4" in extra else ""
+        print(f"\n    fsx fixed, held mappings{fs}, {block}-byte blocks, "
+              f"mix {mix or 'all'}: {r['ops']} operations, "
+              f"{r['checks']} concurrent reads checked, {mutator} "
+              f"mapped stores by the mutator, {storer} by the storer "
+              f"({begun} begun before the call beside them returned)")
+
     def test_held_mappings_pass(self):
         for block in HELD_BLOCKS:
             for mix in ("", GROWTH_MIX):
                 with self.subTest(block=block, mix=mix or "all"):
-                    r = self.passes(HELD_OPS, block, "--keep",
-                                    *(("--mix", mix) if mix else ()))
-                    self.assertIsNotNone(r["stores"], r["console"][-3000:])
-                    mutator, storer, begun = r["stores"]
-                    self.assertGreater(mutator, 0)  # op M ran
-                    self.assertGreater(storer, HELD_OPS // 2)  # beside most
-                    print(f"\n    fsx fixed, held mappings, {block}-byte blocks, "
-                          f"mix {mix or 'all'}: {r['ops']} operations, "
-                          f"{r['checks']} concurrent reads checked, {mutator} "
-                          f"mapped stores by the mutator, {storer} by the storer "
-                          f"({begun} begun before the call beside them returned)")
+                    self.held(HELD_OPS, block, mix)
+
+    def test_held_mappings_pass_ext4(self):
+        """Held mappings on the writable ext4 image at 1 KiB blocks: a
+        page over four blocks, page_mkwrite reserving them in an extent
+        tree (unwritten extents, splits, merges) beside every change."""
+        for mix in ("", GROWTH_MIX):
+            with self.subTest(block=1024, mix=mix or "all"):
+                self.held(EXT4_HELD_OPS, 1024, mix, "--fs", "ext4")
 
     def test_aarch64_fixed_mode_passes(self):
         """The same fsx on the aarch64 kernel (kernel/arch/aarch64)."""

@@ -5,12 +5,15 @@ regression images.
 - The target mounts and walks every seed image: each mounts, every inode of
   the seed tree is reached, no error is reported (a target that reads
   nothing would fuzz nothing).
+- The write phase on every seed (each mounts read-write): every step
+  succeeds but the one that must fail (a mkdir of a name that exists:
+  EEXIST), and the image it leaves is strictly clean to `e2fsck -fn`.
 - A short fixed run (seed 1, FIXED_RUNS executions) ends with no crash and
   does exactly that many executions.
 - Every regression image (tests/fuzz/regress/, crashes the fuzzer found)
   runs through the target cleanly now, and the kernel booted on it
   (tools/run -c, 2 harts) walks what the target reached (ls -l, cksum,
-  readlink, stat) and powers off: no panic, oops, WARNING or lock report
+  readlink, stat), makes a directory and powers off: no panic, oops, WARNING or lock report
   on its console, and if the target reported the image's damage, the
   kernel's console reports it too (an "ext2:" line).
 """
@@ -30,6 +33,7 @@ from test_fs_shell import console  # noqa: E402
 DAMAGE_REPORTED = (("ext2-error", "*"),)
 
 FIXED_RUNS = 3000
+WRITE_STEPS_MIN = 38  # the write phase's steps on a seed (40-42 with fallocate)
 SEED_INODES = 52  # the seed tree's inodes and lost+found, root excluded
 SAFE_PATH = re.compile(r"/[A-Za-z0-9_.+/-]*")
 BOOT_PATHS = 30
@@ -52,6 +56,26 @@ class SeedsAreWalked(unittest.TestCase):
                 self.assertEqual(fuzzrun.summary(err), (0, SEED_INODES, 0), err[-2000:])
                 self.assertIn("ext2_fuzz: path f 1500 /d1/d2/d3/deep", err)
                 self.assertIn("ext2_fuzz: path l 80 /slow", err)
+
+
+class SeedsAreWritten(unittest.TestCase):
+    def test_write_phase_leaves_each_seed_clean(self):
+        for img in sorted(fuzzrun.SEEDS.glob("*.img")):
+            with self.subTest(seed=img.name), tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "written.img"
+                rc, err = fuzzrun.replay(img, out=out)
+                self.assertEqual(rc, 0, err[-2000:])
+                s = fuzzrun.write_summary(err)
+                self.assertIsNotNone(s, err[-2000:])
+                mount, mode, done, failed = s
+                self.assertEqual((mount, mode, failed), (0, "read-write", 1),
+                                 err[-3000:])
+                self.assertGreaterEqual(done, WRITE_STEPS_MIN, err[-3000:])
+                self.assertIn("ext2_fuzz: write mkdir: -17", err)
+                try:
+                    fuzzrun.ext2img.check_image(out)
+                except fuzzrun.ext2img.CheckFailed as e:
+                    self.fail(f"{img.name} after the write phase: {e}")
 
 
 class ShortRun(unittest.TestCase):
@@ -77,7 +101,9 @@ def kernel_commands(host_stderr):
             cmds.append(f"readlink {path}")
         else:
             cmds.append(f"stat {path}")
-    return cmds + ["echo @@done"]
+    # a name made: the write side meets the damage too (a bitmap that
+    # frees an inode in use must be refused, reported, never a WARNING)
+    return cmds + ["mkdir /fuzz_written", "echo @@done"]
 
 
 class RegressionImages(unittest.TestCase):

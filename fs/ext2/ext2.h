@@ -382,6 +382,12 @@ void ext2_bitmap_dirty(struct ext2_sb_info *sbi,
 		       struct ext2_buf *b);
 /* Inode @bit of group @g is handed out: bg_itable_unused shrinks past it. */
 void ext2_itable_used(struct ext2_sb_info *sbi, uint32_t g, uint32_t bit);
+/* Has group @g's inode table been initialized at @bit (below
+ * bg_itable_unused, or no uninit tables at all)? */
+bool ext2_itable_initialized(struct ext2_sb_info *sbi,
+			     uint32_t g,
+			     uint32_t bit);
+int ext2_inode_slot_free(struct ext2_sb_info *sbi, unsigned long ino);
 /* ialloc.c */
 int ext2_new_inode_nr(struct inode *dir, mode_t mode, unsigned long *ino);
 void ext2_free_inode_nr(struct super_block *sb, unsigned long ino, bool dir);

@@ -126,17 +126,29 @@ void ext2_bitmap_dirty(struct ext2_sb_info *sbi,
 	ext2_sb_mark_dirty(sbi);
 }
 
-void ext2_itable_used(struct ext2_sb_info *sbi, uint32_t g, uint32_t bit)
+static uint32_t itable_unused(struct ext2_sb_info *sbi, uint32_t g)
 {
 	struct ext4_group_desc *gd = (void *)ext2_gd(sbi, g);
 	uint32_t unused = gd->bg_itable_unused;
 
-	lockdep_assert_held(&sbi->s_alloc_lock);
-	if (!sbi->s_csum)
-		return;
 	if (sbi->s_desc_size >= EXT2_MIN_DESC_SIZE_64BIT)
 		unused |= (uint32_t)gd->bg_itable_unused_hi << 16;
-	if (bit < sbi->s_inodes_per_group - unused)
+	return unused;
+}
+
+bool ext2_itable_initialized(struct ext2_sb_info *sbi, uint32_t g, uint32_t bit)
+{
+	return !sbi->s_csum ||
+	       (uint64_t)bit + itable_unused(sbi, g) < sbi->s_inodes_per_group;
+}
+
+void ext2_itable_used(struct ext2_sb_info *sbi, uint32_t g, uint32_t bit)
+{
+	struct ext4_group_desc *gd = (void *)ext2_gd(sbi, g);
+	uint32_t unused;
+
+	lockdep_assert_held(&sbi->s_alloc_lock);
+	if (ext2_itable_initialized(sbi, g, bit))
 		return;
 	unused = sbi->s_inodes_per_group - bit - 1;
 	gd->bg_itable_unused = (uint16_t)unused;

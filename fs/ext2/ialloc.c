@@ -56,6 +56,15 @@ static int alloc_in_group(struct ext2_sb_info *sbi,
 		ext2_brelse(sbi, b);
 		return -ENOSPC;
 	}
+	if (ext2_itable_initialized(sbi, g, bit)) {
+		int err =
+		    ext2_inode_slot_free(sbi, (unsigned long)g * ipg + bit + 1);
+
+		if (err) {
+			ext2_brelse(sbi, b);
+			return err;
+		}
+	}
 	map[bit >> 3] |= 1u << (bit & 7);
 	ext2_bitmap_dirty(sbi, g, EXT2_GD_INODE_BITMAP, b);
 	ext2_brelse(sbi, b);

@@ -44,6 +44,38 @@ inode_slot(struct ext2_sb_info *sbi, unsigned long ino, struct ext2_inode **raw)
 	return b;
 }
 
+/**
+ * ext2_inode_slot_free - may the allocator hand out @ino, whose bit it
+ * found clear?
+ * A slot whose links count and mode are both set holds a live inode
+ * (read_inode accepts no other, and a deletion clears the count), maybe
+ * cached and in use: its bit is wrong, and handing the number out would
+ * give two files one inode. Only for a slot the table has initialized
+ * (ext2_itable_initialized): past bg_itable_unused it may hold anything.
+ * Context: caller holds s_alloc_lock.
+ * Return: 0, -EUCLEAN (reported: the bitmap is corrupt) or a read error.
+ */
+int ext2_inode_slot_free(struct ext2_sb_info *sbi, unsigned long ino)
+{
+	struct ext2_inode *raw;
+	struct ext2_buf *b = inode_slot(sbi, ino, &raw);
+	int err = 0;
+
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	if (raw->i_links_count && raw->i_mode) {
+		pr_err("ext2: inode %lu is free in its bitmap but in use in "
+		       "its table (links %u, mode %#o): bitmap corrupt, not "
+		       "allocated\n",
+		       ino,
+		       raw->i_links_count,
+		       raw->i_mode);
+		err = -EUCLEAN;
+	}
+	ext2_brelse(sbi, b);
+	return err;
+}
+
 static struct inode *ext2_alloc_inode(struct super_block *sb)
 {
 	struct ext2_inode_info *ei = kzalloc(sizeof(*ei), GFP_KERNEL);

@@ -63,13 +63,14 @@ static int ext2_iterate(struct file *f, struct dir_context *ctx)
 	while (ctx->pos < READ_ONCE(dir->i_size)) {
 		uint64_t lblk = ctx->pos >> bits;
 		struct ext2_buf *b;
+		uint64_t hole = 1;
 		uint32_t pblk;
-		int ret = ext2_get_block(dir, lblk, false, &pblk, NULL);
+		int ret = ext2_get_block(dir, lblk, false, &pblk, &hole);
 
 		if (ret)
 			return ret;
-		if (!pblk) {
-			ctx->pos = (loff_t)(lblk + 1) << bits;
+		if (!pblk) { /* the whole run of holes (dir.c's walk_dir) */
+			ctx->pos = (loff_t)(lblk + hole) << bits;
 			continue;
 		}
 		b = ext2_dir_bread(dir, lblk, pblk);

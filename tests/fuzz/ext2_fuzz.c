@@ -13,7 +13,8 @@
  * never do is crash, trip a sanitizer, leak, warn, panic or deadlock
  * (tests/fuzz/host.c turns the last three into aborts), or return more
  * bytes than asked. Work per image is bounded (WALK_* below), so one
- * input never runs long.
+ * input never runs long. An image the kernel mounts read-write then goes
+ * through the write phase (ext2_fuzz_write.c) on a copy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <fs/vfs.h>
 #include <kernel/err.h>
 #include <kernel/init.h>
+#include "ext2_fuzz.h"
 #include "host.h"
 
 #define WALK_DEPTH	8	  /* directories deep */
@@ -34,6 +36,7 @@
 #define WALK_SEEK_STEPS 32
 #define WALK_LINK_MAX	4096
 #define WALK_PATH_MAX	4096
+#define FUZZ_DT_REG	8 /* Linux's DT_REG, as iterate gives it */
 
 bool host_verbose;
 static struct fs_type *ext2, *ext4;
@@ -52,12 +55,14 @@ struct walk {
 	unsigned int visited;
 	unsigned long seen[WALK_INODES]; /* directories entered */
 	unsigned int nr_seen;
+	struct fuzz_walk_result res;
 };
 
 struct entry {
 	char name[NAME_MAX_LEN + 1];
 	size_t len;
 	unsigned long ino;
+	unsigned int type;
 };
 
 struct batch {
@@ -75,7 +80,7 @@ static bool take_entry(struct dir_context *ctx,
 {
 	struct batch *b = container_of(ctx, struct batch, ctx);
 
-	(void)pos, (void)type;
+	(void)pos;
 	if (len == 0 || len > NAME_MAX_LEN)
 		fail("readdir returned a name of a bad length", ino);
 	if (b->n == WALK_BATCH)
@@ -83,11 +88,12 @@ static bool take_entry(struct dir_context *ctx,
 	memcpy(b->e[b->n].name, name, len);
 	b->e[b->n].name[len] = 0;
 	b->e[b->n].len = len;
+	b->e[b->n].type = type;
 	b->e[b->n++].ino = ino;
 	return true;
 }
 
-static void open_file(struct file *f, struct inode *inode)
+void fuzz_open_file(struct file *f, struct inode *inode)
 {
 	*f = (struct file){ .f_inode = inode,
 			    .f_mapping = inode->i_mapping,
@@ -119,7 +125,7 @@ static void walk_file(struct inode *inode)
 			     (12 + apb) * bs,
 			     (12 + apb + apb * apb) * bs };
 
-	open_file(&f, inode);
+	fuzz_open_file(&f, inode);
 	if (!f.f_op || !f.f_op->read)
 		return;
 	while (pos < size && pos < WALK_READ_BYTES) {
@@ -222,9 +228,11 @@ static void walk_dir(struct walk *w, struct inode *dir, char *path, int depth)
 	size_t plen = strlen(path);
 	struct file f;
 	struct batch b = { .ctx = { .actor = take_entry } };
+	unsigned int entries = 0;
+	char file[NAME_MAX_LEN + 1] = "";
 	unsigned long ino;
 
-	open_file(&f, dir);
+	fuzz_open_file(&f, dir);
 	if (!f.f_op || !f.f_op->iterate || !dir->i_op || !dir->i_op->lookup)
 		return;
 	for (;;) {
@@ -246,6 +254,9 @@ static void walk_dir(struct walk *w, struct inode *dir, char *path, int depth)
 			up_read(&dir->i_rwsem);
 			if (err)
 				continue;
+			entries++;
+			if (!file[0] && e->type == FUZZ_DT_REG)
+				memcpy(file, e->name, e->len + 1);
 			if (plen + 1 + e->len < WALK_PATH_MAX)
 				snprintf(path + plen,
 					 WALK_PATH_MAX - plen,
@@ -258,15 +269,22 @@ static void walk_dir(struct walk *w, struct inode *dir, char *path, int depth)
 		if (err || b.n < WALK_BATCH || w->visited >= WALK_INODES)
 			break;
 	}
+	if (entries > w->res.big_entries) {
+		w->res.big_entries = entries;
+		w->res.big_dir = dir->i_ino;
+		memcpy(w->res.big_name, file, sizeof(file));
+	}
 	down_read(&dir->i_rwsem);
 	dir->i_op->lookup(dir, "..", 2, &ino);
 	dir->i_op->lookup(dir, "no-such-name", 12, &ino);
 	up_read(&dir->i_rwsem);
 }
 
-static void walk_mounted(struct super_block *sb)
+static void walk_mounted(struct super_block *sb, struct fuzz_walk_result *res)
 {
-	struct walk w = { .sb = sb };
+	static struct walk w;
+
+	w = (struct walk){ .sb = sb };
 	struct statfs st;
 	char path[WALK_PATH_MAX] = "/";
 
@@ -276,6 +294,7 @@ static void walk_mounted(struct super_block *sb)
 	walk_dir(&w, sb->s_root, path, 0);
 	if (host_locks_held())
 		fail("the walk ended holding a lock", 0);
+	*res = w.res;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -317,8 +336,18 @@ static struct fs_type *mount_type(const uint8_t *data, size_t size)
 	return ext2;
 }
 
+void fuzz_sb_init(struct super_block *sb)
+{
+	spin_lock_init(&sb->s_inode_lock, "s_inode_lock");
+	list_init(&sb->s_inodes);
+	list_init(&sb->s_dirty);
+	list_init(&sb->s_list);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct fuzz_walk_result res = { 0 };
+	struct fs_type *type = mount_type(data, size);
 	struct host_disk disk = { .image = malloc(size ? size : 1) };
 	struct block_device dev = { .name = "fuzz",
 				    .nr_sectors = size / SECTOR_SIZE,
@@ -328,15 +357,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int err;
 
 	memcpy(disk.image, data, size);
-	spin_lock_init(&sb.s_inode_lock, "s_inode_lock");
-	list_init(&sb.s_inodes);
-	list_init(&sb.s_dirty);
-	list_init(&sb.s_list);
-	err = mount_type(data, size)->fill_super(&sb, &dev, true);
+	fuzz_sb_init(&sb);
+	err = type->fill_super(&sb, &dev, true);
 	if (host_locks_held())
 		fail("fill_super returned holding a lock", 0);
 	if (!err) {
-		walk_mounted(&sb);
+		walk_mounted(&sb, &res);
 		iput(sb.s_root);
 		host_evict_all(&sb);
 		sb.s_op->put_super(&sb);
@@ -356,5 +382,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			host_stats.errors);
 	host_stats = (struct host_stats){ 0 };
 	free(disk.image);
+	if (!err)
+		fuzz_write(data, size, type, &res);
+	host_stats = (struct host_stats){ 0 };
 	return 0;
 }

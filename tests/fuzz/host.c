@@ -12,8 +12,9 @@
  *   - panic and WARN abort: disk contents must never reach either;
  *   - the device is the image in memory (host_image); a request past its
  *     end fails with -EIO like a real disk's;
- *   - the mount is read-only, so every write path (and every page-cache
- *     change only writes make) aborts if it is reached;
+ *   - on a read-only mount every write path (and every page-cache
+ *     change only writes make) aborts if it is reached; the write phase's
+ *     read-write mount gets them from host_write.c;
  *   - a page read leaves the page unlocked, uptodate or in error, by the
  *     time read_page/readahead return (no I/O is ever pending here): one
  *     still locked is a page the kernel would wait on forever.
@@ -291,8 +292,12 @@ static int blk_copy(struct block_device *dev,
 		host_stats.io_errors++;
 		return -EIO;
 	}
-	if (write)
+	if (write && dev->read_only)
 		die("a write reached the disk of a read-only mount");
+	if (write) {
+		memcpy(at, buf, bytes);
+		return 0;
+	}
 	memcpy(buf, at, bytes);
 	host_stats.bytes_read += bytes;
 	return 0;
@@ -363,8 +368,12 @@ void blk_submit(struct bio *bio)
 	uint64_t sector = bio->sector;
 
 	bio->status = 0;
+	if (bio->op == BLK_OP_FLUSH && !bio->bdev->read_only) {
+		bio->end_io(bio);
+		return;
+	}
 	if (bio->op != BLK_OP_READ && bio->op != BLK_OP_WRITE)
-		die("bio op %d on a read-only mount", bio->op);
+		die("bio op %d", bio->op);
 	if (!blk_in_range(bio->bdev, sector, bio->size))
 		bio->status = -EIO;
 	for (unsigned int i = 0; !bio->status && i < bio->vcnt; i++) {
@@ -443,19 +452,12 @@ void mapping_init(struct address_space *m,
 	list_init(&m->i_mmap);
 }
 
-struct inode *iget(struct super_block *sb, unsigned long ino)
+struct inode *host_inode_alloc(struct super_block *sb, unsigned long ino)
 {
-	struct inode *inode;
-	int err;
+	struct inode *inode = sb->s_op->alloc_inode(sb);
 
-	list_for_each_entry (inode, &sb->s_inodes, i_sb_list)
-		if (inode->i_ino == ino) {
-			inode->i_count++;
-			return inode;
-		}
-	inode = sb->s_op->alloc_inode(sb);
 	if (!inode)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	inode->i_ino = ino;
 	inode->i_sb = sb;
 	inode->i_nlink = 0;
@@ -468,6 +470,22 @@ struct inode *iget(struct super_block *sb, unsigned long ino)
 	list_init(&inode->i_hash);
 	list_init(&inode->i_dirty_list);
 	list_init(&inode->i_lru);
+	return inode;
+}
+
+struct inode *iget(struct super_block *sb, unsigned long ino)
+{
+	struct inode *inode;
+	int err;
+
+	list_for_each_entry (inode, &sb->s_inodes, i_sb_list)
+		if (inode->i_ino == ino) {
+			inode->i_count++;
+			return inode;
+		}
+	inode = host_inode_alloc(sb, ino);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
 	err = sb->s_op->read_inode(inode);
 	if (err) {
 		sb->s_op->destroy_inode(inode);
@@ -478,10 +496,15 @@ struct inode *iget(struct super_block *sb, unsigned long ino)
 	return inode;
 }
 
+/* The last reference to an unlinked inode of a read-write mount evicts
+ * it (host_write.c), as fs/inode.c's iput does. */
 void iput(struct inode *inode)
 {
 	if (inode && --inode->i_count < 0)
 		die("inode %lu put once too often", inode->i_ino);
+	if (inode && !inode->i_count && !inode->i_nlink &&
+	    !inode->i_sb->s_rdonly)
+		host_evict(inode);
 }
 
 void host_evict_all(struct super_block *sb)
@@ -497,24 +520,6 @@ void host_evict_all(struct super_block *sb)
 		list_del(&inode->i_sb_list);
 		sb->s_op->destroy_inode(inode);
 	}
-}
-
-void mark_inode_dirty(struct inode *inode)
-{
-	die("inode %lu dirtied on a read-only mount", inode->i_ino);
-}
-
-void inode_set_size(struct inode *inode, loff_t size)
-{
-	die("inode %lu resized to %lld on a read-only mount",
-	    inode->i_ino,
-	    (long long)size);
-}
-
-struct inode *new_inode(struct super_block *sb, unsigned long ino)
-{
-	(void)sb;
-	die("inode %lu created on a read-only mount", ino);
 }
 
 static struct fs_type *fs_types;
@@ -609,119 +614,4 @@ ssize_t filemap_read_flags(
 ssize_t filemap_read(struct file *f, void *buf, size_t len, loff_t *pos)
 {
 	return filemap_read_flags(f, buf, len, pos, 0);
-}
-
-/* ---- what only a read-write mount reaches ---- */
-
-#define READ_ONLY(what) die("%s on a read-only mount", what)
-
-ssize_t filemap_write(struct file *f, const void *buf, size_t len, loff_t *pos)
-{
-	(void)f, (void)buf, (void)len, (void)pos;
-	READ_ONLY(__func__);
-}
-
-struct page *filemap_grab_page(struct address_space *m, unsigned long index)
-{
-	(void)m, (void)index;
-	READ_ONLY(__func__);
-}
-
-struct page *filemap_grab_page_from(struct address_space *m,
-				    unsigned long index,
-				    struct page *hint)
-{
-	(void)m, (void)index, (void)hint;
-	READ_ONLY(__func__);
-}
-
-int filemap_truncate_tail(struct address_space *m, loff_t size, loff_t end)
-{
-	(void)m, (void)size, (void)end;
-	READ_ONLY(__func__);
-}
-
-int filemap_zero_range(struct address_space *m, loff_t start, loff_t end)
-{
-	(void)m, (void)start, (void)end;
-	READ_ONLY(__func__);
-}
-
-int filemap_write_and_wait_range(struct address_space *m,
-				 loff_t start,
-				 loff_t end)
-{
-	(void)m, (void)start, (void)end;
-	READ_ONLY(__func__);
-}
-
-void filemap_invalidate_lock(struct address_space *m)
-{
-	(void)m;
-	READ_ONLY(__func__);
-}
-
-void filemap_invalidate_unlock(struct address_space *m)
-{
-	(void)m;
-	READ_ONLY(__func__);
-}
-
-void truncate_inode_pages_range(struct address_space *m,
-				loff_t start,
-				loff_t end)
-{
-	(void)m, (void)start, (void)end;
-	READ_ONLY(__func__);
-}
-
-void truncate_inode_pages_hold_edges(struct address_space *m,
-				     loff_t start,
-				     loff_t end,
-				     struct page *held[2])
-{
-	(void)m, (void)start, (void)end, (void)held;
-	READ_ONLY(__func__);
-}
-
-void truncate_release_edges(struct page *held[2])
-{
-	(void)held;
-	READ_ONLY(__func__);
-}
-
-void filemap_wait_fills(struct address_space *m, loff_t start, loff_t end)
-{
-	(void)m, (void)start, (void)end;
-	READ_ONLY(__func__);
-}
-
-void truncate_pagecache(struct inode *inode, loff_t newsize)
-{
-	(void)inode, (void)newsize;
-	READ_ONLY(__func__);
-}
-
-void pagecache_isize_extended(struct inode *inode, loff_t from, loff_t to)
-{
-	(void)inode, (void)from, (void)to;
-	READ_ONLY(__func__);
-}
-
-bool set_page_dirty(struct page *page)
-{
-	(void)page;
-	READ_ONLY(__func__);
-}
-
-void end_page_writeback(struct page *page)
-{
-	(void)page;
-	READ_ONLY(__func__);
-}
-
-void mapping_set_error(struct address_space *m, int err)
-{
-	(void)m, (void)err;
-	READ_ONLY(__func__);
 }

@@ -35,3 +35,10 @@ unsigned int host_locks_held(void);
 /* Unmount's end: free every cached inode; each must be unreferenced. */
 void host_evict_all(struct super_block *sb);
 struct fs_type *host_fs_type(const char *name);
+/* A fresh in-memory inode @ino of @sb, one reference, not on any list. */
+struct inode *host_inode_alloc(struct super_block *sb, unsigned long ino);
+/* host_write.c: the last iput of an unlinked inode (read-write mounts). */
+void host_evict(struct inode *inode);
+/* Write back every dirty page and inode of a read-write mount (the cache
+ * holds pages only until then). */
+void host_flush(struct super_block *sb);
