@@ -4,6 +4,8 @@ its table "ext4 beside ext2", and a short run of the benchmark fs_cost
 figure is asserted (benchmarks are not timed tests)."""
 
 import argparse
+import json
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -49,6 +51,28 @@ class FsCostGuestTest(unittest.TestCase):
                                    delta=0.02 * mb + io / 1e6 + 0.1)
         self.assertNotIn("bench.dat", res.stdout.split('"punch_4k"')[-1])
         self.assertNotIn("punching", res.stdout)
+
+
+class FsCostLinuxTest(unittest.TestCase):
+    def test_linuxbench_prints_whole_s_rows(self):
+        """tools/linuxbench.c's fs_cost, built for the host (its rdtime
+        left out) and run on a host directory: whole's rows, in whole's
+        order, and nothing left behind."""
+        with tempfile.TemporaryDirectory() as tmp:
+            exe, d = Path(tmp) / "linuxbench", Path(tmp) / "dir"
+            d.mkdir()
+            subprocess.run(["gcc", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror",
+                            "-I", str(bench.ROOT), str(bench.ROOT / "tools" / "linuxbench.c"),
+                            "-o", str(exe)], check=True)
+            out = subprocess.run([str(exe), "linux-host", "1", str(d), "/dev/null",
+                                  "/dev/null"], env={"LINUXBENCH_ONLY": "fs_cost"},
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            self.assertEqual(list(d.iterdir()), [])
+        figs = [json.loads(ln) for ln in out.stdout.splitlines() if ln.startswith("{")]
+        figs = [f for f in figs if f["bench"] == "fs_cost"]
+        self.assertEqual([(f["mode"], f["metric"]) for f in figs], ROWS)
+        self.assertTrue(all(f["kernel"] == "linux-host" and f["min"] > 0 for f in figs))
 
 
 def fig(bench_, mode, metric, median, lo, hi, kernel=None, unit="u"):
