@@ -25,6 +25,15 @@ Linux configuration's) go in one shuffled order, from a seed that is
 printed and kept (--seed repeats the order), so a host that slows down
 weighs on every kernel alike.
 
+--fs ext2,ext4 (default ext2) names the filesystems whole's boots run on:
+ext2 is the image above; ext4 is `mke2fs -t ext4 -O ^has_journal`
+(tools/ext2img.py EXT4_DEFAULT, 512M) mounted with rootfstype=ext4. Each
+round gets a boot of each, in the same shuffled order; whole's ext4
+figures carry "kernel": "whole-ext4" (ext2's none, as before), and `mixed`
+stays on ext2. With ext4 a table "ext4 beside ext2" follows: whole's two
+and, with --linux, Linux's two, each pair's ratio (benchmark fs_cost,
+app/bench_fscost.c: write+fsync, cold read and punch at 1 MiB and 4 KiB).
+
 Across boots, a figure's median is the median of the boots' medians, its
 min and max the extremes of every sample. Written to build/bench.json,
 one object per figure; Linux's carry "kernel": the configuration (every
@@ -96,11 +105,15 @@ def mq_queues(smp):
     return max(1, min(int(smp), 8))
 
 
-def boot_once(args, tmp, only=None, bootargs="", smp=None, mem=None, image="512M"):
+def boot_once(args, tmp, only=None, bootargs="", smp=None, mem=None, image="512M",
+              fs="ext2"):
     """One boot: its JSON figures, and the host's time to the shell;
-    @smp and @mem replace args' for this boot, @image is vda's size."""
+    @smp and @mem replace args' for this boot, @image is vda's size, @fs
+    its filesystem (FS_IMAGES)."""
     vda, vdb = Path(tmp) / "vda.img", Path(tmp) / "vdb.img"
-    ext2img.make_image(vda, image)
+    features, fs_args = FS_IMAGES[fs]
+    ext2img.make_image(vda, image, features=features)
+    bootargs = " ".join(a for a in (fs_args, bootargs) if a)
     with open(vdb, "wb") as f:
         f.truncate(128 << 20)
     only = args.only if only is None else only
@@ -553,6 +566,106 @@ def beside_table(rows, kernels):
     return lines
 
 
+# --fs: the filesystems whole's boots run on; each: (ext2img features,
+# boot arguments). Whole's boots on a filesystem other than ext2 are kinds
+# "whole-FS" in the order, and their figures carry "kernel": "whole-FS".
+FS_IMAGES = {"ext2": (ext2img.DEFAULT_FEATURES, ""),
+             "ext4": (ext2img.EXT4_DEFAULT, "rootfstype=ext4")}
+
+
+def fs_list(text):
+    """--fs's value: "ext2,ext4" -> ["ext2", "ext4"], each once, known."""
+    names = [w for w in text.split(",") if w]
+    bad = [w for w in names if w not in FS_IMAGES]
+    if bad or not names or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a comma-separated list of {', '.join(FS_IMAGES)}, each once")
+    return names
+
+
+def fs_kinds(fs):
+    """The order's kinds of whole's boots on filesystems other than ext2."""
+    return [f"whole-{name}" for name in fs if name != "ext2"]
+
+
+def whole_fs_boot(args, kind, only):
+    """One of whole's boots of kind "whole-FS": the benchmarks @only (all
+    if empty) on an FS image, their figures tagged "kernel": kind (the
+    boot's `mixed` left out: it runs on ext2, in boots of its own)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        figures, _ = boot_once(args, tmp, only, fs=kind.split("-", 1)[1])
+    return [dict(f, kernel=kind) for f in figures if f["bench"] != "mixed"]
+
+
+def beside_fs(results, pairs=(("whole", None, "whole-ext4"),
+                              ("linux", "linux-ext2", "linux-ext4"))):
+    """A row for each figure that whole or Linux has on both ext2 and
+    ext4, in the order the figures first come: {bench, mode, metric,
+    unit, and for each pair (name, ext2's kernel value, ext4's) that has
+    the figure: name: (ext2's figure, ext4's figure, ratios)}; ratios:
+    how many times better ext4 is than ext2 (times_better: > 1 ext4
+    ahead), the medians', then ext4's worst sample against ext2's best
+    and its best against ext2's worst."""
+    keys, by = [], {}
+    for r in results:
+        if "median" not in r or not r["median"] or r["bench"] in ("run", "goal"):
+            continue
+        key = (r["bench"], r["mode"], r["metric"])
+        if key not in keys:
+            keys.append(key)
+        by[key + (r.get("kernel"),)] = r
+    rows = []
+    for key in keys:
+        bench, mode, metric = key
+        row = {"bench": bench, "mode": mode, "metric": metric}
+        for name, k2, k4 in pairs:
+            e2, e4 = by.get(key + (k2,)), by.get(key + (k4,))
+            if not e2 or not e4:
+                continue
+            lo = metric in LOWER_IS_BETTER
+            row["unit"] = e2["unit"]
+            row[name] = (e2, e4, (
+                times_better(metric, e4["median"], e2["median"]),
+                times_better(metric, e4["max"] if lo else e4["min"],
+                             e2["min"] if lo else e2["max"]),
+                times_better(metric, e4["min"] if lo else e4["max"],
+                             e2["max"] if lo else e2["min"])))
+        if any(name in row for name, *_ in pairs):
+            rows.append(row)
+    return rows
+
+
+def beside_fs_table(rows, names=("whole", "linux")):
+    """The rows of beside_fs as a Markdown table: for each of @names,
+    ext2's and ext4's median (min-max) and ext4 against ext2."""
+    head = ["bench", "mode", "metric", "unit"]
+    for name in names:
+        head += [f"{name} ext2", f"{name} ext4",
+                 f"{name} ext4 vs ext2: medians (extremes)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = [row["bench"], row["mode"] or "", row["metric"], row["unit"]]
+        for name in names:
+            if name not in row:
+                cells += ["-", "-", "-"]
+                continue
+            e2, e4, (med, lo, hi) = row[name]
+            cells += [spread(e2), spread(e4), f"{med:.2f}x ({lo:.2f}-{hi:.2f})"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def print_beside_fs(results, args, seed):
+    """tools/bench's table "ext4 beside ext2", if a run has one."""
+    rows = beside_fs(results) if "ext4" in args.fs else []
+    if not rows:
+        return
+    names = [n for n in ("whole", "linux") if any(n in r for r in rows)]
+    print(f"\next4 beside ext2 ({args.boots} boots each, shuffled with seed {seed}, "
+          f"-smp {args.smp}, -r {args.reps}; ext4 vs ext2 > 1: ext4 better):")
+    print("\n".join(beside_fs_table(rows, names)))
+
+
 def git_commit():
     run = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True)
@@ -619,6 +732,8 @@ def main(argv):
                     help="also boot Debian's Linux in each configuration, same workloads")
     ap.add_argument("--engine", choices=("uring", "aio"), default=None,
                     help="Linux's raw I/O: io_uring (default) or Linux AIO")
+    ap.add_argument("--fs", type=fs_list, default=["ext2"],
+                    help="whole's filesystems, comma-separated: ext2 (default), ext4")
     ap.add_argument("--scaling", action="store_true",
                     help="issue #32's scaling rows instead: boots at 1, 2, 4 and 8 "
                     "harts, and file sizes 16 MiB to 1 GiB with 2 GiB of memory")
@@ -630,8 +745,11 @@ def main(argv):
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     mixed = not args.only or "mixed" in args.only
     rest = [name for name in args.only if name != "mixed"]
-    order = schedule(args.boots, seed, whole=not args.only or bool(rest), mixed=mixed,
-                     linux=linuxguest.KERNELS if args.linux else ())
+    ext2 = "ext2" in args.fs
+    order = schedule(args.boots, seed, whole=(not args.only or bool(rest)) and ext2,
+                     mixed=mixed and ext2,
+                     linux=(fs_kinds(args.fs) if not args.only or rest else [])
+                     + list(linuxguest.KERNELS if args.linux else ()))
     print(f"bench: {len(order)} boots in the order of seed {seed} "
           f"(--seed {seed} repeats it): {' '.join(order)}", file=sys.stderr)
     load_before, t_start, commit = os.getloadavg(), time.time(), git_commit()
@@ -648,8 +766,11 @@ def main(argv):
         elif kind == "mixed":
             with tempfile.TemporaryDirectory() as tmp:
                 figures = boot_once(args, tmp, ["mixed"])[0]
+        elif kind.startswith("whole-"):
+            figures = whole_fs_boot(args, kind, rest)
         else:
-            figures = linuxguest.run(args.smp, args.mem, args.reps, kind, args.engine)
+            figures = linuxguest.run(args.smp, args.mem, args.reps, kind, args.engine,
+                                     tuple(rest))
         boots.append(figures)
         print(f"bench: boot {i + 1} of {len(order)} ({kind}): {len(figures)} figures",
               file=sys.stderr)
@@ -664,7 +785,7 @@ def main(argv):
     checks = goals(results)
     results.append({"bench": "run", "mode": None, "params": {
         "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
-        "smp": args.smp, "mem": args.mem, "commit": commit,
+        "smp": args.smp, "mem": args.mem, "commit": commit, "fs": args.fs,
         "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
         "end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "loadavg_before": [round(x, 2) for x in load_before],
@@ -683,6 +804,7 @@ def main(argv):
         print(f"\nwhole beside Linux ({args.boots} boots each, shuffled with seed "
               f"{seed}, -smp {args.smp}, -r {args.reps}):")
         print("\n".join(beside_table(rows, kernels)))
+    print_beside_fs(results, args, seed)
     if checks:
         print(f"\ngoals (issue #32; {sum(m for *_, m in checks)} of {len(checks)} met):")
         for what, value, goal, met in checks:

@@ -24,11 +24,12 @@
  * LINUXBENCH_ONLY in the environment (names, space- or comma-separated)
  * only those run; file_size_cost (16 MiB to 1 GiB written, fsynced and
  * read cold, as app/bench_size.c) runs only when named: tools/bench
- * --scaling gives it boots of its own. Each figure is timed with
- * CLOCK_MONOTONIC, repeated REPS times, and printed as tools/bench.py's JSON
- * with "kernel": KERNEL. The first line is "@@ ready" with the boot figure:
- * rdtime when the program started, the time since the machine started
- * on the clock whole's boot figure reads.
+ * --scaling gives it boots of its own. fs_cost (write+fsync, cold read and
+ * punch at 1 MiB and 4 KiB, as app/bench_fscost.c) runs with the rest.
+ * Each figure is timed with CLOCK_MONOTONIC, repeated REPS times, and
+ * printed as tools/bench.py's JSON with "kernel": KERNEL. The first line is "@@
+ * ready" with the boot figure: rdtime when the program started, the time since
+ * the machine started on the clock whole's boot figure reads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -811,6 +812,88 @@ static void bench_size(void)
 	}
 }
 
+/* ---- fs_cost: as whole's (app/bench_fscost.c) ---- */
+
+/*
+ * A round at @io: DIR/bench.dat (64 MiB) written in @io writes and
+ * fsynced (timed from after the open, as whole's), its pages dropped and
+ * read cold in @io reads with readahead, then, all cached, punched from
+ * its start in holes of @io (FALLOC_FL_PUNCH_HOLE | KEEP_SIZE) and
+ * fsynced. The times into @ns: write+fsync, cold read, punch.
+ */
+static void fscost_round(uint32_t io, uint64_t ns[3])
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	uint64_t t0 = now_ns();
+
+	if (fd < 0)
+		die(path);
+	for (uint32_t off = 0; off < FILE_SIZE; off += io) {
+		memset(buf, (int)(off >> 20) + 1, io);
+		if (write(fd, buf, io) != (ssize_t)io)
+			die("write");
+	}
+	if (fsync(fd))
+		die("fsync");
+	close(fd);
+	ns[0] = now_ns() - t0;
+	drop_file_pages();
+	ns[1] = read_file(io, 0);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		die(path);
+	t0 = now_ns();
+	for (uint32_t off = 0; off < FILE_SIZE; off += io)
+		if (fallocate(fd,
+			      FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      off,
+			      io))
+			die("fallocate punch");
+	if (fsync(fd))
+		die("fsync");
+	ns[2] = now_ns() - t0;
+	close(fd);
+	unlink(path);
+}
+
+/* The sizes round by round (1m, 4k, then 4k, 1m), as whole's. */
+static void bench_fscost(void)
+{
+	static const uint32_t sizes[] = { BIG_IO, SMALL_IO };
+	static const char *const names[] = { "1m", "4k" };
+	double s[2][4][MAX_REPS];
+	char p[96], mode[24];
+
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < 2; i++) {
+			int k = r % 2 ? 1 - i : i;
+			uint64_t ns[3];
+
+			fscost_round(sizes[k], ns);
+			s[k][0][r] = mb_per_s(FILE_SIZE, ns[0]);
+			s[k][1][r] = mb_per_s(FILE_SIZE, ns[1]);
+			s[k][2][r] = (double)(FILE_SIZE / sizes[k]) * 1e9 /
+				     (double)(ns[2] ? ns[2] : 1);
+			s[k][3][r] = mb_per_s(FILE_SIZE, ns[2]);
+		}
+	for (int k = 0; k < 2; k++) {
+		params_io(p, sizeof(p), sizes[k]);
+		snprintf(mode, sizeof(mode), "write_fsync_%s", names[k]);
+		print("fs_cost", mode, p, "mb_per_s", "MB/s", s[k][0], reps);
+		snprintf(mode, sizeof(mode), "cold_read_%s", names[k]);
+		print("fs_cost", mode, p, "mb_per_s", "MB/s", s[k][1], reps);
+		snprintf(mode, sizeof(mode), "punch_%s", names[k]);
+		print("fs_cost",
+		      mode,
+		      p,
+		      "holes_per_s",
+		      "holes/s",
+		      s[k][2],
+		      reps);
+		print("fs_cost", mode, p, "mb_per_s", "MB/s", s[k][3], reps);
+	}
+}
+
 /* rdtime's frequency, from the device tree (QEMU virt: 10 MHz). */
 static uint64_t timebase_hz(void)
 {
@@ -861,6 +944,7 @@ static const struct {
 	{ "create_unlink", bench_create_unlink },
 	{ "scaling_cached_read", bench_scaling },
 	{ "file_size_cost", bench_size },
+	{ "fs_cost", bench_fscost },
 };
 
 /* Is @name among LINUXBENCH_ONLY's space- or comma-separated names? Every

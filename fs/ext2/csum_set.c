@@ -5,7 +5,9 @@
  *
  *   superblock, descriptors   write_super_and_descs (super.c), under
  *                             s_alloc_lock, just before they are written
- *   bitmaps (in descriptors)  ext2_bitmap_dirty (group.c), after each change
+ *   bitmaps (in descriptors)  ext2_bitmap_csums_update (group.c), from
+ *                             write_super_and_descs, for each bitmap
+ *                             ext2_bitmap_dirty marked stale
  *   inodes                    ext2_write_inode (inode.c), after fill_raw and
  *                             the ext4 fields
  *   directory blocks          dir_block_dirty (dir.c) and the htree writers

@@ -1,7 +1,8 @@
 /*
  * fs/ext2/csum_test.c: suite ext4_csum - CRC32C against the published
  * check values (RFC 3720's iSCSI vectors and the "123456789" check), in
- * ext4's chaining (the usual CRC is ~crc(~0, data)); and the checksums of
+ * ext4's chaining (the usual CRC is ~crc(~0, data)), and against the bitwise
+ * definition at every length and alignment; and the checksums of
  * the mounted ext4 image's superblock and descriptors, which mke2fs wrote,
  * match, and stop matching when one byte changes.
  */
@@ -36,6 +37,40 @@ static void crc32c_vectors(struct ktest *t)
 			0xE3069283u);
 }
 
+/* The CRC from its definition, a bit at a time: no table. */
+static uint32_t crc32c_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0x82F63B78u : 0);
+	}
+	return crc;
+}
+
+/* Eight bytes a step and the bytes left over, at every alignment: each
+ * length from 0 to 40 at each of 8 offsets, and a 4 KiB bitmap's worth,
+ * as the bitwise definition gives them. */
+static void crc32c_every_length_and_alignment(struct ktest *t)
+{
+	static uint8_t buf[4096 + 8];
+	uint32_t x = 0x12345678u;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t off = 0; off < 8; off++)
+		for (size_t len = 0; len <= 40; len++)
+			bad += ext2_crc32c(0x9e3779b9u, buf + off, len) !=
+			       crc32c_bitwise(0x9e3779b9u, buf + off, len);
+	KTEST_EXPECT_EQ(t, bad, 0);
+	KTEST_EXPECT_EQ(t,
+			ext2_crc32c(~0u, buf + 3, 4096),
+			crc32c_bitwise(~0u, buf + 3, 4096));
+}
+
 static void image_checksums_match(struct ktest *t)
 {
 	struct ext2_sb_info *sbi = ext2_test_sbi(t);
@@ -57,6 +92,7 @@ static void image_checksums_match(struct ktest *t)
 
 static struct ktest_case ext4_csum_cases[] = {
 	KTEST_CASE(crc32c_vectors),
+	KTEST_CASE(crc32c_every_length_and_alignment),
 	KTEST_CASE(image_checksums_match),
 	{},
 };

@@ -104,7 +104,10 @@ struct ext2_sb_info {
 	struct ext2_super_block s_es; /* the primary superblock */
 	void *s_gd;		      /* s_groups_count, s_desc_size each */
 	bool s_dirty;		      /* s_es or s_gd changed since sync */
-	uint32_t s_last_group;	      /* where directories spread from */
+	/* with metadata_csum, per group: EXT2_CSUM_STALE(which) set while
+	 * the bitmap has changed since its checksum was set (group.c) */
+	uint8_t *s_csum_stale;
+	uint32_t s_last_group; /* where directories spread from */
 	/* tests only (ext2_debug_reuse_freed): freed blocks are poisoned and
 	 * handed out again first, oldest first */
 	bool s_debug_reuse;
@@ -309,6 +312,11 @@ void ext2_bitmap_csum_set(struct ext2_sb_info *sbi,
 			  uint32_t g,
 			  enum ext2_gd_block which,
 			  const void *map);
+/* Set the checksum of each bitmap changed since its last one (group.c).
+ * Caller holds s_alloc_lock. Return: 0, or -EIO/-ENOMEM (those left
+ * stale). */
+int ext2_bitmap_csums_update(struct ext2_sb_info *sbi);
+#define EXT2_CSUM_STALE(which) (1u << (which))
 /* A bitmap's checksum (of its group's bits only), and whether group @g's
  * descriptor holds it (always true without metadata_csum). */
 uint32_t ext2_bitmap_csum(struct ext2_sb_info *sbi,
@@ -375,7 +383,8 @@ void ext2_debug_reuse_freed(struct super_block *sb, bool on);
  * s_alloc_lock. */
 struct ext2_buf *
 ext2_bitmap_get(struct ext2_sb_info *sbi, uint32_t g, enum ext2_gd_block which);
-/* After a change to @b, group @g's bitmap @which: its checksum, dirty. */
+/* After a change to @b, group @g's bitmap @which: dirty, its checksum
+ * stale until the next write of the descriptors. */
 void ext2_bitmap_dirty(struct ext2_sb_info *sbi,
 		       uint32_t g,
 		       enum ext2_gd_block which,

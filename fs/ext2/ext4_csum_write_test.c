@@ -24,6 +24,12 @@
  * line naming the directory's inode and the block; the block on disk is
  * left as it was. bad_bitmap_csum_refused: the same for an inode bitmap
  * (the console names the group and the block).
+ *
+ * bitmap_csum_set_at_sync: allocations leave their bitmap's checksum stale
+ * (no CRC of the bitmap per allocation, group.c); a stale bitmap written
+ * back and dropped from the buffer cache is read again without a refusal;
+ * the sync sets every checksum, and each initialised block bitmap on disk
+ * then matches its descriptor.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -303,9 +309,76 @@ static void bad_bitmap_csum_refused(struct ktest *t)
 	kfree(now);
 }
 
+/* Groups with a stale block bitmap checksum; their bitmaps' blocks into
+ * @blks (up to @n) if not NULL. */
+static unsigned int
+stale_block_bitmaps(struct ext2_sb_info *sbi, uint32_t *blks, unsigned int n)
+{
+	unsigned int stale = 0;
+
+	mutex_lock(&sbi->s_alloc_lock);
+	for (uint32_t g = 0; g < sbi->s_groups_count; g++) {
+		if (!(sbi->s_csum_stale[g] &
+		      EXT2_CSUM_STALE(EXT2_GD_BLOCK_BITMAP)))
+			continue;
+		if (blks && stale < n)
+			blks[stale] =
+			    ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP);
+		stale++;
+	}
+	mutex_unlock(&sbi->s_alloc_lock);
+	return stale;
+}
+
+static void bitmap_csum_set_at_sync(struct ktest *t)
+{
+	struct ext2_sb_info *sbi = ext2_test_sbi(t);
+	uint8_t *map = kmalloc(sbi->s_sb->s_blocksize, GFP_KERNEL);
+	uint32_t blks[8];
+	unsigned int n;
+	int bad = 0;
+
+	KTEST_ASSERT_NOT_NULL(t, map);
+	KTEST_ASSERT_EQ(t, vfs_sync(), 0);
+	KTEST_EXPECT_EQ(t, stale_block_bitmaps(sbi, NULL, 0), 0u);
+	KTEST_ASSERT_EQ(t, ext2_test_write("/stale_csum", 7, 0, 65536), 0);
+	n = stale_block_bitmaps(sbi, blks, ARRAY_SIZE(blks));
+	KTEST_EXPECT_GT(t, n, 0u);
+	/* written back, dropped: the next allocation reads them again */
+	KTEST_ASSERT_EQ(t, ext2_bsync_all(sbi), 0);
+	for (unsigned int i = 0; i < MIN(n, ARRAY_SIZE(blks)); i++)
+		ext2_bforget(sbi, blks[i]);
+	KTEST_EXPECT_EQ(t, ext2_test_write("/stale_csum", 7, 65536, 65536), 0);
+	KTEST_ASSERT_EQ(t, vfs_sync(), 0);
+	KTEST_EXPECT_EQ(t, stale_block_bitmaps(sbi, NULL, 0), 0u);
+	mutex_lock(&sbi->s_alloc_lock);
+	for (uint32_t g = 0; g < sbi->s_groups_count; g++) {
+		const struct ext4_group_desc *gd =
+		    (const void *)ext2_gd(sbi, g);
+
+		if (gd->bg_flags & EXT2_BG_BLOCK_UNINIT)
+			continue;
+		bad += ext2_read_blocks(
+			   sbi,
+			   ext2_gd_block(sbi, g, EXT2_GD_BLOCK_BITMAP),
+			   map,
+			   1) ||
+		       !ext2_bitmap_csum_ok(sbi, g, EXT2_GD_BLOCK_BITMAP, map);
+	}
+	mutex_unlock(&sbi->s_alloc_lock);
+	KTEST_EXPECT_EQ(t, bad, 0);
+	KTEST_EXPECT_TRUE(t, ext2_test_check(t, "/stale_csum", 7, 0, 131072));
+	KTEST_EXPECT_EQ(t, vfs_unlink("/stale_csum"), 0);
+	kfree(map);
+}
+
 static struct ktest_case ext4_write_cases[] = {
-	KTEST_CASE(mounted_writable),	    KTEST_CASE(hashed_dir_5000),
-	KTEST_CASE(bad_csum_refused),	    KTEST_CASE(bad_bitmap_csum_refused),
-	KTEST_CASE(links_read_and_written), {},
+	KTEST_CASE(mounted_writable),
+	KTEST_CASE(hashed_dir_5000),
+	KTEST_CASE(bad_csum_refused),
+	KTEST_CASE(bad_bitmap_csum_refused),
+	KTEST_CASE(links_read_and_written),
+	KTEST_CASE(bitmap_csum_set_at_sync),
+	{},
 };
 KTEST_SUITE(ext4_csum_write, ext4_write_cases);

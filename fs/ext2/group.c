@@ -14,9 +14,17 @@
  * only the slots in use.
  *
  * ext2_bitmap_dirty is the one point where a changed bitmap is marked
- * dirty: it sets the bitmap's checksum in the descriptor (csum_set.c).
- * An initialised bitmap read from disk is checked against that checksum
- * first: a mismatch fails the allocation or free with EBADMSG.
+ * dirty. With metadata_csum it marks the bitmap's checksum stale
+ * (s_csum_stale), and ext2_bitmap_csums_update sets the checksums of the
+ * stale ones in the descriptors just before the descriptors are written
+ * (write_super_and_descs): one CRC of the bitmap per write, not one per
+ * allocation (a 4 KiB write allocates a block; crc32c over a 4 KiB
+ * bitmap each time cost more than the write, docs/benchmarks.md). An
+ * initialised bitmap read from disk is checked against that checksum
+ * first: a mismatch fails the allocation or free with EBADMSG. A stale
+ * one read again (written back, then dropped from the buffer cache) is
+ * this mount's own write, which the descriptor does not cover yet: it is
+ * taken as it is.
  *
  * Context: every function here is called with s_alloc_lock held, which
  * protects the bitmaps, the descriptors and the superblock's counts.
@@ -74,7 +82,8 @@ static struct ext2_buf *bitmap_read(struct ext2_sb_info *sbi,
 	if (IS_ERR(b) || !sbi->s_csum ||
 	    __atomic_load_n(&b->b_csum_ok, __ATOMIC_ACQUIRE))
 		return b;
-	if (!ext2_bitmap_csum_ok(sbi, g, which, b->b_data)) {
+	if (!(sbi->s_csum_stale[g] & EXT2_CSUM_STALE(which)) &&
+	    !ext2_bitmap_csum_ok(sbi, g, which, b->b_data)) {
 		pr_err("ext4: group %u: %s bitmap block %u: checksum does not "
 		       "match\n",
 		       g,
@@ -121,9 +130,39 @@ void ext2_bitmap_dirty(struct ext2_sb_info *sbi,
 		       enum ext2_gd_block which,
 		       struct ext2_buf *b)
 {
-	ext2_bitmap_csum_set(sbi, g, which, b->b_data);
+	if (sbi->s_csum)
+		sbi->s_csum_stale[g] |= EXT2_CSUM_STALE(which);
 	ext2_bmark_dirty(b);
 	ext2_sb_mark_dirty(sbi);
+}
+
+/**
+ * ext2_bitmap_csums_update - the checksums of the bitmaps changed since
+ * their last one, into the descriptors (not yet written)
+ * A bitmap no longer cached is read again: it is what was written.
+ * Context: caller holds s_alloc_lock.
+ * Return: 0, or -EIO/-ENOMEM; the bitmaps not done stay stale.
+ */
+int ext2_bitmap_csums_update(struct ext2_sb_info *sbi)
+{
+	lockdep_assert_held(&sbi->s_alloc_lock);
+	if (!sbi->s_csum)
+		return 0;
+	for (uint32_t g = 0; g < sbi->s_groups_count; g++)
+		for (int w = EXT2_GD_BLOCK_BITMAP; w <= EXT2_GD_INODE_BITMAP;
+		     w++) {
+			struct ext2_buf *b;
+
+			if (!(sbi->s_csum_stale[g] & EXT2_CSUM_STALE(w)))
+				continue;
+			b = ext2_bread(sbi, ext2_gd_block(sbi, g, w));
+			if (IS_ERR(b))
+				return PTR_ERR(b);
+			ext2_bitmap_csum_set(sbi, g, w, b->b_data);
+			ext2_brelse(sbi, b);
+			sbi->s_csum_stale[g] &= ~EXT2_CSUM_STALE(w);
+		}
+	return 0;
 }
 
 static uint32_t itable_unused(struct ext2_sb_info *sbi, uint32_t g)

@@ -94,6 +94,9 @@ static int write_super_and_descs(struct ext2_sb_info *sbi)
 	int err;
 
 	sbi->s_es.s_wtime = ext2_now(sbi);
+	err = ext2_bitmap_csums_update(sbi);
+	if (err)
+		return err;
 	for (uint32_t g = 0; g < sbi->s_groups_count; g++)
 		ext2_gd_csum_set(sbi, g);
 	ext2_sb_csum_set(sbi);
@@ -266,9 +269,14 @@ static int read_descs(struct ext2_sb_info *sbi)
 		       sbi->s_bdev->name);
 		return -EUCLEAN;
 	}
-	sbi->s_gd = kmalloc((size_t)sbi->s_desc_blocks * bs, GFP_KERNEL);
+	/* the stale flags (a byte per group) live past the descriptors */
+	sbi->s_gd = kmalloc(
+	    (size_t)sbi->s_desc_blocks * bs + sbi->s_groups_count, GFP_KERNEL);
 	if (!sbi->s_gd)
 		return -ENOMEM;
+	sbi->s_csum_stale =
+	    (uint8_t *)sbi->s_gd + (size_t)sbi->s_desc_blocks * bs;
+	memset(sbi->s_csum_stale, 0, sbi->s_groups_count);
 	err = ext2_read_blocks(
 	    sbi, sbi->s_first_data_block + 1, sbi->s_gd, sbi->s_desc_blocks);
 	if (!err)
