@@ -8,11 +8,14 @@ QEMU-COMMAND boots whole with the shell command READY_CMD (tools/run
 --time builds it: every board option of tools/run applies). Each console
 line is passed on to stdout as it comes; at the end one line:
 
-    boottime: guest 312.5 ms, host 1490 ms to the shell (exit 0)
+    boottime: guest 312.5 ms (kernel 222.3 ms), host 1490 ms to the shell (exit 0)
 
 guest: the `boot` benchmark (app/bench_io.c): the time counter (riscv64
 rdtime, aarch64 CNTVCT) when the shell started, counted from the
 machine's start, so the firmware's time (OpenSBI on riscv64) is in it.
+kernel: the printk time of the banner's last line ("whole: N harts,"),
+counted from the kernel's time 0 (kmain, once it has read the device
+tree): the part of the guest's time that is the kernel's init.
 host: wall time from starting QEMU to the console line "@@ ready", the
 shell's first command - the moment tools/bench.py's `boot`/`host_ms`
 takes too. Exit status QEMU's; 1 as well if either figure is missing
@@ -20,12 +23,14 @@ takes too. Exit status QEMU's; 1 as well if either figure is missing
 """
 
 import json
+import re
 import subprocess
 import sys
 import time
 
 READY = "@@ ready"
 READY_CMD = f"echo {READY}; bench boot"
+BANNER = re.compile(r"^\[\s*(\d+\.\d+)\] whole: \d+ harts,")
 
 
 def guest_ms(line):
@@ -45,26 +50,29 @@ def guest_ms(line):
 
 def measure(lines, t0, clock=time.monotonic):
     """Read console @lines (an iterator), passing each to stdout; return
-    (guest ms or None, host ms to READY or None), the host's counted
-    from @t0 (QEMU's start) on @clock."""
-    guest = host = None
+    (guest ms, kernel ms, host ms to READY), each None if not seen, the
+    host's counted from @t0 (QEMU's start) on @clock."""
+    guest = kernel = host = None
     for line in lines:
         sys.stdout.write(line)
         if host is None and line.rstrip("\r\n") == READY:
             host = (clock() - t0) * 1000
         if guest is None:
             guest = guest_ms(line)
-    return guest, host
+        banner = BANNER.match(line)
+        if banner and kernel is None:
+            kernel = float(banner[1]) * 1000
+    return guest, kernel, host
 
 
-def summary(guest, host, status):
-    if guest is None or host is None:
-        missing = " and ".join(n for n, v in (("the guest's", guest),
-                                                ("the host's", host)) if v is None)
-        return f"boottime: no figure ({missing} missing): the shell never ran " \
-               f"(exit {status})"
-    return f"boottime: guest {guest:.1f} ms, host {host:.0f} ms to the shell " \
-           f"(exit {status})"
+def summary(guest, kernel, host, status):
+    missing = [n for n, v in (("the guest's", guest), ("the kernel's", kernel),
+                              ("the host's", host)) if v is None]
+    if missing:
+        return f"boottime: no figure ({' and '.join(missing)} missing): the " \
+               f"shell never ran (exit {status})"
+    return f"boottime: guest {guest:.1f} ms (kernel {kernel:.1f} ms), host " \
+           f"{host:.0f} ms to the shell (exit {status})"
 
 
 def main(argv):
@@ -75,10 +83,10 @@ def main(argv):
     proc = subprocess.Popen(argv[1:], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, errors="replace")
-    guest, host = measure(proc.stdout, t0)
+    figures = measure(proc.stdout, t0)
     status = proc.wait()
-    print(summary(guest, host, status))
-    return status or (1 if guest is None or host is None else 0)
+    print(summary(*figures, status))
+    return status or (1 if None in figures else 0)
 
 
 if __name__ == "__main__":
