@@ -38,7 +38,7 @@ a failed hook counts as one failure. Paths are relative to the repo root.
 
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -81,9 +81,12 @@ def blk_device(transport):
     return "virtio-blk-pci" if transport == "pci" else "virtio-blk-device"
 
 
-def blk_args(name, transport, drive_opts="", device_opts="", root_port=False):
+def blk_args(name, transport, drive_opts="", device_opts="", root_port=False,
+             blkdebug=False):
+    """QEMU's arguments for build/@name.img as the test disk; @blkdebug
+    puts it behind BLK_RULES (the errors boots)."""
     img = f"build/{name}.img"
-    if name == "blk_errors":
+    if blkdebug:
         img = f"blkdebug:build/blk_rules.cfg:{img}"
     modern = (("-global", "virtio-mmio.force-legacy=false")
               if transport == "modern" else ())
@@ -128,9 +131,10 @@ ERRSEQ_ARGS = ("-drive", "file=blkdebug:build/errseq_rules.cfg:build/errseq.img,
 
 
 # vfs boots: the root ext2 image of fs/vfs_test.c (tools/vfsimg.py), one
-# per block size, checked by e2fsck and debugfs afterwards.
-def vfs_prepare(block):
-    return lambda build: vfsimg.make_image(build / f"vfs{block}.img", block)
+# per block size, checked by e2fsck and debugfs afterwards; @img names the
+# image build/@img.img.
+def vfs_prepare(img, block):
+    return lambda build: vfsimg.make_image(build / f"{img}.img", block)
 
 
 def suites_run(log_path):
@@ -140,15 +144,15 @@ def suites_run(log_path):
     return set(re.findall(r"^\s*# Subtest: (\S+)\s*$", log, re.M))
 
 
-def vfs_check(block):
+def vfs_check(name, img):
     def post_check(build: Path) -> None:
-        vfsimg.check_image(build / f"vfs{block}.img",
-                           suites_run(build / "test-logs" / f"vfs_{block // 1024}k.log"))
+        vfsimg.check_image(build / f"{img}.img",
+                           suites_run(build / "test-logs" / f"{name}.log"))
     return post_check
 
 
-def vfs_args(block):
-    return ("-drive", f"file=build/vfs{block}.img,if=none,format=raw,id=d0",
+def vfs_args(img):
+    return ("-drive", f"file=build/{img}.img,if=none,format=raw,id=d0",
             "-device", "virtio-blk-device,drive=d0")
 
 
@@ -218,24 +222,30 @@ def pressure_words(seed, size):
     return bytes(out)
 
 
-def pressure_prepare(build: Path) -> None:
-    ext2img.make_image(build / "fs_pressure.img", "200M")
+def pressure_prepare(name):
+    return lambda build: ext2img.make_image(build / f"{name}.img", "200M")
 
 
-def pressure_check(build: Path) -> None:
-    img = build / "fs_pressure.img"
-    ext2img.check_image(img)
-    dump = build / "fs_pressure.kept"
-    dump.unlink(missing_ok=True)
-    ext2tree.debugfs(img, f"dump {KEPT_PATH} {dump}")
-    if not dump.exists():
-        raise ext2img.CheckFailed(f"debugfs found no {KEPT_PATH}")
-    got, want = dump.read_bytes(), pressure_words(KEPT_SEED, KEPT_SIZE)
-    if got != want:
-        first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
-                     min(len(got), len(want)))
-        raise ext2img.CheckFailed(f"{KEPT_PATH}: {len(got)} bytes, the "
-                                  f"first wrong at {first} (want {len(want)})")
+def pressure_check(name):
+    """e2fsck, and (if fs_pressure ran: a64_core runs it among others)
+    the file it kept, as the host computes it."""
+    def post_check(build: Path) -> None:
+        img = build / f"{name}.img"
+        ext2img.check_image(img)
+        if "fs_pressure" not in suites_run(build / "test-logs" / f"{name}.log"):
+            return
+        dump = build / f"{name}.kept"
+        dump.unlink(missing_ok=True)
+        ext2tree.debugfs(img, f"dump {KEPT_PATH} {dump}")
+        if not dump.exists():
+            raise ext2img.CheckFailed(f"debugfs found no {KEPT_PATH}")
+        got, want = dump.read_bytes(), pressure_words(KEPT_SEED, KEPT_SIZE)
+        if got != want:
+            first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                         min(len(got), len(want)))
+            raise ext2img.CheckFailed(f"{KEPT_PATH}: {len(got)} bytes, the "
+                                      f"first wrong at {first} (want {len(want)})")
+    return post_check
 
 
 # race reproducers (tests/race_truncate_test.c): a fresh ext2 root per boot, in
@@ -519,6 +529,81 @@ def blk_rw_boot(transport, arch="riscv64", name="", machine=""):
                 bootargs="vblk.test=rw", prepare=blk_prepare(img))
 
 
+def blk_mq_boot(transport, arch="riscv64", name="", machine=""):
+    """Multi-queue: QEMU's num-queues, one queue per hart (on PCI, the
+    disk behind a PCIe root port); blk_mq_TRANSPORT on riscv64."""
+    name = name or f"blk_mq_{transport}"
+    img = "blk_mq" if arch == "riscv64" else name
+    return Boot(name, smp=4, mem="256M", arch=arch, machine=machine,
+                suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
+                        "virtio_blk_write"),
+                qemu_args=blk_args(img, transport, device_opts=",num-queues=4",
+                                   root_port=transport == "pci"),
+                bootargs="vblk.test=rw", prepare=blk_prepare(img))
+
+
+def blk_ro_boot(transport, arch="riscv64", name="", machine=""):
+    """A disk QEMU makes read-only (readonly=on); blk_ro_TRANSPORT."""
+    name = name or f"blk_ro_{transport}"
+    img = "blk_ro" if arch == "riscv64" else name
+    return Boot(name, smp=2, mem="256M", arch=arch, machine=machine,
+                suites=("virtio_blk_read", "virtio_blk_ro"), bootargs="vblk.test=ro",
+                qemu_args=blk_args(img, transport, ",readonly=on"),
+                prepare=blk_prepare(img))
+
+
+def blk_errors_boot(transport, arch="riscv64", name="", machine=""):
+    """A disk behind QEMU's blkdebug failing chosen sectors (BLK_RULES);
+    blk_errors_TRANSPORT."""
+    name = name or f"blk_errors_{transport}"
+    img = "blk_errors" if arch == "riscv64" else name
+    return Boot(name, smp=2, mem="256M", arch=arch, machine=machine,
+                suites=("virtio_blk_errors",), bootargs="vblk.test=errors",
+                qemu_args=blk_args(img, transport, blkdebug=True),
+                prepare=blk_prepare(img))
+
+
+def vfs_boot(block, arch="riscv64", name=""):
+    """The vfs suites and ext2's fallocate suites on the root image of
+    tools/vfsimg.py with @block-byte blocks (vfs_Nk on riscv64); e2fsck
+    and debugfs afterwards."""
+    name = name or f"vfs_{block // 1024}k"
+    img = f"vfs{block}" if arch == "riscv64" else name
+    return Boot(name, smp=2, mem="256M", arch=arch,
+                suites=VFS_SUITES + ("ext2_falloc", "ext2_falloc_nospc"),
+                qemu_args=vfs_args(img),
+                # 1 KiB blocks: every readahead window in the reader
+                bootargs="root=vda" + (" ra_worker=off" if block == 1024 else ""),
+                prepare=vfs_prepare(img, block), post_check=vfs_check(name, img))
+
+
+def ext2_boot(name, block, features, arch="riscv64"):
+    """The ext2 suites on tools/ext2tree.py's image of @block-byte blocks
+    and mke2fs @features, and the ext4 suites those features call for
+    (ext4_extent_write and ext4_falloc with extents, ext4_csum_write with
+    metadata_csum); mounted as ext4 if @name says so."""
+    ext4 = features.startswith("ext4")
+    ext4_suites = ((("ext4_extent_write", "ext4_falloc")
+                    if ext4 and "^extent" not in features else ())
+                   # fallocate by ext4's rules on extent-mapped files (the
+                   # vfs_* boots run them on ext2). Not on indirect-mapped
+                   # ext4 files: whole treats them as ext2's, where Linux's
+                   # ext4 refuses all but punch (EOPNOTSUPP; docs/ext4.md)
+                   + (("ext2_falloc", "ext2_falloc_nospc")
+                      if ext4 and "^extent" not in features else ())
+                   + (("ext4_csum_write",)
+                      if ext4 and "^metadata_csum" not in features else ()))
+    return Boot(name, smp=4, mem="256M", arch=arch,
+                suites=("ext2_buffer", "ext2_read", "ext2_readpage", "ext2_tail",
+                        "ext2_write") + ext4_suites,
+                timeout=600, qemu_args=ext2_args(name),
+                bootargs="root=vda rootfstype=ext4" if ext4 else "",
+                allow=(("ext2-error", "ext4_falloc.bad_header_on_write"),)
+                if "ext4_falloc" in ext4_suites else (),
+                prepare=ext2_prepare(name, block, features),
+                post_check=ext2_check(name))
+
+
 def race_pci_boot(name, arch="riscv64", machine=""):
     """The filesystem on a virtio-pci disk: race reproducers with root on
     it (fixed mode), e2fsck afterwards."""
@@ -532,26 +617,56 @@ def race_pci_boot(name, arch="riscv64", machine=""):
                        ("sigbus", "race_truncate.race_truncate_page_mkwrite")))
 
 
+def hooks(*each):
+    """One prepare (or post_check) hook running each of @each in turn."""
+    def hook(build: Path) -> None:
+        for h in each:
+            h(build)
+    return hook
+
+
 def aarch64_boots():
-    """The aarch64 boots (kernel/arch/aarch64): the core suites on GICv2,
-    the arch's suites and the disk on GICv3 (virtio-mmio and virtio-pci, and
-    race_pci's suites with root on the PCI disk), and the race reproducers
-    (fixed and legacy) on an ext2 root. The other suites are portable code
-    that the riscv64 boots cover; these prove the port."""
+    """The aarch64 boots (kernel/arch/aarch64): the riscv64 boots' suites,
+    shared among fewer boots where the arch is not the point. The core
+    suites on GICv2; pcache64m's and fs_pressure's suites with 64 MiB,
+    beside the read-only disk (virtio-mmio legacy); the arch's suites and
+    the multi-queue disk on GICv3 over virtio-mmio modern; blk_pci's and
+    blk_mq_pci's suites on a virtio-pci disk behind a root port (GICv3,
+    highmem=on), and the errors disk there; race_pci's suites with root on
+    a PCI disk; the race reproducers (fixed and legacy) on an ext2 root of
+    1 KiB blocks (partial pages: race_partial, race_enum_partial); the vfs
+    suites on tools/vfsimg.py's image of 2 KiB blocks and the ext2 suites
+    on tools/ext2tree.py's of 1 KiB, each with its e2fsck and debugfs
+    checks."""
+    gicv3, pci = ",gic-version=3", ",gic-version=3,highmem=on"
+    mq_mmio = blk_mq_boot("modern", "aarch64", "a64_gicv3", gicv3)
+    mq_pci = blk_mq_boot("pci", "aarch64", "a64_blk_pci", pci)
     return [
         Boot("a64_core", smp=4, mem="256M", suites=CORE_SUITES, arch="aarch64",
              post_check=overflow_check("a64_core")),
-        Boot("a64_gicv3", smp=4, mem="256M", arch="aarch64", machine=",gic-version=3",
-             suites=ARCH_SUITES + ("virtio_blk_queue", "virtio_blk_read",
-                                   "virtio_blk_write"),
-             qemu_args=blk_args("a64_blk", "modern"), bootargs="vblk.test=rw",
-             prepare=blk_prepare("a64_blk")),
+        # 64 MiB: the page cache and ext2 under reclaim (pcache64m's and
+        # fs_pressure's suites, on fs_pressure's empty ext2 root, vdb), and
+        # the read-only disk as vda (QEMU gives the first -device the
+        # highest address; whole names disks in address order)
+        Boot("a64_pressure", smp=4, mem="64M", arch="aarch64", timeout=600,
+             suites=PCACHE_SUITES + ("fs_pressure", "virtio_blk_read", "virtio_blk_ro"),
+             qemu_args=("-drive", "file=build/a64_pressure.img,if=none,format=raw,"
+                        "id=root", "-device", "virtio-blk-device,drive=root",
+                        *blk_args("a64_pressure_ro", "legacy", ",readonly=on")),
+             bootargs="root=vdb vblk.test=ro",
+             prepare=hooks(pressure_prepare("a64_pressure"),
+                           blk_prepare("a64_pressure_ro")),
+             post_check=pressure_check("a64_pressure")),
+        replace(mq_mmio, suites=ARCH_SUITES + ("virtio_blk_queue",) + mq_mmio.suites),
         # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
         # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
-        blk_rw_boot("pci", "aarch64", "a64_blk_pci", ",gic-version=3,highmem=on"),
-        race_pci_boot("a64_race_pci", "aarch64", ",gic-version=3,highmem=on"),
-        race_boot("a64_race", 4096, "", "aarch64"),
-        race_boot("a64_race_legacy", 4096, " invalidate_lock=off", "aarch64"),
+        replace(mq_pci, suites=("virtio_blk_queue",) + mq_pci.suites),
+        blk_errors_boot("pci", "aarch64", "a64_blk_errors", pci),
+        race_pci_boot("a64_race_pci", "aarch64", pci),
+        race_boot("a64_race", 1024, "", "aarch64"),
+        race_boot("a64_race_legacy", 1024, " invalidate_lock=off", "aarch64"),
+        vfs_boot(2048, "aarch64", "a64_vfs_2k"),
+        ext2_boot("a64_ext2_1k", 1024, ext2img.DEFAULT_FEATURES, "aarch64"),
     ]
 
 
@@ -567,31 +682,9 @@ BOOTS = [
     # reclaim: the page cache's memory-pressure case.
     Boot("pcache64m", smp=4, mem="64M", suites=PCACHE_SUITES),
     *[b for transport in ("modern", "legacy", "pci") for b in (
-        blk_rw_boot(transport),
-        # Multi-queue: QEMU's num-queues, one queue per hart (on PCI, the
-        # disk behind a PCIe root port).
-        Boot(f"blk_mq_{transport}", smp=4, mem="256M",
-             suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
-                     "virtio_blk_write"),
-             qemu_args=blk_args("blk_mq", transport, device_opts=",num-queues=4",
-                                root_port=transport == "pci"),
-             bootargs="vblk.test=rw", prepare=blk_prepare("blk_mq")),
-        Boot(f"blk_ro_{transport}", smp=2, mem="256M",
-             suites=("virtio_blk_read", "virtio_blk_ro"), bootargs="vblk.test=ro",
-             qemu_args=blk_args("blk_ro", transport, ",readonly=on"),
-             prepare=blk_prepare("blk_ro")),
-        Boot(f"blk_errors_{transport}", smp=2, mem="256M",
-             suites=("virtio_blk_errors",), bootargs="vblk.test=errors",
-             qemu_args=blk_args("blk_errors", transport),
-             prepare=blk_prepare("blk_errors")),
-    )],
-    *[Boot(f"vfs_{block // 1024}k", smp=2, mem="256M",
-           suites=VFS_SUITES + ("ext2_falloc", "ext2_falloc_nospc"),
-           qemu_args=vfs_args(block),
-           # 1 KiB blocks: every readahead window in the reader
-           bootargs="root=vda" + (" ra_worker=off" if block == 1024 else ""),
-           prepare=vfs_prepare(block), post_check=vfs_check(block))
-      for block in (4096, 2048, 1024)],
+        blk_rw_boot(transport), blk_mq_boot(transport), blk_ro_boot(transport),
+        blk_errors_boot(transport))],
+    *[vfs_boot(block) for block in (4096, 2048, 1024)],
     # Writeback errors from a failing device: each open file hears of
     # each once (errseq); ext2 says what failed, as expected here.
     Boot("errseq", smp=2, mem="256M", suites=("vfs_errseq",),
@@ -605,14 +698,7 @@ BOOTS = [
     # metadata_csum. ext4w_1k, ext4w_2k and ext4w_4k carry `mke2fs -t
     # ext4 -O ^has_journal`'s full default set; ext4w_indirect_2k its files
     # in indirect blocks (^extent,^64bit; docs/ext4.md).
-    *[Boot(name, smp=4, mem="256M", suites=("ext2_buffer", "ext2_read", "ext2_readpage",
-                                          "ext2_tail", "ext2_write") + ext4_suites,
-           timeout=600, qemu_args=ext2_args(name),
-           bootargs="root=vda rootfstype=ext4" if name.startswith("ext4") else "",
-           allow=(("ext2-error", "ext4_falloc.bad_header_on_write"),)
-           if "ext4_falloc" in ext4_suites else (),
-           prepare=ext2_prepare(name, block, features),
-           post_check=ext2_check(name))
+    *[ext2_boot(name, block, features)
       for name, block, features in (
           ("ext2_4k", 4096, ext2img.DEFAULT_FEATURES),
           ("ext2_2k", 2048, ext2img.DEFAULT_FEATURES),
@@ -621,23 +707,13 @@ BOOTS = [
           ("ext4w_4k", 4096, ext2img.EXT4_DEFAULT),
           ("ext4w_2k", 2048, ext2img.EXT4_DEFAULT),
           ("ext4w_indirect_2k", 2048, ext2img.EXT4_INDIRECT),
-          ("ext4w_1k", 1024, ext2img.EXT4_DEFAULT))
-      for ext4_suites in [
-          (("ext4_extent_write", "ext4_falloc") if "^extent" not in features
-           and features.startswith("ext4") else ())
-          # fallocate by ext4's rules on extent-mapped files (the vfs_*
-          # boots run them on ext2). Not on indirect-mapped ext4 files:
-          # whole treats them as ext2's, where Linux's ext4 refuses all
-          # but punch (EOPNOTSUPP; docs/ext4.md)
-          + (("ext2_falloc", "ext2_falloc_nospc") if "^extent" not in features
-             and features.startswith("ext4") else ())
-          + (("ext4_csum_write",) if "^metadata_csum" not in features
-             and features.startswith("ext4") else ())]],
+          ("ext4w_1k", 1024, ext2img.EXT4_DEFAULT))],
     # Files bigger than memory through the real filesystem: reclaim
     # writes back and drops ext2's pages.
     Boot("fs_pressure", smp=4, mem="64M", suites=("fs_pressure",),
          timeout=600, qemu_args=ext2_args("fs_pressure"), bootargs="root=vda",
-         prepare=pressure_prepare, post_check=pressure_check),
+         prepare=pressure_prepare("fs_pressure"),
+         post_check=pressure_check("fs_pressure")),
     *[race_boot(name, block, extra)
       for name, block, extra in (
           ("race", 4096, ""),
