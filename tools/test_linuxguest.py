@@ -433,6 +433,44 @@ class BenchArch(unittest.TestCase):
         image = next(r for r in res if r["bench"] == "image")
         self.assertEqual(image["params"]["file"], "aarch64.elf")
 
+    def test_both_arches_in_one_order_each_merged_apart(self):
+        import bench
+        order = bench.arch_schedule(2, 5, ("riscv64", "aarch64"), mixed=False,
+                                    linux=("linux-ext2",))
+        self.assertEqual(order, bench.arch_schedule(2, 5, ("riscv64", "aarch64"),
+                                                    mixed=False, linux=("linux-ext2",)))
+        self.assertEqual(sorted(order), sorted(
+            [f"{a}:{k}" for a in ("riscv64", "aarch64") for k in ("whole", "linux-ext2")] * 2))
+        calls, res = self.run_main(["--linux", "--arch", "both"])
+        self.assertEqual(calls[:2], [("fetch", "riscv64"), ("fetch", "aarch64")])
+        self.assertEqual(sorted(calls[2:]), sorted(
+            [(k, a, ("cold_seq_read",)) for a in ("riscv64", "aarch64")
+             for k in ("whole", "linux-ext2", "linux-ext4")] * 2))
+        self.assertEqual({r.get("arch") for r in res}, {"riscv64", "aarch64"})
+        for arch in ("riscv64", "aarch64"):
+            mine = [r for r in res if r["arch"] == arch]
+            self.assertEqual(sum(r["bench"] == "run" for r in mine), 1)
+            self.assertEqual([r["boots"] for r in mine if r["bench"] == "cold_seq_read"],
+                             [2, 2, 2])
+            image = next(r for r in mine if r["bench"] == "image")
+            self.assertEqual(image["params"]["file"], f"{arch}.elf")
+        rows = bench.arches_table(res)[2:]
+        self.assertEqual(len(rows), 4)  # whole, linux-ext2, linux-ext4, boot host_ms
+        self.assertTrue(rows[0].startswith("| whole | cold_seq_read | raw | MB/s |"))
+        self.assertTrue(rows[0].endswith("| 1.00x |"))
+
+    def test_arches_table_says_which_arch_is_ahead(self):
+        import bench
+        f = lambda arch, metric, median: {"bench": "b", "mode": None, "metric": metric,
+                                          "unit": "u", "median": median, "min": median,
+                                          "max": median, "arch": arch}
+        rate = bench.arches_table([f("riscv64", "mb_per_s", 100.0),
+                                   f("aarch64", "mb_per_s", 50.0)])
+        cost = bench.arches_table([f("riscv64", "us_per_op", 100.0),
+                                   f("aarch64", "us_per_op", 50.0)])
+        self.assertTrue(rate[2].endswith("| 0.50x |"), rate)
+        self.assertTrue(cost[2].endswith("| 2.00x |"), cost)
+
     def test_main_on_riscv64_writes_no_arch(self):
         calls, res = self.run_main(["--linux"])
         self.assertEqual(calls[0], ("fetch", "riscv64"))
