@@ -247,10 +247,7 @@ class SilentBoot(unittest.TestCase):
 
 
 def has_cross_libc(arch):
-    pkg = linuxguest.CROSS[arch][1]
-    out = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
-                         capture_output=True, text=True).stdout
-    return "install ok installed" in out
+    return linuxguest.cross_libc(arch).exists()
 
 
 class Aarch64(unittest.TestCase):
@@ -341,6 +338,11 @@ class Aarch64(unittest.TestCase):
         self.assertEqual(int.from_bytes(head[18:20], "little"),
                          linuxguest.EM_MACHINE["aarch64"])
         self.assertEqual(linuxguest.EM_MACHINE["aarch64"], 183)  # EM_AARCH64
+
+    def test_the_cross_libc_is_where_the_packages_put_it(self):
+        self.assertEqual(linuxguest.cross_libc("aarch64"),
+                         Path("/usr/aarch64-linux-gnu/lib/libc.a"))
+        self.assertTrue(linuxguest.cross_libc("riscv64").exists())  # tools/setup's
 
 
 class BenchArch(unittest.TestCase):
