@@ -4,6 +4,7 @@
     tools/bench [--boots N] [--seed S] [--smp N] [--reps N] [--only NAME...]
                 [--linux] [--engine uring|aio]
     tools/bench --scaling [--boots N] [--seed S] [--reps N] [--linux]
+    tools/bench --arch aarch64|both [the first form's options]
 
 Each boot gets a fresh 512M ext2 image (vda, as the Linux anchor's) and a
 fresh 128M scratch disk (vdb, which only the raw write figure writes),
@@ -19,7 +20,8 @@ kernel's, as fill_lock=i_rwsem, as invalidate_lock=off) round by round.
 --linux also boots Debian's Linux riscv64 in each configuration of
 tools/linuxguest.py (linux-ext2: whole's ext2 image; linux-ext4: an ext4
 image; the same QEMU machine and disks; tools/linuxbench.c: the same
-workloads as a Linux program), as many times as whole, so all are
+workloads as a Linux program, with --only those of them Linux has:
+linux_only), as many times as whole, so all are
 measured in one sitting. All the boots of a run (whole's, mixed's, each
 Linux configuration's) go in one shuffled order, from a seed that is
 printed and kept (--seed repeats the order), so a host that slows down
@@ -55,6 +57,15 @@ shuffled order (scaling_cached_read and cold_seq_read at each hart count,
 file_size_cost with the same memory and disk; no mixed: its modes are
 whole's), and the table of whole beside them follows, with Linux's own
 ratios for comparison.
+--arch aarch64 boots whole's build/aarch64/Image instead, on
+qemu-system-aarch64's virt (linuxguest.MACHINE: cortex-a57, GICv2,
+highmem=off) with the same disks, and with --linux Debian's arm64 Linux
+on that machine line (tools/linuxguest.py --arch); every object written
+then carries "arch": "aarch64" (riscv64's carry none, as before), into
+build/bench_aarch64.json unless --out says otherwise. --arch both
+runs riscv64's and aarch64's boots in one shuffled order (main_arches),
+every object with its arch, into build/bench_arches.json, and ends with
+a table of each kernel on aarch64 beside riscv64. Not with --scaling.
 Benchmarks, not tests: nothing here passes or fails on a figure; the
 goals are read from one run's figures and printed.
 """
@@ -105,6 +116,69 @@ def mq_queues(smp):
     return max(1, min(int(smp), 8))
 
 
+# --arch: whole's kernel for QEMU's -kernel, and its ELF with the tool
+# that sizes its text, per arch; the machine line is linuxguest.MACHINE's,
+# which Linux's boots of that arch get too.
+KERNEL_FILE = {"riscv64": ELF, "aarch64": ROOT / "build" / "aarch64" / "Image"}
+SIZE_ELF = {"riscv64": ("riscv64-unknown-elf-size", ELF),
+            "aarch64": ("aarch64-linux-gnu-size", ROOT / "build" / "aarch64" / "whole.elf")}
+
+
+def arch_qemu_cmd(arch, *args, **kwargs):
+    """qemu_cmd(*@args, **@kwargs) for @arch: riscv64's as it is, another
+    arch's with its machine line (linuxguest.MACHINE) and kernel
+    (KERNEL_FILE) in place of riscv64's; the rest (memory, harts, the
+    modern virtio-mmio disks, the boot arguments) the same."""
+    cmd = qemu_cmd(*args, **kwargs)
+    if arch == "riscv64":
+        return cmd
+    rv = linuxguest.MACHINE["riscv64"]
+    if cmd[:len(rv)] != rv:
+        raise ValueError(f"bench: qemu_cmd does not begin with {' '.join(rv)}")
+    cmd = linuxguest.MACHINE[arch] + cmd[len(rv):]
+    cmd[cmd.index("-kernel") + 1] = str(KERNEL_FILE[arch])
+    return cmd
+
+
+def arch_text_bytes(arch):
+    """whole's text size for @arch and the ELF's path, as the image
+    figure's params name it."""
+    tool, elf = SIZE_ELF[arch]
+    size = text_bytes() if arch == "riscv64" else int(subprocess.run(
+        [tool, str(elf)], capture_output=True, text=True,
+        check=True).stdout.splitlines()[1].split()[0])
+    return size, str(elf.relative_to(ROOT))
+
+
+def arch_out(out, arch):
+    """Where a run of @arch writes: @out, but aarch64's default is
+    build/bench_aarch64.json, so a riscv64 run's file stays beside it."""
+    return out if arch == "riscv64" or out != OUT else OUT.with_name(f"bench_{arch}.json")
+
+
+# linuxbench's names (tools/linuxbench.c's benches[]) for whole's: with
+# --only, Linux's boots run the same rows (linux_only), not all of them.
+LINUX_NAMES = {"cached_read_4k": "cached_read", "cached_read_1m": "cached_read",
+               "cold_seq_read": "cold_seq_read", "buffered_write": "buffered_write",
+               "rand_read_4k": "rand_read_4k", "create_unlink": "create_unlink",
+               "scaling_cached_read": "scaling_cached_read"}
+
+
+def linux_only(only):
+    """linuxbench's names for whole's @only (--only), each once; () (all
+    of linuxbench's default) when @only names none Linux has."""
+    return tuple(dict.fromkeys(LINUX_NAMES[n] for n in only if n in LINUX_NAMES))
+
+
+def tag_arch(results, arch):
+    """Every object of @results says "arch": @arch, riscv64's excepted
+    (their format is as it was before --arch: no field means riscv64)."""
+    if arch != "riscv64":
+        for r in results:
+            r["arch"] = arch
+    return results
+
+
 def boot_once(args, tmp, only=None, bootargs="", smp=None, mem=None, image="512M",
               fs="ext2"):
     """One boot: its JSON figures, and the host's time to the shell;
@@ -119,8 +193,9 @@ def boot_once(args, tmp, only=None, bootargs="", smp=None, mem=None, image="512M
     only = args.only if only is None else only
     cmd = f"echo {READY}; bench -r {args.reps}" + "".join(f" {n}" for n in only)
     t0 = time.monotonic()
-    proc = subprocess.Popen(qemu_cmd(smp or args.smp, mem or args.mem, vda, vdb, cmd,
-                                     bootargs),
+    proc = subprocess.Popen(arch_qemu_cmd(getattr(args, "arch", "riscv64"),
+                                          smp or args.smp, mem or args.mem, vda, vdb, cmd,
+                                          bootargs),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
     figures, host_ms, log = [], None, []
@@ -716,6 +791,135 @@ def main_scaling(args):
     return 0
 
 
+# --arch both: every arch's boots (whole's, mixed's, each Linux
+# configuration's) in one shuffled order, so a host that slows down weighs
+# on both arches alike; each arch's figures merged apart, then a table of
+# each kernel's figures on aarch64 beside riscv64.
+BOTH_ARCHES = ("riscv64", "aarch64")
+
+
+def arch_schedule(boots, seed, arches, whole=True, mixed=True, linux=()):
+    """schedule()'s boots for each of @arches, "ARCH:KIND", in one order
+    shuffled from @seed."""
+    order = [f"{arch}:{kind}" for arch in arches
+             for kind in schedule(boots, seed, whole, mixed, linux)]
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def arch_boot(args, arch, kind, rest):
+    """One boot of main_arches' order on @arch: @kind "whole" (the rows of
+    @rest, `mixed` left out), "mixed" or a Linux configuration, as main()
+    runs them; (its figures, the host's ms to the shell or None)."""
+    one = argparse.Namespace(**dict(vars(args), arch=arch))
+    with tempfile.TemporaryDirectory() as tmp:
+        if kind == "whole":
+            figures, ms = boot_once(one, tmp, rest)
+            return [f for f in figures if f["bench"] != "mixed"], ms
+        if kind == "mixed":
+            return boot_once(one, tmp, ["mixed"])[0], None
+    return linuxguest.run(args.smp, args.mem, args.reps, kind, args.engine,
+                          linux_only(rest), arch=arch), None
+
+
+def arches_table(results, arches=BOTH_ARCHES):
+    """Each kernel's figures (whole's, each Linux configuration's) on the
+    second of @arches beside the first, as Markdown, a row's kernels
+    together (whole first): median (min-max) of each, and how many times
+    better the second's median is (> 1: the second arch ahead)."""
+    a, b = arches
+    figs = {}
+    for r in results:
+        if "median" in r and r["median"] and r["bench"] not in ("run", "goal", "image"):
+            key = (r.get("kernel") or "whole", r["bench"], r["mode"], r["metric"])
+            figs.setdefault(key, {})[r.get("arch", "riscv64")] = r
+    head = ["kernel", "bench", "mode", "unit", a, b, f"{b} / {a}"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = list(dict.fromkeys(k[1:] for k in figs))  # in the order they first come
+    keys = sorted(figs, key=lambda k: (rows.index(k[1:]), k[0] != "whole", k[0]))
+    for (kernel, bench, mode, metric) in keys:
+        by = figs[(kernel, bench, mode, metric)]
+        if a not in by or b not in by:
+            continue
+        mode = label(bench, mode, metric)[len(bench) + 1:]
+        ratio = times_better(metric, by[b]["median"], by[a]["median"])
+        lines.append("| " + " | ".join([kernel, bench, mode, by[a]["unit"],
+                                         spread(by[a]), spread(by[b]),
+                                         f"{ratio:.2f}x"]) + " |")
+    return lines
+
+
+def main_arches(args):
+    """tools/bench --arch both: main()'s run on every arch of BOTH_ARCHES
+    in one shuffled order; one file (every object with its "arch"),
+    build/bench_arches.json unless --out says otherwise."""
+    arches = BOTH_ARCHES
+    if args.linux:
+        for arch in arches:
+            linuxguest.fetch(arch)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    mixed = not args.only or "mixed" in args.only
+    rest = [name for name in args.only if name != "mixed"]
+    order = arch_schedule(args.boots, seed, arches, whole=not args.only or bool(rest),
+                          mixed=mixed, linux=linuxguest.KERNELS if args.linux else ())
+    print(f"bench: {len(order)} boots in the order of seed {seed} "
+          f"(--seed {seed} repeats it): {' '.join(order)}", file=sys.stderr)
+    load_before, t_start, commit = os.getloadavg(), time.time(), git_commit()
+    boots = {arch: [] for arch in arches}
+    host_ms = {arch: [] for arch in arches}
+    for i, item in enumerate(order):
+        arch, kind = item.split(":", 1)
+        figures, ms = arch_boot(args, arch, kind, rest)
+        boots[arch].append(figures)
+        if ms is not None:
+            host_ms[arch].append(round(ms, 1))
+        print(f"bench: boot {i + 1} of {len(order)} ({item}): {len(figures)} figures",
+              file=sys.stderr)
+    load_after = os.getloadavg()
+    end = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    results, per_arch = [], {}
+    for arch in arches:
+        res = merge(boots[arch])
+        if host_ms[arch]:
+            res.append(host_figure("boot", "host_ms", "ms", host_ms[arch],
+                                   {"from": "QEMU start", "to": "shell (@@ ready)"}))
+        size, elf = arch_text_bytes(arch)
+        res.append(host_figure("image", "text_bytes", "bytes", [size], {"file": elf}))
+        checks = goals(res)
+        res.append({"bench": "run", "mode": None, "params": {
+            "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
+            "smp": args.smp, "mem": args.mem, "commit": commit,
+            "machine": linuxguest.MACHINE[arch],
+            "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
+            "end": end, "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in load_after]}})
+        res += [{"bench": "goal", "mode": what, "value": round(value, 3),
+                 "goal": goal, "met": met} for what, value, goal, met in checks]
+        for r in res:
+            r["arch"] = arch
+        per_arch[arch] = res
+        results += res
+    out = args.out if args.out != OUT else OUT.with_name("bench_arches.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    for arch in arches:
+        print(f"\n{arch} ({' '.join(linuxguest.MACHINE[arch])}):")
+        print("\n".join(table(per_arch[arch])))
+        rows = beside_linux(per_arch[arch])
+        if rows:
+            print(f"\nwhole beside Linux on {arch} ({args.boots} boots each, -smp "
+                  f"{args.smp}, -r {args.reps}):")
+            print("\n".join(beside_table(rows, sorted({k for row in rows
+                                                       for k in row["linux"]}))))
+    print(f"\n{arches[1]} beside {arches[0]} ({args.boots} boots each, shuffled with seed "
+          f"{seed}, -smp {args.smp}, -r {args.reps}):")
+    print("\n".join(arches_table(results, arches)))
+    print(f"\nload average {' '.join(f'{x:.2f}' for x in load_before)} before, "
+          f"{' '.join(f'{x:.2f}' for x in load_after)} after")
+    print(f"written: {out}")
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boots", type=int, default=7,
@@ -737,11 +941,20 @@ def main(argv):
     ap.add_argument("--scaling", action="store_true",
                     help="issue #32's scaling rows instead: boots at 1, 2, 4 and 8 "
                     "harts, and file sizes 16 MiB to 1 GiB with 2 GiB of memory")
+    ap.add_argument("--arch", choices=linuxguest.ARCHES + ("both",), default="riscv64",
+                    help="whole's (and with --linux, Debian's Linux's) arch, on "
+                    "that arch's QEMU virt (default riscv64); both: riscv64's and "
+                    "aarch64's boots in one shuffled order")
     args = ap.parse_args(argv)
+    if args.scaling and args.arch != "riscv64":
+        ap.error("--scaling runs on riscv64 only")
     if args.scaling:
         return main_scaling(args)
+    if args.arch == "both":
+        return main_arches(args)
+    args.out = arch_out(args.out, args.arch)
     if args.linux:
-        linuxguest.fetch()
+        linuxguest.fetch(args.arch)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     mixed = not args.only or "mixed" in args.only
     rest = [name for name in args.only if name != "mixed"]
@@ -770,7 +983,7 @@ def main(argv):
             figures = whole_fs_boot(args, kind, rest)
         else:
             figures = linuxguest.run(args.smp, args.mem, args.reps, kind, args.engine,
-                                     tuple(rest))
+                                     linux_only(rest), arch=args.arch)
         boots.append(figures)
         print(f"bench: boot {i + 1} of {len(order)} ({kind}): {len(figures)} figures",
               file=sys.stderr)
@@ -779,9 +992,9 @@ def main(argv):
     if host_ms:
         results.append(host_figure("boot", "host_ms", "ms", host_ms,
                                    {"from": "QEMU start", "to": "shell (@@ ready)"}))
-    size = text_bytes()
+    size, elf = arch_text_bytes(args.arch)
     results.append(host_figure("image", "text_bytes", "bytes", [size],
-                               {"file": "build/whole.elf"}))
+                               {"file": elf}))
     checks = goals(results)
     results.append({"bench": "run", "mode": None, "params": {
         "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
@@ -792,8 +1005,11 @@ def main(argv):
         "loadavg_after": [round(x, 2) for x in load_after]}})
     results += [{"bench": "goal", "mode": what, "value": round(value, 3),
                  "goal": goal, "met": met} for what, value, goal, met in checks]
+    tag_arch(results, args.arch)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
+    if args.arch != "riscv64":
+        print(f"arch: {args.arch} ({' '.join(linuxguest.MACHINE[args.arch])})")
     print("\n".join(table(results)))
     print(f"\nratios ({args.boots} boots, -smp {args.smp}):")
     for what, value, goal in ratios(results):

@@ -3,8 +3,9 @@
 runs on, with workloads equivalent to whole's benchmarks (tools/bench.py
 --linux).
 
-    python3 tools/linuxguest.py fetch          # once: packages, Image, initramfs
-    python3 tools/linuxguest.py run [--smp N] [--reps N] [--kernel linux-ext2|linux-ext4]
+    python3 tools/linuxguest.py fetch [--arch A]  # once: packages, Image, initramfs
+    python3 tools/linuxguest.py run [--arch A] [--smp N] [--reps N]
+                                    [--kernel linux-ext2|linux-ext4]
 
 fetch keeps an apt state of its own in build/linux/apt (Debian trixie,
 main, riscv64, from the host's own Debian mirror; the host's apt state is
@@ -31,9 +32,19 @@ what is in effect as "@@ set" lines, which come back in the boot
 figure's params): /init runs tools/linuxbench.c (whole's benchmarks as a Linux program, built
 static with Debian's riscv64-linux-gnu-gcc), whose figures come back in
 tools/bench.py's format.
+
+--arch aarch64 (tools/bench --linux --arch aarch64) does the same with
+Debian's arm64 packages (linux-image-arm64, busybox-static:arm64, an apt
+state and files of their own in build/aarch64/linux; the kernel's
+vmlinuz is gzip'd, unpacked into Image), linuxbench built with
+aarch64-linux-gnu-gcc (package libc6-dev-arm64-cross: install_cross()
+installs it when missing) and QEMU's aarch64 virt with the machine line
+whole's aarch64 boots get (MACHINE), the console on the PL011 (ttyAMA0).
+The default is riscv64, whose paths and command lines stay as they were.
 """
 
 import argparse
+import gzip
 import json
 import lzma
 import os
@@ -66,6 +77,43 @@ KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 CROSS_GCC = "riscv64-linux-gnu-gcc"
 
 KERNELS = ("linux-ext2", "linux-ext4")
+
+# Per arch (--arch): Debian's name for it, the cross compiler and the
+# package that gives it a libc, ELF's machine number (linuxbench's check),
+# the serial console, and QEMU's machine line, the one whole's boots of
+# that arch get (tools/bench.py; aarch64's is tools/ktest_runner.py's:
+# cortex-a57, highmem=off, GICv2 as tools/run's default, semihosting for
+# whole's exit code, which Linux ignores).
+ARCHES = ("riscv64", "aarch64")
+DEB_ARCH = {"riscv64": "riscv64", "aarch64": "arm64"}
+CROSS = {"riscv64": (CROSS_GCC, "libc6-dev-riscv64-cross"),
+         "aarch64": ("aarch64-linux-gnu-gcc", "libc6-dev-arm64-cross")}
+EM_MACHINE = {"riscv64": 243, "aarch64": 183}
+CONSOLE = {"riscv64": "ttyS0", "aarch64": "ttyAMA0"}
+MACHINE = {"riscv64": ["qemu-system-riscv64", "-machine", "virt", "-bios", "default"],
+           "aarch64": ["qemu-system-aarch64", "-machine", "virt,highmem=off,gic-version=2",
+                       "-cpu", "cortex-a57", "-net", "none",
+                       "-semihosting-config", "enable=on,target=native"]}
+
+
+def linux_dir(arch="riscv64"):
+    """Where @arch's apt state, Image, initramfs and linuxbench go:
+    build/linux for riscv64, build/ARCH/linux (the per-arch build
+    folder) for the others."""
+    return LINUX if arch == "riscv64" else ROOT / "build" / arch / "linux"
+
+
+def image_path(arch="riscv64"):
+    return IMAGE if arch == "riscv64" else linux_dir(arch) / "Image"
+
+
+def initrd_path(arch="riscv64"):
+    return INITRD if arch == "riscv64" else linux_dir(arch) / "initramfs.cpio"
+
+
+def arch_cmdline(arch="riscv64"):
+    """CMDLINE with @arch's serial console."""
+    return CMDLINE.replace("console=ttyS0", f"console={CONSOLE[arch]}")
 
 # Linux at its best for these workloads, each with its reason (the same
 # words go beside the table in docs/benchmarks.md). The boot arguments:
@@ -157,7 +205,7 @@ def _sources_uri():
     return "http://deb.debian.org/debian"
 
 
-def _apt(state, *args, tool="apt-get"):
+def _apt(state, *args, tool="apt-get", arch="riscv64"):
     opts = {"Dir::Etc::sourcelist": state / "sources.list",
             "Dir::Etc::sourceparts": "/dev/null",
             "Dir::Etc::preferencesparts": "/dev/null",
@@ -165,7 +213,7 @@ def _apt(state, *args, tool="apt-get"):
             "Dir::State::status": state / "status",
             "Dir::Cache": state / "cache",
             "Dir::Cache::archives": state / "archives",
-            "APT::Architecture": "riscv64", "APT::Architectures": "riscv64",
+            "APT::Architecture": DEB_ARCH[arch], "APT::Architectures": DEB_ARCH[arch],
             "APT::Sandbox::User": "root"}
     cmd = [tool, "-q"] + [x for k, v in opts.items() for x in ("-o", f"{k}={v}")]
     run = subprocess.run(cmd + list(args), cwd=state / "debs", capture_output=True,
@@ -236,22 +284,50 @@ BENCH_SOURCES = (ROOT / "tools" / "linuxbench.c", ROOT / "app" / "bench_file.h",
                  ROOT / "drivers" / "bench_rand.h")
 
 
-def build_bench():
-    """tools/linuxbench.c, static for riscv64 Linux."""
-    out = LINUX / "linuxbench"
+def cross_cmd(arch, out):
+    """The command that builds tools/linuxbench.c, static, for @arch's
+    Linux into @out."""
+    return [CROSS[arch][0], "-O2", "-static", "-pthread", "-Wall", "-Wextra",
+            "-Werror", "-I", str(ROOT), str(BENCH_SOURCES[0]), "-o", str(out)]
+
+
+def cross_libc(arch):
+    """The static libc a -static build for @arch links, from CROSS's
+    package."""
+    gcc = CROSS[arch][0]
+    return Path("/usr") / gcc[:-len("-gcc")] / "lib" / "libc.a"
+
+
+def install_cross(arch):
+    """The cross compiler's libc for @arch, installed with the host's apt
+    when missing (a bench-only set-up: tools/setup installs riscv64's)."""
+    pkg = CROSS[arch][1]
+    if cross_libc(arch).exists():
+        return
+    if os.geteuid() != 0:
+        raise SystemExit(f"linuxguest: {pkg} is missing: apt-get install {pkg}")
+    print(f"linuxguest: installing {pkg}", file=sys.stderr)
+    subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", pkg],
+                   check=True, stdin=subprocess.DEVNULL, stdout=sys.stderr,
+                   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+
+
+def build_bench(arch="riscv64"):
+    """tools/linuxbench.c, static for @arch's Linux."""
+    out = linux_dir(arch) / "linuxbench"
     newest = max(p.stat().st_mtime for p in BENCH_SOURCES)
     if not out.exists() or out.stat().st_mtime < newest:
-        LINUX.mkdir(parents=True, exist_ok=True)
-        subprocess.run([CROSS_GCC, "-O2", "-static", "-pthread", "-Wall", "-Wextra",
-                        "-Werror", "-I", str(ROOT), str(BENCH_SOURCES[0]),
-                        "-o", str(out)], check=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if arch != "riscv64":
+            install_cross(arch)
+        subprocess.run(cross_cmd(arch, out), check=True)
     return out
 
 
-def _download():
+def _download(arch="riscv64"):
     """The kernel's and busybox's .deb files, fetched once into the
     private apt state (again only if one is missing)."""
-    state = LINUX / "apt"
+    state = linux_dir(arch) / "apt"
     debs = state / "debs"
     have = (sorted(debs.glob("linux-image-[0-9]*_*.deb")),
             sorted(debs.glob("busybox-static_*.deb")))
@@ -260,29 +336,43 @@ def _download():
     for d in ("lists/partial", "archives/partial", "cache", "debs"):
         (state / d).mkdir(parents=True, exist_ok=True)
     (state / "status").touch()
+    deb = DEB_ARCH[arch]
     (state / "sources.list").write_text(
-        f"deb [arch=riscv64 signed-by={KEYRING}] {_sources_uri()} trixie main\n")
-    print("linuxguest: fetching Debian trixie riscv64 packages", file=sys.stderr)
-    _apt(state, "update")
-    meta = _apt(state, "depends", "linux-image-riscv64", tool="apt-cache")
+        f"deb [arch={deb} signed-by={KEYRING}] {_sources_uri()} trixie main\n")
+    print(f"linuxguest: fetching Debian trixie {deb} packages", file=sys.stderr)
+    _apt(state, "update", arch=arch)
+    meta = _apt(state, "depends", f"linux-image-{deb}", tool="apt-cache", arch=arch)
     kpkg = re.search(r"Depends:\s*(linux-image-\S+)", meta)[1]
-    _apt(state, "download", kpkg, "busybox-static")
+    _apt(state, "download", kpkg, "busybox-static", arch=arch)
     return next(debs.glob(f"{kpkg}_*.deb")), next(debs.glob("busybox-static_*.deb"))
 
 
-def fetch():
+def kernel_image(boot):
+    """The bytes QEMU's -kernel gets from the kernel package's /boot
+    (@boot): riscv64's vmlinux-* is already an Image; arm64's vmlinuz-* is
+    a gzip'd Image, unpacked here (QEMU's loader would too, into a buffer
+    it sizes itself)."""
+    found = sorted(boot.glob("vmlinux-*")) or sorted(boot.glob("vmlinuz-*"))
+    if not found:
+        raise SystemExit(f"linuxguest: no kernel in {boot}")
+    data = found[-1].read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def fetch(arch="riscv64"):
     """Download the packages (once) and build Image and the initramfs (again
     when tools/linuxbench.c or this file changed)."""
     newest = max(p.stat().st_mtime for p in BENCH_SOURCES + (Path(__file__),))
-    if IMAGE.exists() and INITRD.exists() and INITRD.stat().st_mtime > newest:
+    image, initrd = image_path(arch), initrd_path(arch)
+    if image.exists() and initrd.exists() and initrd.stat().st_mtime > newest:
         return
-    kdeb, bdeb = _download()
-    x = LINUX / "x"
+    kdeb, bdeb = _download(arch)
+    x = linux_dir(arch) / "x"
     shutil.rmtree(x, ignore_errors=True)
     for deb, into in ((kdeb, x / "kernel"), (bdeb, x / "busybox")):
         into.mkdir(parents=True)
         subprocess.run(["dpkg-deb", "-x", str(deb), str(into)], check=True)
-    vmlinux = next((x / "kernel" / "boot").glob("vmlinux-*"))
+    kimage = kernel_image(x / "kernel" / "boot")
     moddir = next((x / "kernel" / "usr" / "lib" / "modules").iterdir())
     order, paths = _load_order(moddir, MODULES)
     files = [(d, 0o40755, None, None) for d in
@@ -292,25 +382,29 @@ def fetch():
     busybox = (x / "busybox" / "usr" / "bin" / "busybox").read_bytes()
     files.append(("bin/busybox", 0o100755, busybox, None))
     files.append(("init", 0o100755, INIT.encode(), None))
-    files.append(("linuxbench", 0o100755, build_bench().read_bytes(), None))
+    files.append(("linuxbench", 0o100755, build_bench(arch).read_bytes(), None))
     for name in order:
         data = paths[name].read_bytes()
         if paths[name].suffix == ".xz":
             data = lzma.decompress(data)
         files.append((f"lib/modules/{name}.ko", 0o100644, data, None))
     files.append(("lib/modules/order", 0o100644, ("\n".join(order) + "\n").encode(), None))
-    INITRD.write_bytes(_cpio(files))
-    shutil.copy(vmlinux, IMAGE)
+    initrd.write_bytes(_cpio(files))
+    image.write_bytes(kimage)
     shutil.rmtree(x)
-    print(f"linuxguest: {IMAGE.relative_to(ROOT)} ({kdeb.name}), "
-          f"{INITRD.relative_to(ROOT)} (modules: {' '.join(order)})", file=sys.stderr)
+    print(f"linuxguest: {image.relative_to(ROOT)} ({kdeb.name}), "
+          f"{initrd.relative_to(ROOT)} (modules: {' '.join(order)})", file=sys.stderr)
 
 
-def qemu_cmd(smp, mem, vda, vdb, initrd, cmdline=CMDLINE):
-    return ["qemu-system-riscv64", "-machine", "virt", "-bios", "default",
+def qemu_cmd(smp, mem, vda, vdb, initrd, cmdline=None, arch="riscv64"):
+    """QEMU's command line for one boot of @arch's Linux; @cmdline's
+    default is CMDLINE with @arch's console (arch_cmdline)."""
+    if cmdline is None:
+        cmdline = arch_cmdline(arch)
+    return MACHINE[arch] + [
             "-nographic", "-no-reboot", "-smp", smp_arg(smp), "-m", mem,
             "-global", "virtio-mmio.force-legacy=false",
-            "-kernel", str(IMAGE), "-initrd", str(initrd),
+            "-kernel", str(image_path(arch)), "-initrd", str(initrd),
             "-append", cmdline,
             # the same disks whole's boots get: vdb has a queue per hart
             "-drive", f"file={vdb},if=none,format=raw,id=d1,cache=unsafe",
@@ -349,7 +443,7 @@ def guest_files(kernel, reps, engine=None, only=()):
 
 
 def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None, only=(),
-        image="512M", timeout=TIMEOUT):
+        image="512M", timeout=TIMEOUT, arch="riscv64"):
     """One boot of Linux in configuration @kernel (KERNELS): its figures
     (tools/bench.py's format, with "kernel": @kernel) and the host's time
     from QEMU's start to linuxbench's start, the disk mounted. @only names
@@ -357,10 +451,10 @@ def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None, only=(),
     is the data disk's size, @timeout the boot's limit in seconds.
     A boot that never reaches /init (Linux under TCG now and then stops
     silently before its first line) is killed after BOOT_TIMEOUT s and
-    made again, at most BOOT_TRIES times in all."""
-    fetch()
+    made again, at most BOOT_TRIES times in all. @arch: ARCHES."""
+    fetch(arch)
     for attempt in range(1, BOOT_TRIES + 1):
-        figs = _run_once(smp, mem, reps, kernel, engine, only, image, timeout)
+        figs = _run_once(smp, mem, reps, kernel, engine, only, image, timeout, arch)
         if figs is not None:
             return figs
         sys.stderr.write(f"linuxguest: no /init after {BOOT_TIMEOUT} s "
@@ -368,7 +462,8 @@ def run(smp=4, mem="512M", reps=3, kernel="linux-ext2", engine=None, only=(),
     raise SystemExit("linuxguest: Linux never reached /init")
 
 
-def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=TIMEOUT):
+def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=TIMEOUT,
+              arch="riscv64"):
     """One boot, or None if it did not reach /init in time."""
     with tempfile.TemporaryDirectory() as tmp:
         vda, vdb = Path(tmp) / "vda.img", Path(tmp) / "vdb.img"
@@ -377,9 +472,10 @@ def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=TIM
             f.truncate(128 << 20)
         # what /init reads goes in as files appended to the initramfs
         initrd = Path(tmp) / "initrd.cpio"
-        initrd.write_bytes(INITRD.read_bytes() + _cpio(guest_files(kernel, reps, engine, only)))
+        initrd.write_bytes(initrd_path(arch).read_bytes()
+                           + _cpio(guest_files(kernel, reps, engine, only)))
         t0 = time.monotonic()
-        proc = subprocess.Popen(qemu_cmd(smp, mem, vda, vdb, initrd),
+        proc = subprocess.Popen(qemu_cmd(smp, mem, vda, vdb, initrd, arch=arch),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, errors="replace")
         figs, host_ms, log, done, settings = [], None, [], False, []
@@ -436,6 +532,7 @@ def _run_once(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=TIM
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("fetch", "run"))
+    ap.add_argument("--arch", choices=ARCHES, default="riscv64")
     ap.add_argument("--smp", type=int, default=4)
     ap.add_argument("--mem", default="512M")
     ap.add_argument("--reps", type=int, default=3)
@@ -444,9 +541,10 @@ def main(argv):
                     help="raw I/O through io_uring (default) or Linux AIO")
     args = ap.parse_args(argv)
     if args.what == "fetch":
-        fetch()
+        fetch(args.arch)
     else:
-        for fig in run(args.smp, args.mem, args.reps, args.kernel, args.engine):
+        for fig in run(args.smp, args.mem, args.reps, args.kernel, args.engine,
+                       arch=args.arch):
             print(json.dumps(fig))
     return 0
 

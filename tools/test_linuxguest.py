@@ -9,6 +9,8 @@ host's gcc), the initramfs writer produces well-formed newc archives,
 /init parses and applies the settings, and each configuration gets its
 image."""
 
+import argparse
+import gzip
 import json
 import os
 import re
@@ -229,12 +231,12 @@ class SilentBoot(unittest.TestCase):
         again, and gives up after BOOT_TRIES boots."""
         boots = []
 
-        def silent_guest(*args):
+        def silent_guest(*args, **kwargs):
             boots.append(args)
             return ["sleep", "600"]
 
         with tempfile.NamedTemporaryFile() as initrd, mock.patch.multiple(
-                linuxguest, qemu_cmd=silent_guest, fetch=lambda: None,
+                linuxguest, qemu_cmd=silent_guest, fetch=lambda arch="riscv64": None,
                 INITRD=Path(initrd.name), BOOT_TIMEOUT=1):
             t0 = time.monotonic()
             with self.assertRaises(SystemExit) as cm:
@@ -242,6 +244,240 @@ class SilentBoot(unittest.TestCase):
         self.assertIn("never reached /init", str(cm.exception))
         self.assertEqual(len(boots), linuxguest.BOOT_TRIES)
         self.assertLess(time.monotonic() - t0, 60)
+
+
+def has_cross_libc(arch):
+    return linuxguest.cross_libc(arch).exists()
+
+
+class Aarch64(unittest.TestCase):
+    """--arch aarch64 (tools/bench --linux --arch aarch64): Debian's arm64
+    Linux on the machine line whole's aarch64 boots get, linuxbench built
+    for it; riscv64's paths and command lines stay as they were. Nothing
+    is fetched or booted here."""
+
+    def args(self, arch):
+        return (4, "512M", "/t/vda.img", "/t/vdb.img", "/t/initrd.cpio")
+
+    def test_riscv64_is_as_it_was(self):
+        cmd = linuxguest.qemu_cmd(*self.args("riscv64"))
+        self.assertEqual(cmd[:5], ["qemu-system-riscv64", "-machine", "virt", "-bios",
+                                   "default"])
+        self.assertEqual(cmd[cmd.index("-kernel") + 1], str(linuxguest.IMAGE))
+        self.assertEqual(cmd[cmd.index("-append") + 1], linuxguest.CMDLINE)
+        self.assertEqual(linuxguest.initrd_path(), linuxguest.INITRD)
+        self.assertEqual(linuxguest.linux_dir(), linuxguest.ROOT / "build" / "linux")
+
+    def test_aarch64_gets_its_machine_kernel_and_console_and_the_same_disks(self):
+        rv = linuxguest.qemu_cmd(*self.args("riscv64"))
+        a64 = linuxguest.qemu_cmd(*self.args("aarch64"), arch="aarch64")
+        machine = linuxguest.MACHINE["aarch64"]
+        self.assertEqual(a64[:len(machine)], machine)
+        self.assertEqual(machine[:2], ["qemu-system-aarch64", "-machine"])
+        self.assertTrue(machine[2].startswith("virt,highmem=off"))
+        self.assertEqual(machine[machine.index("-cpu") + 1], "cortex-a57")
+        # the aarch64 machine of tools/ktest_runner.py's boots (GICv2, QEMU's default)
+        import boots
+        import ktest_runner
+        boot = next(b for b in boots.BOOTS if b.arch == "aarch64" and not b.machine)
+        kt = ktest_runner.machine_args(boot)[0]
+        self.assertEqual(kt[0], machine[0])
+        self.assertEqual(kt[3:], machine[3:])
+        self.assertEqual(machine[2], kt[2] + ",gic-version=2")
+        kernel = Path(a64[a64.index("-kernel") + 1])
+        self.assertEqual(kernel, linuxguest.ROOT / "build" / "aarch64" / "linux" / "Image")
+        append = a64[a64.index("-append") + 1].split()
+        self.assertIn("console=ttyAMA0", append)
+        self.assertNotIn("console=ttyS0", append)
+        self.assertEqual(append[1:], linuxguest.CMDLINE.split()[1:])
+        # from -nographic on, the same line but the kernel and its arguments
+        tail = lambda c: [x for x in c[c.index("-nographic"):]
+                          if x not in (str(kernel), str(linuxguest.IMAGE))
+                          and "console=" not in x]
+        self.assertEqual(tail(a64), tail(rv))
+        self.assertIn("virtio-mmio.force-legacy=false", a64)
+        self.assertIn("file=/t/vda.img,if=none,format=raw,id=d0,cache=unsafe", a64)
+
+    def test_apt_state_and_packages_are_arm64(self):
+        calls = []
+
+        def fake_run(cmd, **kw):
+            calls.append(cmd)
+            return subprocess.CompletedProcess(cmd, 0, "Depends: linux-image-x-arm64\n", "")
+
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(
+                linuxguest.subprocess, "run", fake_run):
+            (Path(tmp) / "debs").mkdir()
+            linuxguest._apt(Path(tmp), "update", arch="aarch64")
+            linuxguest._apt(Path(tmp), "update")
+        self.assertIn("APT::Architecture=arm64", calls[0])
+        self.assertIn("APT::Architectures=arm64", calls[0])
+        self.assertIn("APT::Architecture=riscv64", calls[1])
+        self.assertEqual(linuxguest.linux_dir("aarch64"),
+                         linuxguest.ROOT / "build" / "aarch64" / "linux")
+
+    def test_the_arm64_kernel_is_unpacked_and_riscv64_s_taken_as_it_is(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            boot = Path(tmp)
+            (boot / "vmlinuz-6.12.0-arm64").write_bytes(gzip.compress(b"ARM\x64" * 100))
+            self.assertEqual(linuxguest.kernel_image(boot), b"ARM\x64" * 100)
+            (boot / "vmlinux-6.12.0-riscv64").write_bytes(b"RISCV" * 10)
+            self.assertEqual(linuxguest.kernel_image(boot), b"RISCV" * 10)
+            with self.assertRaises(SystemExit):
+                linuxguest.kernel_image(boot / "nothing")
+
+    @unittest.skipUnless(has_cross_libc("aarch64"),
+                         "libc6-dev-arm64-cross missing (tools/bench --linux --arch "
+                         "aarch64 installs it)")
+    def test_linuxbench_builds_for_aarch64_linux(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "linuxbench"
+            subprocess.run(linuxguest.cross_cmd("aarch64", out), check=True)
+            head = out.read_bytes()[:20]
+        self.assertEqual(head[:4], b"\x7fELF")
+        self.assertEqual(int.from_bytes(head[18:20], "little"),
+                         linuxguest.EM_MACHINE["aarch64"])
+        self.assertEqual(linuxguest.EM_MACHINE["aarch64"], 183)  # EM_AARCH64
+
+    def test_the_cross_libc_is_where_the_packages_put_it(self):
+        self.assertEqual(linuxguest.cross_libc("aarch64"),
+                         Path("/usr/aarch64-linux-gnu/lib/libc.a"))
+        self.assertTrue(linuxguest.cross_libc("riscv64").exists())  # tools/setup's
+
+
+class BenchArch(unittest.TestCase):
+    """tools/bench.py --arch: the option, whole's QEMU line on aarch64, and
+    the arch on every object written; main() runs with the boots mocked
+    (nothing boots; no figure is asserted, only where each goes)."""
+
+    def test_whole_s_aarch64_line_is_riscv64_s_with_the_machine_and_kernel(self):
+        import bench
+        a = (4, "512M", "/t/vda.img", "/t/vdb.img", "echo hi", "x=1")
+        rv = bench.qemu_cmd(*a)
+        self.assertEqual(bench.arch_qemu_cmd("riscv64", *a), rv)
+        a64 = bench.arch_qemu_cmd("aarch64", *a)
+        machine = linuxguest.MACHINE["aarch64"]
+        self.assertEqual(a64[:len(machine)], machine)
+        self.assertEqual(a64[a64.index("-kernel") + 1],
+                         str(linuxguest.ROOT / "build" / "aarch64" / "Image"))
+        strip = lambda c, m: [x for x in c[len(m):] if not x.endswith(("whole.elf", "Image"))]
+        self.assertEqual(strip(a64, machine), strip(rv, linuxguest.MACHINE["riscv64"]))
+        self.assertEqual(a64[a64.index("-append") + 1], "x=1 -- echo hi")
+
+    def test_bad_arch_and_scaling_on_aarch64_are_refused(self):
+        import bench
+        for argv in (["--arch", "mips"], ["--arch", "aarch64", "--scaling"]):
+            with mock.patch("sys.stderr"), self.assertRaises(SystemExit) as cm:
+                bench.main(argv)
+            self.assertEqual(cm.exception.code, 2)
+
+    def test_linux_runs_the_rows_of_only_by_linuxbench_s_names(self):
+        import bench
+        self.assertEqual(bench.linux_only([]), ())
+        self.assertEqual(bench.linux_only(["cold_seq_read", "buffered_write"]),
+                         ("cold_seq_read", "buffered_write"))
+        self.assertEqual(bench.linux_only(["cached_read_4k", "memcpy_1m", "cached_read_1m"]),
+                         ("cached_read",))
+        # every name given is one linuxbench has (its benches[])
+        src = (linuxguest.ROOT / "tools" / "linuxbench.c").read_text()
+        table = src[src.index("benches[] = {"):]
+        table = table[:table.index("};")]
+        self.assertLessEqual(set(bench.LINUX_NAMES.values()),
+                             set(re.findall(r'\{ "(\w+)",', table)))
+
+    def test_out_file_and_tags(self):
+        import bench
+        self.assertEqual(bench.arch_out(bench.OUT, "riscv64"), bench.OUT)
+        self.assertEqual(bench.arch_out(bench.OUT, "aarch64").name, "bench_aarch64.json")
+        self.assertEqual(bench.arch_out(Path("/x.json"), "aarch64"), Path("/x.json"))
+        figs = [{"bench": "a"}, {"bench": "run"}]
+        self.assertEqual(bench.tag_arch([dict(f) for f in figs], "riscv64"), figs)
+        self.assertEqual([f["arch"] for f in bench.tag_arch(figs, "aarch64")],
+                         ["aarch64", "aarch64"])
+
+    def run_main(self, argv):
+        """bench.main(@argv) with its boots mocked: [(what, arch)] of the
+        calls, and the JSON written."""
+        import bench
+        calls = []
+        fig = {"bench": "cold_seq_read", "mode": "raw", "params": {}, "metric": "mb_per_s",
+               "unit": "MB/s", "median": 2.0, "min": 1.0, "max": 3.0, "samples": 3}
+
+        def boot_once(args, tmp, only=None, **kw):
+            calls.append(("whole", args.arch, tuple(only or ())))
+            return [dict(fig)], 10.0
+
+        def run(smp, mem, reps, kernel, engine, only=(), image="512M", timeout=None,
+                arch="riscv64"):
+            calls.append((kernel, arch, tuple(only)))
+            return [dict(fig, kernel=kernel)]
+
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.multiple(
+                bench, boot_once=boot_once, arch_text_bytes=lambda a: (1, f"{a}.elf"),
+                git_commit=lambda: "c0ffee"), mock.patch.multiple(
+                bench.linuxguest, run=run,
+                fetch=lambda arch="riscv64": calls.append(("fetch", arch))), \
+                mock.patch("sys.stdout"), mock.patch("sys.stderr"):
+            out = Path(tmp) / "b.json"
+            bench.main(argv + ["--out", str(out), "--boots", "2", "--only", "cold_seq_read"])
+            return calls, json.loads(out.read_text())
+
+    def test_main_on_aarch64_boots_both_kernels_there_and_tags_every_object(self):
+        calls, res = self.run_main(["--linux", "--arch", "aarch64"])
+        self.assertEqual(calls[0], ("fetch", "aarch64"))
+        self.assertEqual(sorted(calls[1:]), sorted(
+            [("whole", "aarch64", ("cold_seq_read",)),
+             ("linux-ext2", "aarch64", ("cold_seq_read",)),
+             ("linux-ext4", "aarch64", ("cold_seq_read",))] * 2))
+        self.assertTrue(all(r.get("arch") == "aarch64" for r in res), res)
+        self.assertEqual({r.get("kernel") for r in res if r["bench"] == "cold_seq_read"},
+                         {None, "linux-ext2", "linux-ext4"})
+        image = next(r for r in res if r["bench"] == "image")
+        self.assertEqual(image["params"]["file"], "aarch64.elf")
+
+    def test_both_arches_in_one_order_each_merged_apart(self):
+        import bench
+        order = bench.arch_schedule(2, 5, ("riscv64", "aarch64"), mixed=False,
+                                    linux=("linux-ext2",))
+        self.assertEqual(order, bench.arch_schedule(2, 5, ("riscv64", "aarch64"),
+                                                    mixed=False, linux=("linux-ext2",)))
+        self.assertEqual(sorted(order), sorted(
+            [f"{a}:{k}" for a in ("riscv64", "aarch64") for k in ("whole", "linux-ext2")] * 2))
+        calls, res = self.run_main(["--linux", "--arch", "both"])
+        self.assertEqual(calls[:2], [("fetch", "riscv64"), ("fetch", "aarch64")])
+        self.assertEqual(sorted(calls[2:]), sorted(
+            [(k, a, ("cold_seq_read",)) for a in ("riscv64", "aarch64")
+             for k in ("whole", "linux-ext2", "linux-ext4")] * 2))
+        self.assertEqual({r.get("arch") for r in res}, {"riscv64", "aarch64"})
+        for arch in ("riscv64", "aarch64"):
+            mine = [r for r in res if r["arch"] == arch]
+            self.assertEqual(sum(r["bench"] == "run" for r in mine), 1)
+            self.assertEqual([r["boots"] for r in mine if r["bench"] == "cold_seq_read"],
+                             [2, 2, 2])
+            image = next(r for r in mine if r["bench"] == "image")
+            self.assertEqual(image["params"]["file"], f"{arch}.elf")
+        rows = bench.arches_table(res)[2:]
+        self.assertEqual(len(rows), 4)  # whole, linux-ext2, linux-ext4, boot host_ms
+        self.assertTrue(rows[0].startswith("| whole | cold_seq_read | raw | MB/s |"))
+        self.assertTrue(rows[0].endswith("| 1.00x |"))
+
+    def test_arches_table_says_which_arch_is_ahead(self):
+        import bench
+        f = lambda arch, metric, median: {"bench": "b", "mode": None, "metric": metric,
+                                          "unit": "u", "median": median, "min": median,
+                                          "max": median, "arch": arch}
+        rate = bench.arches_table([f("riscv64", "mb_per_s", 100.0),
+                                   f("aarch64", "mb_per_s", 50.0)])
+        cost = bench.arches_table([f("riscv64", "us_per_op", 100.0),
+                                   f("aarch64", "us_per_op", 50.0)])
+        self.assertTrue(rate[2].endswith("| 0.50x |"), rate)
+        self.assertTrue(cost[2].endswith("| 2.00x |"), cost)
+
+    def test_main_on_riscv64_writes_no_arch(self):
+        calls, res = self.run_main(["--linux"])
+        self.assertEqual(calls[0], ("fetch", "riscv64"))
+        self.assertEqual({c[1] for c in calls}, {"riscv64"})
+        self.assertFalse([r for r in res if "arch" in r])
 
 
 if __name__ == "__main__":
