@@ -75,6 +75,9 @@ struct pci_host {
 	uint32_t mask_hi, mask_pin; /* interrupt-map-mask */
 	unsigned int nroutes;
 	struct pci_irq_route routes[PCI_MAX_IRQ_MAP];
+	/* msi-parent or msi-map: the MSI controller's phandle (0: none) of
+	 * the functions with bdf in [msi_rid_base, + msi_rid_len) */
+	uint32_t msi_parent, msi_rid_base, msi_rid_len;
 };
 
 struct pci_bar {
@@ -129,6 +132,10 @@ int pci_host_check(struct pci_host *host);
 unsigned int
 pci_host_irq(const struct pci_host *host, uint32_t bdf, uint8_t pin);
 
+/* The phandle of the MSI controller @dev's messages go to (the host's
+ * msi-parent or msi-map), or 0 if the device tree names none. */
+uint32_t pci_msi_controller(const struct pci_dev *dev);
+
 /* Enumerate the buses of @host into @devs (at most @max; a bridge before
  * the functions behind it): number the buses behind bridges, size the
  * BARs, assign them, route INTx, enable decoding. Nothing is mapped.
@@ -144,6 +151,37 @@ int pci_find_caps(const struct pci_dev *dev,
 		  uint8_t id,
 		  uint8_t *pos,
 		  unsigned int max);
+
+/* A function's MSI-X (drivers/pci_msix.c). */
+struct pci_msix {
+	uint8_t cap;		/* the capability's offset; 0: none */
+	unsigned int size;	/* table entries */
+	uintptr_t table;	/* CPU address of entry 0 */
+	unsigned int first_irq; /* entry i raises line first_irq + i */
+	unsigned int nvec;	/* entries in use; 0: MSI-X off */
+};
+
+/* Find @dev's MSI-X capability and table into @m. Return: 0, -ENOENT
+ * (none), -ELOOP/-ERANGE (the capability list), or -EINVAL after a
+ * console message (the table is not inside a memory BAR in use). */
+int pci_msix_find(const struct pci_dev *dev, struct pci_msix *m);
+/**
+ * pci_msix_enable() - give entries 0..@nvec-1 lines of the MSI controller
+ * and turn MSI-X on (INTx off).
+ * @dev: the function.
+ * @m: what pci_msix_find() found; first_irq and nvec are set.
+ * @nvec: entries to use, at most m->size.
+ *
+ * Context: probe, before the lines' handlers are registered.
+ * Return: 0, -ERANGE (no table, or not @nvec entries), or msi_alloc()'s
+ * -ENODEV/-ENOSPC (MSI-X stays off).
+ */
+int pci_msix_enable(const struct pci_dev *dev,
+		    struct pci_msix *m,
+		    unsigned int nvec);
+/* Turn MSI-X off (INTx back on) and give its lines back; their handlers
+ * are not registered. Nothing if it is off. */
+void pci_msix_disable(const struct pci_dev *dev, struct pci_msix *m);
 
 /* The @nth device the boot enumerated, or NULL. */
 struct pci_dev *pci_device_nth(unsigned int nth);

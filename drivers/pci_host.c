@@ -12,7 +12,9 @@
  * specifier is read by platform_irq_spec(): the PLIC's one cell or the
  * GIC's three). `bus-range`
  * defaults to 0-255; one that `reg` cannot hold is a contradiction,
- * reported, and the bridge is not used. The buses of the range are
+ * reported, and the bridge is not used. `msi-parent` or `msi-map` names
+ * the MSI controller (<kernel/msi.h>); without them functions use INTx.
+ * The buses of the range are
  * enumerated by drivers/pci.c.
  *
  * Locking: none; boot hart, before any task.
@@ -135,6 +137,36 @@ static void read_irq_map(int node, struct pci_host *h)
 	}
 }
 
+/* The MSI controller: `msi-parent` (every function), else the first
+ * `msi-map` entry (rid-base, controller, msi-base, length: the functions
+ * whose bus/device/function number is in [rid-base, rid-base + length)).
+ * None: the functions use INTx. */
+static void read_msi_parent(int node, struct pci_host *h)
+{
+	int len;
+	const void *map = fdt_getprop(node, "msi-map", &len);
+
+	if (fdt_read_u32(node, "msi-parent", &h->msi_parent)) {
+		h->msi_rid_len = 0x10000;
+	} else if (map && len >= 16) {
+		h->msi_rid_base = fdt_cell(map, 0);
+		h->msi_parent = fdt_cell(map, 1);
+		h->msi_rid_len = fdt_cell(map, 3);
+	} else if (map) {
+		pr_warn("%s: msi-map is %d bytes, not an entry; devices use "
+			"INTx\n",
+			h->name,
+			len);
+	}
+}
+
+uint32_t pci_msi_controller(const struct pci_dev *d)
+{
+	const struct pci_host *h = d->host;
+
+	return d->bdf - h->msi_rid_base < h->msi_rid_len ? h->msi_parent : 0;
+}
+
 int pci_host_from_dt(int node, struct pci_host *h)
 {
 	uint64_t size;
@@ -163,6 +195,7 @@ int pci_host_from_dt(int node, struct pci_host *h)
 	if (read_ranges(node, h))
 		return -EINVAL;
 	read_irq_map(node, h);
+	read_msi_parent(node, h);
 	return pci_host_check(h);
 }
 

@@ -2,6 +2,7 @@
  * drivers/virtio.c: the transport-independent part of virtio (see
  * drivers/virtio.h): the device table, the status steps of a probe,
  * feature negotiation and the generation-checked 64-bit config read.
+ * Interrupts and DRIVER_OK: drivers/virtio_irq.c.
  *
  * Locking: none. The table is written by the transports' init hooks before
  * any task runs and read-only afterwards.
@@ -39,7 +40,7 @@ struct virtio_device *virtio_device_find(uint32_t device_id, unsigned int nth)
 	return NULL;
 }
 
-static void status_set(struct virtio_device *dev, uint8_t bits)
+void virtio_status_set(struct virtio_device *dev, uint8_t bits)
 {
 	dev->ops->set_status(dev, dev->ops->get_status(dev) | bits);
 }
@@ -47,8 +48,8 @@ static void status_set(struct virtio_device *dev, uint8_t bits)
 void virtio_probe_begin(struct virtio_device *dev)
 {
 	dev->ops->set_status(dev, 0);
-	status_set(dev, VIRTIO_CONFIG_S_ACKNOWLEDGE);
-	status_set(dev, VIRTIO_CONFIG_S_DRIVER);
+	virtio_status_set(dev, VIRTIO_CONFIG_S_ACKNOWLEDGE);
+	virtio_status_set(dev, VIRTIO_CONFIG_S_DRIVER);
 }
 
 void virtio_fail(struct virtio_device *dev, const char *fmt, ...)
@@ -59,7 +60,7 @@ void virtio_fail(struct virtio_device *dev, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	status_set(dev, VIRTIO_CONFIG_S_FAILED);
+	virtio_status_set(dev, VIRTIO_CONFIG_S_FAILED);
 	pr_err("%s: device %u refused: %s\n", dev->name, dev->device_id, msg);
 }
 
@@ -84,15 +85,10 @@ int virtio_negotiate(struct virtio_device *dev, uint64_t wanted)
 	dev->ops->set_features(dev, dev->features);
 	if (virtio_is_legacy(dev))
 		return 0;
-	status_set(dev, VIRTIO_CONFIG_S_FEATURES_OK);
+	virtio_status_set(dev, VIRTIO_CONFIG_S_FEATURES_OK);
 	if (!(dev->ops->get_status(dev) & VIRTIO_CONFIG_S_FEATURES_OK))
 		return -ENODEV;
 	return 0;
-}
-
-void virtio_driver_ok(struct virtio_device *dev)
-{
-	status_set(dev, VIRTIO_CONFIG_S_DRIVER_OK);
 }
 
 /* A 64-bit field is two reads: retry until the config generation is stable

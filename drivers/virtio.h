@@ -10,14 +10,23 @@
  *
  *   virtio_probe_begin(dev);                 // reset, ACKNOWLEDGE, DRIVER
  *   err = virtio_negotiate(dev, wanted);     // FEATURES_OK checked
- *   ... read config, virtqueue_create() ...
- *   virtio_driver_ok(dev);
+ *   ... read config ...
+ *   virtio_request_irqs(dev, nq, on_queue, on_config, arg);
+ *   ... virtqueue_create() for queues 0..nq-1 ...
+ *   err = virtio_driver_ok(dev);             // handlers live, DRIVER_OK
  *   on any failure: virtio_fail(dev, "why") // FAILED + console message
  *
  * Modern devices (virtio 1.x: VIRTIO_F_VERSION_1, 64-bit features,
  * FEATURES_OK) and legacy ones (virtio-mmio version 1 only: 32 feature
  * bits, no FEATURES_OK) differ in negotiation here; the rest is the
  * transport's.
+ *
+ * Interrupts: where the transport has one per queue (virtio-pci's MSI-X,
+ * drivers/virtio_pci_irq.c) on_queue(arg, i) runs on queue i's and
+ * on_config(arg) on the configuration's; otherwise (INTx, virtio-mmio) one
+ * line, dev->irq, whose handler reads the interrupt status and calls
+ * on_config if it says so and on_queue for every queue. Either way the
+ * handlers are registered by virtio_driver_ok(), after the queues exist.
  *
  * Locking: a device belongs to its driver after probe; the transports keep
  * no mutable shared state. Register accesses of one queue are serialised by
@@ -64,7 +73,18 @@ struct virtio_transport {
 	/* Read them without acknowledging; NULL where reading acknowledges
 	 * (PCI's ISR). */
 	uint32_t (*interrupt_peek)(struct virtio_device *dev);
+	/* Optional: an interrupt line for the configuration and one for
+	 * each of queues 0..@nr_queues-1, before they are enabled (their
+	 * vectors go with queue_enable). Return: 0 and dev->vector_irq set
+	 * (the configuration's line; queue i's is that + 1 + i), or
+	 * negative: the one line dev->irq serves all. dev->irq_desc says
+	 * which, for the console. */
+	int (*setup_vectors)(struct virtio_device *dev, unsigned int nr_queues);
 };
+
+/* Most interrupt lines one device uses: the configuration's, a queue's
+ * each. */
+#define VIRTIO_MAX_VECTORS 17
 
 struct virtio_device {
 	const struct virtio_transport *ops;
@@ -75,6 +95,17 @@ struct virtio_device {
 	uint32_t device_id;
 	uint64_t features; /* negotiated */
 	void *priv;	   /* the driver's */
+	/* interrupts, from virtio_request_irqs (probe only): */
+	void (*on_queue)(void *arg, unsigned int index);
+	void (*on_config)(void *arg);
+	void *irq_arg;
+	unsigned int nr_irq_queues;
+	unsigned int vector_irq; /* 0: all on irq; else see setup_vectors */
+	char irq_desc[64];	 /* the transport's: "MSI-X, 5 vectors (...)" */
+	struct virtio_vector {
+		struct virtio_device *dev;
+		int index; /* the queue, or -1: the configuration */
+	} vectors[VIRTIO_MAX_VECTORS];
 };
 
 /* Transports: add @dev (filled, reset) to the table. Return: 0, -ENOSPC. */
@@ -94,8 +125,32 @@ static inline bool virtio_has_feature(const struct virtio_device *dev,
 }
 
 void virtio_probe_begin(struct virtio_device *dev);
+/* Add @bits to the device status (the core's probe steps). */
+void virtio_status_set(struct virtio_device *dev, uint8_t bits);
 int virtio_negotiate(struct virtio_device *dev, uint64_t wanted);
-void virtio_driver_ok(struct virtio_device *dev);
+/**
+ * virtio_request_irqs() - say which handlers the device's interrupts run.
+ * @dev: the device, negotiated, its queues not yet created.
+ * @nr_queues: queues 0..@nr_queues-1 will be created.
+ * @on_queue: called with @arg and a queue's index when it has used buffers.
+ * @on_config: called with @arg when the configuration changed.
+ * @arg: the driver's.
+ *
+ * Lets the transport give each queue its own line (setup_vectors); the
+ * handlers are not live until virtio_driver_ok().
+ * Context: probe; may sleep. Return: 0, or -EINVAL (too many queues).
+ */
+int virtio_request_irqs(struct virtio_device *dev,
+			unsigned int nr_queues,
+			void (*on_queue)(void *arg, unsigned int index),
+			void (*on_config)(void *arg),
+			void *arg);
+/* Register the interrupt handlers, then set DRIVER_OK. Return: 0, or
+ * irq_register's error (the device not started). */
+int virtio_driver_ok(struct virtio_device *dev);
+/* The line queue @index interrupts on (diagnostics). */
+unsigned int virtio_queue_irq(const struct virtio_device *dev,
+			      unsigned int index);
 __printf(2,
 	 3) void virtio_fail(struct virtio_device *dev, const char *fmt, ...);
 

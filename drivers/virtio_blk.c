@@ -235,16 +235,18 @@ static void virtblk_config_changed(struct virtio_blk *vblk)
 			(unsigned long long)vblk->bdev.nr_sectors);
 }
 
-void virtblk_interrupt(void *arg)
+void virtblk_queue_interrupt(void *arg, unsigned int index)
 {
 	struct virtio_blk *vblk = arg;
 
 	__atomic_add_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
-	if (virtio_interrupt_ack(vblk->vdev) & VIRTIO_INT_CONFIG)
-		virtblk_config_changed(vblk);
-	for (unsigned int i = 0; i < vblk->nr_queues; i++)
-		virtblk_complete_used(&vblk->queues[i]);
+	virtblk_complete_used(&vblk->queues[index]);
 	__atomic_sub_fetch(&vblk->in_interrupt, 1, __ATOMIC_ACQ_REL);
+}
+
+void virtblk_config_interrupt(void *arg)
+{
+	virtblk_config_changed(arg);
 }
 
 /*
@@ -277,7 +279,8 @@ static void virtblk_watchdog_collect(struct virtblk_queue *q)
 	 * before collecting. */
 	uint32_t isr = 0;
 	bool peeked = virtio_interrupt_peek(vblk->vdev, &isr);
-	bool pending = irq_pending(vblk->vdev->irq);
+	bool pending = irq_pending(
+	    virtio_queue_irq(vblk->vdev, (unsigned int)(q - vblk->queues)));
 	unsigned int n = virtblk_complete_used(q);
 	char isr_text[16] = "unread";
 
@@ -287,7 +290,7 @@ static void virtblk_watchdog_collect(struct virtblk_queue *q)
 		snprintf(isr_text, sizeof(isr_text), "%#x", isr);
 	if (q->watched.lost_ticks++ < 3)
 		pr_warn("%s: %u completions without an interrupt "
-			"(isr %s, plic pending %d); collected by the "
+			"(isr %s, line pending %d); collected by the "
 			"watchdog\n",
 			vblk->bdev.name,
 			n,

@@ -58,7 +58,9 @@ struct virtio_blk {
 extern const struct block_ops virtblk_ops;
 /* Give a request slot back to its queue's pool (the pool's lock inside). */
 void slot_put(struct virtblk_queue *q, struct virtblk_req *req);
-/* The device's interrupt: hand finished slots back, complete requests. */
-void virtblk_interrupt(void *arg);
+/* Queue @index's interrupt: hand finished slots back, complete requests. */
+void virtblk_queue_interrupt(void *arg, unsigned int index);
+/* The configuration changed (the capacity is checked, kept). */
+void virtblk_config_interrupt(void *arg);
 /* Every VIRTBLK_WATCHDOG_NS: collect completions whose interrupt was lost. */
 void virtblk_watchdog(struct ktimer *tm);

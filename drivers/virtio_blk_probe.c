@@ -172,9 +172,16 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 		why = virtio_is_legacy(vdev)
 			  ? "feature negotiation failed"
 			  : "no VERSION_1 or FEATURES_OK not accepted";
-	else if (!(why = read_limits(vblk)))
+	else if (!(why = read_limits(vblk)) &&
+		 virtio_request_irqs(vdev,
+				     vblk->nr_queues,
+				     virtblk_queue_interrupt,
+				     virtblk_config_interrupt,
+				     vblk))
+		why = "too many queues for their interrupts";
+	if (!why)
 		why = setup_queues(vblk);
-	if (!why && irq_register(vdev->irq, virtblk_interrupt, vblk))
+	if (!why && virtio_driver_ok(vdev))
 		why = "cannot register the interrupt";
 	if (why)
 		return virtio_fail(vdev, "%s", why);
@@ -182,7 +189,6 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	vblk->bdev.driver = vblk;
 	describe_features(vblk);
 	vblk->bdev.transport = vdev->transport;
-	virtio_driver_ok(vdev);
 	timer_init(&vblk->watchdog, virtblk_watchdog);
 	vblk->watchdog.data = vblk;
 	timer_arm(&vblk->watchdog, time_ns() + VIRTBLK_WATCHDOG_NS);

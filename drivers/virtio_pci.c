@@ -10,8 +10,9 @@
  * and each queue through queue_select), the notification area (queue N is
  * notified at notify + queue_notify_off(N) * notify_off_multiplier), the
  * ISR byte (reading it acknowledges the interrupt) and the device's own
- * configuration. Interrupts are INTx through the host bridge's
- * interrupt-map; MSI-X stays off, so the device signals INTx.
+ * configuration. Interrupts: MSI-X where the device and the board's MSI
+ * controller allow, else INTx through the host bridge's interrupt-map
+ * (drivers/virtio_pci_irq.c).
  *
  * Locking: none here. queue_select is shared by every queue: it is only
  * used while the device is probed, before any request; a queue's notify
@@ -23,6 +24,7 @@
 #include <linux/virtio_pci.h>
 #include <drivers/virtio.h>
 #include <drivers/virtio_pci.h>
+#include "virtio_pci_internal.h"
 #include <kernel/arch.h>
 #include <kernel/init.h>
 #include <kernel/printk.h>
@@ -30,18 +32,10 @@
 #define VIRTIO_PCI_VENDOR	0x1af4
 #define VIRTIO_PCI_TRANSITIONAL 0x1000 /* 0x1000-0x103f */
 #define VIRTIO_PCI_MODERN	0x1040 /* + device id, up to 0x107f */
-#define VIRTIO_PCI_MAX_QUEUES	16
 #define VIRTIO_PCI_MAX_CAPS	16
 #define RESET_POLLS		1000000
 
 BUILD_BUG_ON(VIRTIO_PCI_ISR_CONFIG != VIRTIO_INT_CONFIG);
-
-struct virtio_pci_device {
-	struct virtio_device vdev;
-	struct pci_dev *pdev;
-	struct virtio_pci_regions r;
-	uintptr_t notify_at[VIRTIO_PCI_MAX_QUEUES]; /* set at queue_enable */
-};
 
 static struct virtio_pci_device devices[PCI_MAX_DEVICES];
 static unsigned int ndevices;
@@ -152,16 +146,6 @@ int virtio_pci_find_regions(const struct pci_dev *d,
 	return 0;
 }
 
-static struct virtio_pci_device *to_vp(struct virtio_device *dev)
-{
-	return container_of(dev, struct virtio_pci_device, vdev);
-}
-
-static uintptr_t common(struct virtio_device *dev, unsigned int off)
-{
-	return (uintptr_t)to_vp(dev)->r.common + off;
-}
-
 static uint8_t vp_get_status(struct virtio_device *dev)
 {
 	return mmio_read8(common(dev, VIRTIO_PCI_COMMON_STATUS));
@@ -256,6 +240,7 @@ static int vp_queue_enable(struct virtio_device *dev,
 		return -EINVAL;
 	}
 	vp->notify_at[index] = (uintptr_t)(vp->r.notify + at);
+	vp_queue_vector(vp, index);
 	mmio_write16(common(dev, VIRTIO_PCI_COMMON_Q_SIZE), (uint16_t)num);
 	write64(dev, VIRTIO_PCI_COMMON_Q_DESCLO, desc);
 	write64(dev, VIRTIO_PCI_COMMON_Q_AVAILLO, avail);
@@ -286,6 +271,7 @@ static const struct virtio_transport pci_transport = {
 	.queue_notify = vp_queue_notify,
 	.interrupt_ack = vp_interrupt_ack,
 	/* no interrupt_peek: reading the ISR acknowledges it */
+	.setup_vectors = vp_setup_vectors,
 };
 
 /* The virtio device id of @d, or 0 if it is no virtio device. */

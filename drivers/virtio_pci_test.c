@@ -1,7 +1,8 @@
 /*
  * drivers/virtio_pci_test.c: suite virtio_pci_caps - the walk that finds
  * a virtio-pci device's registers through its capabilities
- * (drivers/virtio_pci.h), fed a configuration space made up in memory
+ * (drivers/virtio_pci.h) and its MSI-X table (drivers/pci_msix.c), fed a
+ * configuration space made up in memory
  * (drivers/pci_testutil.h).
  *
  * Rules: PCI 3.0 6.7 (the capability list: pointers are dword offsets
@@ -167,11 +168,64 @@ static void bad_regions_are_refused(struct ktest *t)
 	kfree(fx);
 }
 
+/* The MSI-X capability (PCI 3.0 6.8.2), as QEMU lays it out after the
+ * notify capability: 5 entries (a table size field of 4) at offset 0 of
+ * BAR 1, 4 KiB. Its table must lie inside a memory BAR in use and the
+ * capability's 12 bytes inside configuration space; the capability walk
+ * refuses the same lists as above. */
+static void msix_table_is_checked(struct ktest *t)
+{
+	struct pci_fake_fn *f;
+	struct pci_fake *fx;
+	struct pci_msix m;
+
+	fx = virtio_fixture(t, &f);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), -ENOENT);
+	kfree(fx);
+	fx = pci_fake_new(t, 0x40000000);
+	f = pci_fake_add_fn(&fx->bus, 1, 0x1af4, 0x1042);
+	pci_fake_add_bar(f, 1, 4096, false);
+	pci_fake_add_bar(f, 4, 16384, true);
+	pci_fake_put(f, PCI_STATUS, 2, PCI_STATUS_CAP_LIST);
+	pci_fake_put(f, PCI_CAPABILITY_LIST, 1, 0x80);
+	pci_fake_put(f, 0x80 + PCI_CAP_LIST_ID, 1, PCI_CAP_ID_MSIX);
+	pci_fake_put(f, 0x80 + PCI_MSIX_FLAGS, 2, 4);
+	pci_fake_put(f, 0x80 + PCI_MSIX_TABLE, 4, 1);
+	pci_fake_put(f, 0x80 + PCI_MSIX_PBA, 4, 0x801);
+	KTEST_ASSERT_EQ(t, pci_enumerate(&fx->host, fx->devs, PCI_FAKE_FNS), 1);
+	KTEST_ASSERT_EQ(t, pci_msix_find(&fx->devs[0], &m), 0);
+	KTEST_EXPECT_EQ(t, m.cap, 0x80);
+	KTEST_EXPECT_EQ(t, m.size, 5);
+	KTEST_EXPECT_EQ(t, m.table, fx->devs[0].bar[1].addr);
+	KTEST_EXPECT_EQ(t, m.nvec, 0);
+	/* 5 entries of 16 bytes from 0xfc0: 16 bytes past BAR 1's end */
+	pci_fake_put(f, 0x80 + PCI_MSIX_TABLE, 4, 0xfc0 | 1);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), -EINVAL);
+	pci_fake_put(f, 0x80 + PCI_MSIX_TABLE, 4, 0xfb0 | 1);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), 0);
+	/* BAR 0 (not implemented), BAR 6 (reserved) */
+	pci_fake_put(f, 0x80 + PCI_MSIX_TABLE, 4, 0);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), -EINVAL);
+	pci_fake_put(f, 0x80 + PCI_MSIX_TABLE, 4, 6);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), -EINVAL);
+	pci_fake_put(f, 0x80 + PCI_MSIX_TABLE, 4, 1);
+	/* a list looping on itself; the capability at 0xf8 (12 bytes) */
+	pci_fake_put(f, 0x80 + PCI_CAP_LIST_NEXT, 1, 0x80);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), -ELOOP);
+	pci_fake_put(f, 0x80 + PCI_CAP_LIST_NEXT, 1, 0);
+	memcpy(f->cfg + 0xf8, f->cfg + 0x80, PCI_CFG_SIZE - 0xf8);
+	pci_fake_put(f, PCI_CAPABILITY_LIST, 1, 0xf8);
+	KTEST_EXPECT_EQ(t, pci_msix_find(&fx->devs[0], &m), -ERANGE);
+	KTEST_EXPECT_EQ(t, m.cap, 0);
+	kfree(fx);
+}
+
 static struct ktest_case virtio_pci_caps_cases[] = {
 	KTEST_CASE(regions_are_found),
 	KTEST_CASE(first_usable_capability_counts),
 	KTEST_CASE(broken_list_is_refused),
 	KTEST_CASE(bad_regions_are_refused),
+	KTEST_CASE(msix_table_is_checked),
 	{},
 };
 KTEST_SUITE(virtio_pci_caps, virtio_pci_caps_cases);

@@ -3,7 +3,8 @@
 
 Everything specific to an architecture (riscv64, aarch64) lives under
 kernel/arch/<arch>/, behind the arch_* hooks declared in kernel/arch.h and
-the irqchip_* hooks of kernel/irq.h; every arch implements every hook. Outside that folder no
+the irqchip_* hooks of kernel/irq.h and the msi_* hooks of kernel/msi.h;
+every arch implements every hook. Outside that folder no
 C file or header may use inline assembly or include an architecture header
 (kernel/arch/..., or <arch/...>, which the include path resolves to the
 architecture's folder) - except kernel/arch.h itself, the one header that
@@ -80,6 +81,8 @@ ARCHES = ("riscv64", "aarch64")
 # The interrupt controller's hooks (kernel/irq.h), also each arch's.
 IRQCHIP_HOOKS = {"irqchip_valid", "irqchip_enable", "irqchip_pending",
                  "irqchip_init_hart", "irq_dispatch"}
+# The MSI controller's (kernel/msi.h): an arch without one says so.
+MSI_HOOKS = {"msi_alloc", "msi_free", "msi_compose", "msi_controller_name"}
 # What each arch's <arch/inline.h> must define (kernel/arch.h's list).
 INLINE_NAMES = {"ARCH_NAME", "arch_current_task", "arch_set_current_task",
                 "arch_frame_record", "smp_mb", "smp_rmb", "smp_wmb", "io_wmb",
@@ -116,7 +119,7 @@ class EveryArchTest(unittest.TestCase):
         self.assertIn("arch_pte_leaf", hooks)
         for arch in ARCHES:
             have = defined_in(arch)
-            for name in sorted(hooks | IRQCHIP_HOOKS | INLINE_NAMES):
+            for name in sorted(hooks | IRQCHIP_HOOKS | MSI_HOOKS | INLINE_NAMES):
                 with self.subTest(arch=arch, hook=name):
                     self.assertIn(name, have)
 

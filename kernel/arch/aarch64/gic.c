@@ -3,7 +3,8 @@
  * share (the distributor's SPI registers), v2's memory-mapped CPU
  * interface, and the dispatch loop; v3's own parts are in gicv3.c.
  *
- * Every device interrupt (SPI) is level-triggered as QEMU drives them, at
+ * Every device interrupt (SPI) is level-triggered as QEMU drives them (but
+ * those a GICv2m frame raises for MSIs, edge: gicv2m.c), at
  * one priority, and goes to any CPU (v2: every CPU interface is a target,
  * the first to acknowledge takes it) or to the boot CPU (v3). Per CPU:
  * SGI 1 (reschedule) and the timer's PPI are enabled in irqchip_init_hart.
@@ -25,6 +26,7 @@
 #define GICD_ISENABLER(n)  (0x100 + 4 * (n))
 #define GICD_ICENABLER(n)  (0x180 + 4 * (n))
 #define GICD_ISPENDR(n)	   (0x200 + 4 * (n))
+#define GICD_ICFGR(n)	   (0xc00 + 4 * (n))
 #define GICD_IPRIORITYR(i) (0x400 + (i))
 #define GICD_ITARGETSR(i)  (0x800 + (i))
 #define GICD_SGIR	   0xf00
@@ -62,6 +64,15 @@ void irqchip_enable(unsigned int irq, bool on)
 	mmio_write32(
 	    gicd(on ? GICD_ISENABLER(irq / 32) : GICD_ICENABLER(irq / 32)),
 	    1u << (irq % 32));
+}
+
+/* SPI @irq edge-triggered (two bits per line, the upper one: edge); the
+ * caller serialises (gicv2m.c's msi_lock), the line is still disabled. */
+void gic_set_edge(unsigned int irq)
+{
+	uintptr_t reg = gicd(GICD_ICFGR(irq / 16));
+
+	mmio_write32(reg, mmio_read32(reg) | 2u << (2 * (irq % 16)));
 }
 
 bool irqchip_pending(unsigned int irq)

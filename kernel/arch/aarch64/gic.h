@@ -14,6 +14,9 @@
 /* Make CPU @c take the reschedule IPI. */
 void gic_send_resched(const struct cpu *c);
 
+/* Make SPI @irq edge-triggered (for gicv2m.c's MSIs). */
+void gic_set_edge(unsigned int irq);
+
 /* gicv3.c, for gic.c: the v3 distributor and redistributor set-up, and
  * the CPU interface's system registers. */
 void gicv3_init_dist(void);
