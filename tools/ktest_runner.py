@@ -3,9 +3,11 @@
 
     python3 tools/ktest_runner.py [BOOT_GLOB [SUITE_GLOB]]   (via tools/test)
 
-First the host unit tests (tools/test_*.py, as the pseudo-boot "host", by
-tools/host_tests.py), then each boot of tools/boots.py whose name matches
-BOOT_GLOB: QEMU runs build/whole.elf with ktest.filter= the boot's suites,
+The host unit tests (tools/test_*.py, as the pseudo-boot "host", by
+tools/host_tests.py) and each boot of tools/boots.py whose name matches
+BOOT_GLOB; a full run (no globs) runs the host tests in a process of their
+own beside the boots, its output in build/test-logs/host.log, printed
+after the boots (WHOLE_SERIAL=1: first, in this process). A boot: QEMU runs build/whole.elf with ktest.filter= the boot's suites,
 the console goes to build/test-logs/<boot>.log and is parsed by
 tools/ktap.py. A
 SUITE_GLOB narrows each boot to its suites that match it (host: the test
@@ -23,7 +25,8 @@ report of a bug on the console (tools/kconsole.py) the boot does not allow.
 Exit status 1 if anything failed.
 
 Environment: WHOLE_QEMU replaces the QEMU command (e.g. a script, for
-testing this runner); WHOLE_TIMEOUT_SCALE multiplies every boot timeout.
+testing this runner); WHOLE_TIMEOUT_SCALE multiplies every boot timeout;
+WHOLE_SERIAL=1 runs a full run's host tests before the boots.
 """
 
 import fnmatch
@@ -291,6 +294,14 @@ def plan_boots(tally, boot_glob, suite_glob):
     return runs
 
 
+def run_boots(tally, boot_glob, suite_glob):
+    """Run the boots BOOT_GLOB and SUITE_GLOB select; return their plan."""
+    runs = plan_boots(tally, boot_glob, suite_glob)
+    for boot, ktest_filter, required in runs:
+        run_boot(tally, boot, ktest_filter, required)
+    return runs
+
+
 def check_linked(tally):
     """Full runs: every suite linked into the kernel is some boot's."""
     linked = kernel_suites()
@@ -302,18 +313,66 @@ def check_linked(tally):
         tally.fail(name, "linked into whole.elf, but no boot in tools/boots.py lists it")
 
 
+def start_host_beside():
+    """A full run's host tests, in a process of their own beside the boots
+    (half of a run's time is host tests that leave a core idle); their
+    output goes to build/test-logs/host.log. WHOLE_SERIAL=1: none."""
+    if os.environ.get("WHOLE_SERIAL") == "1":
+        return None
+    log = open(LOGS / "host.log", "w")
+    print("== host: in a process beside the boots (build/test-logs/host.log)",
+          flush=True)
+    return subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "host"],
+                            stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, cwd=ROOT,
+                            start_new_session=True)
+
+
+HOST_SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
+
+
+def finish_host_beside(tally, proc):
+    """Wait for start_host_beside's process, print its output and count
+    its summary line; a missing line or an exit status that disagrees with
+    it is a failure."""
+    status = proc.wait()
+    out = (LOGS / "host.log").read_text(errors="replace")
+    print(out, end="" if out.endswith("\n") else "\n", flush=True)
+    lines = out.rstrip("\n").split("\n")
+    m = HOST_SUMMARY.match(lines[-1]) if lines else None
+    if not m:
+        tally.fail("host", f"the host tests' process ended (status {status}) "
+                   "without its summary line", lines[-TAIL:])
+        return
+    passed, failed, skipped = map(int, m.groups())
+    tally.passed += passed
+    tally.failed += failed
+    tally.skipped += skipped
+    if (status != 0) != (failed > 0):
+        tally.fail("host", f"exit status {status} with {failed} failed")
+
+
 def run_all(tally, boot_glob, suite_glob):
     ran_host = False
+    full = boot_glob == "*" and suite_glob == "*"
+    beside = start_host_beside() if full else None
+    if beside:
+        try:
+            run_boots(tally, boot_glob, suite_glob)
+        except BaseException:  # SIGTERM's exit, ^C: the host tests end too
+            _kill_group(beside)
+            raise
+        finish_host_beside(tally, beside)
+        check_linked(tally)
+        return
     if fnmatch.fnmatchcase("host", boot_glob):
         host_glob = "test_*" if suite_glob == "*" else suite_glob
         tests = host_tests.load(host_glob)
         if tests.countTestCases() or suite_glob == "*":
             host_tests.run(tally, host_glob, tests)
             ran_host = True
-    runs = plan_boots(tally, boot_glob, suite_glob)
-    for boot, ktest_filter, required in runs:
-        run_boot(tally, boot, ktest_filter, required)
-    if boot_glob == "*" and suite_glob == "*":
+    runs = run_boots(tally, boot_glob, suite_glob)
+    if full:
         check_linked(tally)
     names = [b.name for b in boots.BOOTS if fnmatch.fnmatchcase(b.name, boot_glob)]
     if fnmatch.fnmatchcase("host", boot_glob):

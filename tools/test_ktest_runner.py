@@ -304,5 +304,38 @@ class Ext2BadCheckTest(unittest.TestCase):
             boots.message_in_suite(self.LOG, "ext2_bad_blocks", "no ext2 superblock")
 
 
+class HostBesideTest(unittest.TestCase):
+    """A full run's host tests in a process beside the boots: its summary
+    line is counted; a missing line, or an exit status that disagrees
+    with it, is a failure."""
+
+    def finish(self, text, status):
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(ktest_runner, "LOGS", Path(tmp)):
+            (Path(tmp) / "host.log").write_text(text)
+            proc = subprocess.Popen(["sh", "-c", f"exit {status}"])
+            tally = ktest_runner.Tally()
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                ktest_runner.finish_host_beside(tally, proc)
+        return tally.mark(), out.getvalue()
+
+    def test_the_summary_is_counted_and_the_output_shown(self):
+        mark, out = self.finish("FAIL host.test_x: boom\n3 passed, 1 failed, 2 skipped\n", 1)
+        self.assertEqual(mark, (3, 1, 2))
+        self.assertIn("FAIL host.test_x: boom", out)
+
+    def test_a_status_that_disagrees_fails(self):
+        self.assertEqual(self.finish("3 passed, 0 failed, 0 skipped\n", 1)[0], (3, 1, 0))
+
+    def test_no_summary_line_fails(self):
+        mark, out = self.finish("Traceback (most recent call last):\n", 1)
+        self.assertEqual(mark, (0, 1, 0))
+        self.assertIn("without its summary line", out)
+
+    def test_serial_when_asked(self):
+        with mock.patch.dict(os.environ, {"WHOLE_SERIAL": "1"}):
+            self.assertIsNone(ktest_runner.start_host_beside())
+
+
 if __name__ == "__main__":
     unittest.main()
