@@ -15,6 +15,18 @@
 #include <kernel/err.h>
 #include "extent.h"
 
+/* Begin a change of @inode's map at @lblk: count the allocator's walk,
+ * take i_map_lock (held on return, whatever the result: the caller drops
+ * it) and find @lblk's path into @p.
+ * Return: 0, or ext_find's error. */
+static int map_begin(struct inode *inode, uint64_t lblk, struct ext_path *p)
+{
+	__atomic_fetch_add(
+	    &EXT2_SBI(inode->i_sb)->s_alloc_walks, 1, __ATOMIC_RELAXED);
+	mutex_lock(&EXT2_I(inode)->i_map_lock);
+	return ext_find(inode, lblk, p);
+}
+
 /**
  * ext2_ext_get_block_new - map logical block @lblk of an extent-mapped
  * inode for a write: allocate it in a hole; in an unwritten extent, make
@@ -37,10 +49,7 @@ int ext2_ext_get_block_new(struct inode *inode,
 	*new = false;
 	if (lblk >= EXT_MAX_BLOCKS)
 		return -EFBIG;
-	__atomic_fetch_add(
-	    &EXT2_SBI(inode->i_sb)->s_alloc_walks, 1, __ATOMIC_RELAXED);
-	mutex_lock(&ei->i_map_lock);
-	err = ext_find(inode, lblk, &p);
+	err = map_begin(inode, lblk, &p);
 	if (err)
 		goto out;
 	ex = ext_covering(&p, lblk);
@@ -98,10 +107,7 @@ int ext2_ext_alloc_run(struct inode *inode,
 	*count = 0;
 	if (lblk >= EXT_MAX_BLOCKS)
 		return -EFBIG;
-	__atomic_fetch_add(
-	    &EXT2_SBI(inode->i_sb)->s_alloc_walks, 1, __ATOMIC_RELAXED);
-	mutex_lock(&ei->i_map_lock);
-	err = ext_find(inode, lblk, &p);
+	err = map_begin(inode, lblk, &p);
 	if (err)
 		goto out;
 	if (ext_covering(&p, lblk)) {
