@@ -44,16 +44,23 @@ class SealedLinesTest(unittest.TestCase):
 
 
 class PowerCutTest(unittest.TestCase):
-    def test_aarch64_fsynced_files_survive_power_cuts(self):
-        """Fewer cuts on the aarch64 kernel: its disk path and exits."""
+    def cut(self, cuts, label, **kw):
+        """powercut.run with @cuts cuts on a fresh image (@kw: arch, fs);
+        a failure shows its seed, @label and the run's lines. Return: its
+        summary, whose cut count is checked."""
         lines = []
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                s = powercut.run(A64_CUTS, SEED, Path(tmp) / "powercut.img",
-                                 lines.append, arch="aarch64")
+                s = powercut.run(cuts, SEED, Path(tmp) / "powercut.img",
+                                 lines.append, **kw)
             except powercut.Failed as e:
-                self.fail(f"seed {SEED}, aarch64: {e}\n" + "\n".join(lines))
-        self.assertEqual(s["cuts"], A64_CUTS)
+                self.fail(f"seed {SEED}{label}: {e}\n" + "\n".join(lines))
+        self.assertEqual(s["cuts"], cuts)
+        return s
+
+    def test_aarch64_fsynced_files_survive_power_cuts(self):
+        """Fewer cuts on the aarch64 kernel: its disk path and exits."""
+        s = self.cut(A64_CUTS, ", aarch64", arch="aarch64")
         self.assertGreater(s["kept"], 0)
         print(f"\n    powercut aarch64: {s['cuts']} cuts, {s['sealed']} fsynced "
               f"files, {s['kept']} kept and intact")
@@ -63,14 +70,7 @@ class PowerCutTest(unittest.TestCase):
         extent trees, metadata_csum, a page over four blocks; e2fsck -fy
         (which also checks every checksum and extent tree) must leave it
         strictly clean, and no fsynced file may be lost."""
-        lines = []
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                s = powercut.run(EXT4_CUTS, SEED, Path(tmp) / "powercut.img",
-                                 lines.append, fs="ext4")
-            except powercut.Failed as e:
-                self.fail(f"seed {SEED}, ext4: {e}\n" + "\n".join(lines))
-        self.assertEqual(s["cuts"], EXT4_CUTS)
+        s = self.cut(EXT4_CUTS, ", ext4", fs="ext4")
         self.assertGreaterEqual(s["sealed"], EXT4_CUTS)
         self.assertGreater(s["kept"], 0)
         print(f"\n    powercut ext4: {s['cuts']} cuts, {s['sealed']} fsynced "
@@ -78,13 +78,7 @@ class PowerCutTest(unittest.TestCase):
               f"{s['repaired']} repaired by e2fsck -fy")
 
     def test_fsynced_files_survive_power_cuts(self):
-        lines = []
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                s = powercut.run(CUTS, SEED, Path(tmp) / "powercut.img", lines.append)
-            except powercut.Failed as e:
-                self.fail(f"seed {SEED}: {e}\n" + "\n".join(lines))
-        self.assertEqual(s["cuts"], CUTS)
+        s = self.cut(CUTS, "")
         # The cuts came while files were being sealed: there is something
         # to lose (a cut before the first seal would prove nothing).
         self.assertGreaterEqual(s["sealed"], CUTS)
@@ -92,7 +86,6 @@ class PowerCutTest(unittest.TestCase):
         print(f"\n    powercut: {s['cuts']} cuts, {s['sealed']} fsynced files, "
               f"{s['kept']} kept and intact, "
               f"{s['repaired']} repaired by e2fsck -fy")
-
 
 if __name__ == "__main__":
     unittest.main()
