@@ -28,7 +28,8 @@
 /* path.c */
 #define LOOKUP_PARENT 0x100 /* stop before the last component */
 /* Look @name up in @dir. Caller holds dir->i_rwsem (either mode).
- * Return: a referenced inode or ERR_PTR (-ENOENT ...). */
+ * Return: a referenced inode or ERR_PTR (-ENOENT ...; -ELOOP for a
+ * corrupt entry other than "." or ".." naming @dir itself). */
 struct inode *lookup_one(struct inode *dir, const char *name, size_t len);
 /* One step of a walk: "." is @dir, ".." of the root is the root, else
  * lookup_one under dir->i_rwsem shared. @dir stays referenced. */

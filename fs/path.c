@@ -24,6 +24,7 @@
  */
 #include <string.h>
 #include <kernel/err.h>
+#include <kernel/printk.h>
 #include <kernel/race.h>
 #include <mm/kmalloc.h>
 #include <fs/internal.h>
@@ -61,6 +62,19 @@ struct inode *lookup_one(struct inode *dir, const char *name, size_t len)
 	err = dir->i_op->lookup(dir, name, len, &ino);
 	if (err)
 		return ERR_PTR(err);
+	/*
+	 * Only "." may name the directory itself: a corrupt entry that does
+	 * would have unlink and rename lock the directory twice. As Linux:
+	 * -ELOOP, and a console line.
+	 */
+	if (ino == dir->i_ino && !name_is_dots(name, len)) {
+		pr_err("vfs: entry '%.*s' in directory %lu names the directory "
+		       "itself: refused (run e2fsck)\n",
+		       (int)len,
+		       name,
+		       dir->i_ino);
+		return ERR_PTR(-ELOOP);
+	}
 	return iget(dir->i_sb, ino);
 }
 

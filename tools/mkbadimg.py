@@ -3,8 +3,8 @@
 
     python3 tools/mkbadimg.py KIND IMG [--block 1024|4096]
 
-Each image starts as a small good one (f4097, bad/victim, bad/other, far,
-meta; contents by tools/ext2tree.py's pattern) and then gets one fault:
+Each image starts as a small good one (f4097, bad/victim, bad/other,
+loop/self, far, meta; contents by tools/ext2tree.py's pattern) and then gets one fault:
   trunc     the image cut to half its size        -> mount fails
   magic     a wrong superblock magic               -> mount fails
   zero      the whole superblock zeroed            -> mount fails
@@ -14,6 +14,8 @@ meta; contents by tools/ext2tree.py's pattern) and then gets one fault:
   rocompat  an unknown ro_compat feature bit       -> mounted read-only
   reclen    bad/victim's rec_len runs past its block  -> -EUCLEAN
   ino       bad/victim names inode 0x7fffffff         -> -EUCLEAN
+            (both: loop/self names loop itself -> -ELOOP, and unlink or
+            rename of it takes no lock twice)
   blocknr   far's block[0] past the device, meta's on the inode table
             -> reads and writes -EUCLEAN; the inode table is untouched
 SUITES[KIND] is the suite (fs/ext2/ext2_bad_test.c) that runs on it, and
@@ -80,19 +82,28 @@ def _first_block(img, path):
     return int(_debugfs(img, f"blocks {path}").split()[0])
 
 
+def _ino(img, path):
+    return int(re.search(r"Inode: (\d+)", _debugfs(img, f"stat {path}")).group(1))
+
+
 def _victim_entry(img, block):
     """Offset of bad/victim's record in the image, and the block's end."""
-    start = _first_block(img, "/bad") * block
+    return _entry(img, block, "/bad", b"victim")
+
+
+def _entry(img, block, dirpath, name):
+    """Offset of DIRPATH/NAME's record in the image, and the block's end."""
+    start = _first_block(img, dirpath) * block
     with open(img, "rb") as f:
         f.seek(start)
         data = f.read(block)
     off = 0
     while off < block:
         ino, rec_len, name_len = struct.unpack_from("<IHB", data, off)
-        if data[off + 8:off + 8 + name_len] == b"victim":
+        if data[off + 8:off + 8 + name_len] == name:
             return start + off, block - off
         off += rec_len
-    raise ext2img.CheckFailed("bad/victim not found")
+    raise ext2img.CheckFailed(f"{dirpath}/{name.decode()} not found")
 
 
 def _inode_table(img):
@@ -110,6 +121,9 @@ def make_bad(kind, img, block=1024):
         for name in ("victim", "other"):
             with open(os.path.join(tree, "bad", name), "wb") as f:
                 f.write(ext2tree.pattern(1, 0, 10))
+        os.mkdir(os.path.join(tree, "loop"))
+        with open(os.path.join(tree, "loop", "self"), "wb") as f:
+            f.write(ext2tree.pattern(1, 0, 10))
         for name in ("far", "meta"):
             with open(os.path.join(tree, name), "wb") as f:
                 f.write(ext2tree.pattern(2, 0, 100))
@@ -132,6 +146,9 @@ def make_bad(kind, img, block=1024):
             ext2img.write_at(img, off + 4, struct.pack("<H", left + 4))
         else:
             ext2img.write_at(img, off, struct.pack("<I", 0x7FFFFFFF))
+        # both: loop/self names loop itself, a loop rather than a wild number
+        off, _ = _entry(img, block, "/loop", b"self")
+        ext2img.write_at(img, off, struct.pack("<I", _ino(img, "/loop")))
     elif kind == "blocknr":
         itable = _inode_table(img)
         _debugfs(img, "sif /far block[0] 0x7ffffff0", write=True)

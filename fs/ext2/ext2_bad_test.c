@@ -6,7 +6,8 @@
  *   ext2_bad_mount     trunc, magic, zero, incompat, rootfile: the mount
  *                      is refused
  *   ext2_bad_rocompat  rocompat: mounted read-only, writes refused
- *   ext2_bad_entries   reclen, ino: the broken entry fails -EUCLEAN/-EIO
+ *   ext2_bad_entries   reclen, ino: the broken entry fails -EUCLEAN/-EIO;
+ *                      and an entry naming its own directory -ELOOP
  *   ext2_bad_blocks    blocknr: blocks outside the data area, never used
  * Each must fail cleanly, never panic or hang; the host checks that the
  * suite's console names the cause and that no block outside the
@@ -134,6 +135,32 @@ static void broken_entry_fails(struct ktest *t)
 		fput(f);
 }
 
+/*
+ * loop/self names loop itself: every call that would lock the directory
+ * and then the entry's inode (unlink, rmdir, rename) refuses with -ELOOP,
+ * as a look-up does, instead of taking the directory's lock twice.
+ */
+static void entry_naming_its_dir(struct ktest *t)
+{
+	struct inode *inode;
+
+	require_kind(t, entries_kinds);
+	KTEST_ASSERT_NOT_NULL(t, vfs_root_sb());
+	inode = vfs_lookup("/loop/self");
+	KTEST_EXPECT_EQ(t, IS_ERR(inode) ? PTR_ERR(inode) : 0, -ELOOP);
+	if (!IS_ERR(inode))
+		iput(inode);
+	KTEST_EXPECT_EQ(t, vfs_unlink("/loop/self"), -ELOOP);
+	KTEST_EXPECT_EQ(t, vfs_rmdir("/loop/self"), -ELOOP);
+	KTEST_EXPECT_EQ(t, vfs_rename("/loop/self", "/moved"), -ELOOP);
+	KTEST_EXPECT_EQ(t, vfs_rename("/f4097", "/loop/self"), -ELOOP);
+	inode = vfs_lookup("/loop");
+	KTEST_ASSERT_FALSE(t, IS_ERR(inode));
+	KTEST_EXPECT_TRUE(t, S_ISDIR(inode->i_mode));
+	iput(inode);
+	ext2_test_check(t, "/f4097", 4, 0, 4097);
+}
+
 static void good_directories_work(struct ktest *t)
 {
 	require_kind(t, entries_kinds);
@@ -143,6 +170,7 @@ static void good_directories_work(struct ktest *t)
 
 static struct ktest_case ext2_bad_entries_cases[] = {
 	KTEST_CASE(broken_entry_fails),
+	KTEST_CASE(entry_naming_its_dir),
 	KTEST_CASE(good_directories_work),
 	{},
 };
