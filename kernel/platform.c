@@ -3,7 +3,7 @@
  *
  * QEMU virt and any board with the same kinds of devices: memory, cpus with
  * timebase-frequency, an ns16550a or PL011 UART, a RISC-V PLIC, or AIA's
- * APLIC and IMSIC (the S-level ones: kernel/arch/riscv64/aia.c), or an Arm
+ * APLIC and IMSIC (the S-level ones: kernel/arch/riscv64/irqchip.c), or an Arm
  * GIC (v2 or v3) with the Arm generic timer and PSCI, virtio-mmio slots,
  * a generic ECAM PCI host bridge,
  * an optional sifive,test0 device for exit codes, an optional Goldfish
@@ -205,7 +205,7 @@ static void find_imsic(void)
 		if (cpu >= 0)
 			platform.imsic_file[cpu] = i;
 	}
-	/* no reg: base stays 0, size says it was found (aia.c reports) */
+	/* no reg: base stays 0, size says it was found (irqchip.c reports) */
 	if (!mmio_reg(n, 0, &platform.imsic))
 		platform.imsic.size = 1;
 }

@@ -35,7 +35,7 @@ struct platform {
 	enum { UART_NONE, UART_NS16550, UART_PL011 } uart_type;
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
-	/* RISC-V AIA (kernel/arch/riscv64/aia.c checks and uses them): the
+	/* RISC-V AIA (kernel/arch/riscv64/irqchip.c checks them): the
 	 * S-level IMSIC (riscv,imsics whose interrupts-extended names S
 	 * external interrupts; base 0 if none), its interrupt files, one per
 	 * hart, imsic_file[cpu] the file's index (-1: none for that hart),
