@@ -9,8 +9,8 @@
  * bits 24-25 say I/O, 32-bit or 64-bit memory, bit 30 prefetchable) with
  * at least one memory window, and for INTx `interrupt-map` +
  * `interrupt-map-mask` (#interrupt-cells 1: the pin; the parent's
- * specifier is read by platform_irq_spec(): the PLIC's one cell or the
- * GIC's three). `bus-range`
+ * specifier is read by platform_irq_spec(): the PLIC's one cell, the
+ * APLIC's two or the GIC's three). `bus-range`
  * defaults to 0-255; one that `reg` cannot hold is a contradiction,
  * reported, and the bridge is not used. `msi-parent` or `msi-map` names
  * the MSI controller (<kernel/msi.h>); without them functions use INTx.

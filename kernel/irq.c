@@ -1,11 +1,12 @@
 /*
  * kernel/irq.c: external interrupts, behind the arch's interrupt
- * controller (irqchip_*() in <kernel/irq.h>: riscv64's PLIC, aarch64's
- * GIC).
+ * controller (irqchip_*() in <kernel/irq.h>: riscv64's PLIC or AIA,
+ * aarch64's GIC).
  *
  * Every registered source is enabled on every hart: whichever hart takes
- * it first handles it. The handler table is written before a source is
- * enabled and read only in interrupt context afterwards.
+ * it first handles it (with riscv64's AIA, each interrupt goes to one
+ * hart, kernel/arch/riscv64/aia.h). The handler table is written before a
+ * source is enabled and read only in interrupt context afterwards.
  */
 #include <errno.h>
 #include <kernel/irq.h>

@@ -25,9 +25,9 @@ bool irq_pending(unsigned int irq);
 void irq_dispatch(void);
 /* Run @irq's handler (or warn of a spurious one): irq_dispatch's. */
 void irq_handle(unsigned int irq);
-/* The arch's interrupt controller (kernel/arch/<arch>/: riscv64's PLIC,
- * aarch64's GIC), for kernel/irq.c: is @irq a source it has, turn it on
- * or off on every hart, is it pending, set up this hart. */
+/* The arch's interrupt controller (kernel/arch/<arch>/: riscv64's PLIC or
+ * AIA's APLIC and IMSIC, aarch64's GIC), for kernel/irq.c: is @irq a source it
+ * has, turn it on or off on every hart, is it pending, set up this hart. */
 bool irqchip_valid(unsigned int irq);
 void irqchip_enable(unsigned int irq, bool on);
 bool irqchip_pending(unsigned int irq);

@@ -3,8 +3,9 @@
  * by writing a value (the message data) to an address (the message
  * address) of the board's MSI controller, which the controller turns into
  * one of its interrupt lines. The arch's controller is behind it
- * (aarch64: a GICv2m frame in kernel/arch/aarch64/gicv2m.c; riscv64 has
- * none here, kernel/arch/riscv64/msi.c says so).
+ * (aarch64: a GICv2m frame in kernel/arch/aarch64/gicv2m.c; riscv64: the
+ * AIA's IMSIC, kernel/arch/riscv64/msi.c, where the board has one - QEMU
+ * virt with aia=aplic-imsic; with the PLIC alone there is none).
  *
  *   err = msi_alloc(controller, n, &first);  // lines first..first+n-1
  *   msi_compose(first + i, &msg);            // what the device writes

@@ -2,7 +2,8 @@
  * kernel/platform.c: the board, read from the device tree.
  *
  * QEMU virt and any board with the same kinds of devices: memory, cpus with
- * timebase-frequency, an ns16550a or PL011 UART, a RISC-V PLIC or an Arm
+ * timebase-frequency, an ns16550a or PL011 UART, a RISC-V PLIC, or AIA's
+ * APLIC and IMSIC (the S-level ones: kernel/arch/riscv64/irqchip.c), or an Arm
  * GIC (v2 or v3) with the Arm generic timer and PSCI, virtio-mmio slots,
  * a generic ECAM PCI host bridge,
  * an optional sifive,test0 device for exit codes, an optional Goldfish
@@ -16,11 +17,13 @@
 #include <kernel/fdt.h>
 #include <kernel/arch.h>
 
+#define IRQ_S_EXTERNAL 9 /* RISC-V's supervisor external interrupt */
+
 struct platform platform;
 
 unsigned int platform_irq_spec(const void *p, int at, uint32_t ncells)
 {
-	if (ncells == 1)
+	if (ncells == 1 || ncells == 2)
 		return fdt_cell(p, at);
 	if (ncells != 3 || fdt_cell(p, at) > 1)
 		return 0;
@@ -32,11 +35,15 @@ static unsigned int dt_irq(int node, int index)
 {
 	int len;
 	const void *p = fdt_getprop(node, "interrupts", &len);
-	int cells = platform.irq_cells == 3 ? 3 : 1;
+	int cells = platform.irq_cells >= 2 ? (int)platform.irq_cells : 1;
+	unsigned int irq;
 
 	if (!p || len < (index + 1) * cells * 4)
 		return 0;
-	return platform_irq_spec(p, index * cells, (uint32_t)cells);
+	irq = platform_irq_spec(p, index * cells, (uint32_t)cells);
+	if (cells == 2 && irq < IRQ_SENSE_MAX)
+		platform.irq_sense[irq] = (uint8_t)fdt_cell(p, index * 2 + 1);
+	return irq;
 }
 
 static bool mmio_reg(int node, int index, struct platform_mmio_dev *dev)
@@ -156,6 +163,76 @@ static void find_plic(void)
 	}
 }
 
+/* Logical cpu whose interrupt controller node is @intc (-1: none). */
+static int logical_cpu_of_intc(int intc)
+{
+	int cpus = fdt_path_offset("/cpus"), c, child;
+	uint64_t hartid, unused;
+
+	fdt_for_each_child (c, cpus)
+		fdt_for_each_child (child, c)
+			if (child == intc && fdt_reg(c, 0, &hartid, &unused))
+				return logical_cpu_of_hart(hartid);
+	return -1;
+}
+
+/* The S-level IMSIC: its interrupts-extended lists (hart intc, 9) pairs,
+ * the i-th naming the hart of interrupt file i. */
+static void find_imsic(void)
+{
+	int len;
+	const void *ext = NULL;
+	int n;
+
+	for (unsigned int i = 0; i < MAX_CPUS; i++)
+		platform.imsic_file[i] = -1;
+	for (n = fdt_next_compatible(-1, "riscv,imsics"); n >= 0;
+	     n = fdt_next_compatible(n, "riscv,imsics")) {
+		ext = fdt_getprop(n, "interrupts-extended", &len);
+		if (fdt_status_okay(n) && ext && len >= 8 &&
+		    fdt_cell(ext, 1) == IRQ_S_EXTERNAL)
+			break;
+	}
+	if (n < 0)
+		return;
+	platform.imsic_phandle = 0;
+	fdt_read_u32(n, "phandle", &platform.imsic_phandle);
+	fdt_read_u32(n, "riscv,num-ids", &platform.imsic_num_ids);
+	fdt_read_u32(n, "riscv,guest-index-bits", &platform.imsic_guest_bits);
+	for (int i = 0; i < len / 8; i++) {
+		int cpu = logical_cpu_of_intc(
+		    fdt_node_by_phandle(fdt_cell(ext, 2 * i)));
+		if (cpu >= 0)
+			platform.imsic_file[cpu] = i;
+	}
+	/* no reg: base stays 0, size says it was found (irqchip.c reports) */
+	if (!mmio_reg(n, 0, &platform.imsic))
+		platform.imsic.size = 1;
+}
+
+/* The S-level APLIC domain: a riscv,aplic that delegates to no child. Its
+ * specifiers have 2 cells (source, sense). */
+static void find_aplic(void)
+{
+	int n;
+	uint32_t cells = 0;
+
+	for (n = fdt_next_compatible(-1, "riscv,aplic"); n >= 0;
+	     n = fdt_next_compatible(n, "riscv,aplic"))
+		if (fdt_status_okay(n) &&
+		    !fdt_getprop(n, "riscv,children", NULL))
+			break;
+	if (n < 0 || !mmio_reg(n, 0, &platform.aplic))
+		return;
+	fdt_read_u32(n, "riscv,num-sources", &platform.aplic_nsources);
+	fdt_read_u32(n, "msi-parent", &platform.aplic_msi_parent);
+	/* a PLIC, if there is one too, is what whole uses for wired sources */
+	if (fdt_read_u32(n, "#interrupt-cells", &cells) &&
+	    fdt_next_compatible(-1, "riscv,plic0") < 0 &&
+	    fdt_next_compatible(-1, "sifive,plic-1.0.0") < 0)
+		platform.irq_cells = cells;
+}
+
 static void find_virtio(void)
 {
 	for (int n = fdt_next_compatible(-1, "virtio,mmio"); n >= 0;
@@ -206,6 +283,8 @@ int platform_init(unsigned long boot_hartid, const void *dtb)
 	if (!platform.timebase_hz)
 		platform.timebase_hz = arch_counter_hz();
 	find_gic(); /* before the devices: its #interrupt-cells */
+	find_imsic();
+	find_aplic(); /* the same */
 	node = fdt_next_compatible(-1, "ns16550a");
 	if (mmio_dev(node, &platform.uart))
 		platform.uart_type = UART_NS16550;

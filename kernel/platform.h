@@ -14,6 +14,7 @@
 #include <kernel/cpu.h>
 
 #define PLATFORM_MAX_VIRTIO 32
+#define IRQ_SENSE_MAX	    1024
 
 struct platform_mmio_dev {
 	uintptr_t base;
@@ -34,6 +35,21 @@ struct platform {
 	enum { UART_NONE, UART_NS16550, UART_PL011 } uart_type;
 	struct platform_mmio_dev plic;
 	uint32_t plic_ndev;
+	/* RISC-V AIA (kernel/arch/riscv64/irqchip.c checks them): the
+	 * S-level IMSIC (riscv,imsics whose interrupts-extended names S
+	 * external interrupts; base 0 if none), its interrupt files, one per
+	 * hart, imsic_file[cpu] the file's index (-1: none for that hart),
+	 * its number of identities; the S-level APLIC domain (the
+	 * riscv,aplic without riscv,children: the leaf OpenSBI delegates
+	 * to; base 0 if none), its sources and msi-parent (0: none). */
+	struct platform_mmio_dev imsic, aplic;
+	uint32_t imsic_phandle, imsic_num_ids, imsic_guest_bits;
+	int imsic_file[MAX_CPUS];
+	uint32_t aplic_nsources, aplic_msi_parent;
+	/* Source sense modes the APLIC's 2-cell specifiers give (their
+	 * second cell: 1 rising edge, 2 falling, 4 level high, 8 level low),
+	 * by source; 0 where the device tree says nothing. */
+	uint8_t irq_sense[IRQ_SENSE_MAX];
 	/* Arm's GIC: version 2 (gicd + gicc, the CPU interface) or 3 (gicd +
 	 * gicr, the redistributors' region); 0 if none. */
 	unsigned int gic_version;
@@ -62,8 +78,8 @@ __noreturn void platform_poweroff(int code);
  * @p: the property's cells (big-endian, as in the device tree)
  * @at: the specifier's first cell
  * @ncells: its length, the controller's #interrupt-cells: 1 (the PLIC's
- *          source) or 3 (the GIC's type, number, flags: SPI n is INTID
- *          32 + n, PPI n is INTID 16 + n)
+ *          source), 2 (the APLIC's source and sense) or 3 (the GIC's type,
+ * number, flags: SPI n is INTID 32 + n, PPI n is INTID 16 + n)
  *
  * Context: any; reads only @p.
  * Return: the interrupt number, or 0 for a length or GIC type (neither SPI

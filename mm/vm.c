@@ -7,8 +7,8 @@
  *   RAM            identity-mapped (VA == PA): kernel text R+X, rodata R,
  *                  everything else R+W (the architecture uses large pages
  *                  wherever a whole aligned one has one permission).
- *   devices        UART, PLIC or GIC, virtio-mmio slots, sifive_test: R+W; the
- *                  PCI configuration window and the BARs assigned later
+ *   devices        UART, PLIC, APLIC and IMSIC or GIC, virtio-mmio slots,
+ * sifive_test: R+W; the PCI configuration window and the BARs assigned later
  *                  (vm_map_io, from drivers/pci.c), below the arch's
  *                  ARCH_IDENTITY_LIMIT.
  *   stack area     STACK_AREA_BASE (0xFFFFFFC000000000, the top 256 GiB of
@@ -114,7 +114,8 @@ static int map_devices(void)
 	struct platform_mmio_dev test = { platform.test_base, PAGE_SIZE, 0 };
 	int err = map_device(&platform.uart) ?: map_device(&platform.plic) ?:
 		  map_device(&platform.gicd) ?: map_device(&platform.gicc) ?:
-		  map_device(&platform.gicr) ?: map_device(&test);
+		  map_device(&platform.gicr) ?: map_device(&platform.imsic) ?:
+		  map_device(&platform.aplic) ?: map_device(&test);
 
 	for (unsigned int i = 0; i < platform.nvirtio && !err; i++)
 		err = map_device(&platform.virtio[i]);

@@ -45,6 +45,7 @@ from typing import Callable
 import errimg
 import ext2img
 import ext2tree
+import aiadtb
 import ext4img
 import mkbadimg
 import mkblkimg
@@ -705,6 +706,61 @@ def msi_boots():
     ]
 
 
+def console_check(name, *want):
+    """The boot's console has a line containing each of @want."""
+    def post_check(build: Path) -> None:
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
+        for w in want:
+            if w not in log:
+                raise ext2img.CheckFailed(f"no console line containing {w!r}")
+    return post_check
+
+
+def aia_boots():
+    """riscv64's virt with aia=aplic-imsic (kernel/arch/riscv64/aia.h): no
+    PLIC; an IMSIC interrupt file per hart and the S-level APLIC in MSI
+    mode. aia_pci: blk_mq_pci's suites with the disk's 4 queues and its
+    configuration on 5 MSI-X vectors, IMSIC identities past the APLIC's
+    96 sources (the console line is checked). aia_mmio: the AIA's rules
+    (aia_irq) and a virtio-mmio disk, a wired source through the APLIC,
+    with the timer and lock suites beside it."""
+    return [
+        Boot("aia_pci", smp=4, mem="256M", machine=",aia=aplic-imsic",
+             suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
+                     "virtio_blk_write"),
+             qemu_args=blk_args("aia_pci", "pci", device_opts=",num-queues=4",
+                                root_port=True),
+             bootargs="vblk.test=rw", prepare=blk_prepare("aia_pci"),
+             post_check=msi_check("aia_pci", r"MSI-X, 5 vectors \(IMSIC identities "
+                                             r"(9[7-9]|[12]\d\d)-(9[7-9]|[12]\d\d)\)")),
+        Boot("aia_mmio", smp=4, mem="256M", machine=",aia=aplic-imsic",
+             suites=("aia_irq", "locks_completion", "locks_mutex", "locks_spinlock",
+                     "timers", "virtio_blk_read", "virtio_blk_stress",
+                     "virtio_blk_write"),
+             qemu_args=blk_args("aia_mmio", "modern"),
+             bootargs="vblk.test=rw", prepare=blk_prepare("aia_mmio")),
+        # A device tree that says the AIA wrongly (tools/aiadtb.py): the
+        # console says so and the boot goes on. One interrupt file for two
+        # harts: no interrupts at all (no PLIC), the PCI disk is refused;
+        # an APLIC without msi-parent: no wired interrupts, the PCI disk
+        # still gets its MSI-X vectors.
+        *[Boot(f"aia_dtb_{edit.replace('-', '')}", smp=2, mem="128M", timeout=60,
+               machine=",aia=aplic-imsic", suites=suites,
+               qemu_args=("-dtb", f"build/aia_{edit}.dtb", *blk_args("aia_dtb", "pci")),
+               bootargs="vblk.test=rw",
+               prepare=hooks(lambda build, edit=edit: aiadtb.make(
+                   build / f"aia_{edit}.dtb", 2, "128M", edit), blk_prepare("aia_dtb")),
+               post_check=console_check(f"aia_dtb_{edit.replace('-', '')}",
+                                        aiadtb.MESSAGES[edit], want),
+               # the UART without its interrupt (it polls); the PCI disk
+               # without any (refused)
+               allow=(("init", "<boot>"), ("virtio", "<boot>")))
+          for edit, suites, want in (
+              ("imsic-files", ("timers",), "  disks: none"),
+              ("aplic-msi", ("virtio_blk_read",), "MSI-X, 3 vectors (IMSIC identities"))],
+    ]
+
+
 BOOTS = [
     Boot("core", smp=4, mem="256M", suites=CORE_SUITES, post_check=overflow_check("core")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
@@ -783,4 +839,5 @@ BOOTS = [
       for kind in mkbadimg.KINDS],
     *aarch64_boots(),
     *msi_boots(),
+    *aia_boots(),
 ]

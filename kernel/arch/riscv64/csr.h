@@ -51,6 +51,16 @@
 	__asm__ __volatile__("csrs " #csr ", %0" ::"rK"(val) : "memory")
 #define csr_clear(csr, val) \
 	__asm__ __volatile__("csrc " #csr ", %0" ::"rK"(val) : "memory")
+/* Write @val, return the old value, in one instruction (stopei's claim). */
+#define csr_swap(csr, val)                                    \
+	({                                                    \
+		unsigned long __v;                            \
+		__asm__ __volatile__("csrrw %0, " #csr ", %1" \
+				     : "=r"(__v)              \
+				     : "rK"(val)              \
+				     : "memory");             \
+		__v;                                          \
+	})
 #define csr_read_clear(csr, val)                              \
 	({                                                    \
 		unsigned long __v;                            \

@@ -1,34 +1,86 @@
 /*
- * kernel/arch/riscv64/msi.c: <kernel/msi.h> on riscv64's virt, which has
- * no MSI controller here (the PLIC takes wired interrupts only; an IMSIC
- * is not supported): every allocation is refused and devices use INTx.
+ * kernel/arch/riscv64/msi.c: <kernel/msi.h> on AIA's IMSIC (aia.h): the
+ * identities past the APLIC's wired sources, handed out in runs by a
+ * bitmap. A message is the identity (data) written to the interrupt file
+ * of the hart aia_irq_cpu() gives it (address): consecutive identities go
+ * to consecutive harts, so a multi-queue device's vectors are spread.
+ * Without an IMSIC (the PLIC, QEMU virt's default) every allocation is
+ * refused and devices use INTx.
+ *
+ * Locking: msi_lock (irqsave) protects the bitmap.
  */
 #include <errno.h>
+#include <kernel/irq.h>
 #include <kernel/msi.h>
 #include <kernel/panic.h>
+#include <kernel/platform.h>
+#include <kernel/spinlock.h>
+#include <kernel/arch/riscv64/aia.h>
+
+static DEFINE_SPINLOCK(msi_lock);
+/* protected by msi_lock: one bit per identity, set when handed out */
+static uint64_t used[IRQ_MAX / 64];
+
+static bool is_used(unsigned int id)
+{
+	return used[id / 64] & (1ull << (id % 64));
+}
+
+static void set_used(unsigned int id, bool on)
+{
+	if (on)
+		used[id / 64] |= 1ull << (id % 64);
+	else
+		used[id / 64] &= ~(1ull << (id % 64));
+}
+
+/* Is @id an identity msi_alloc() handed out? (irqchip_valid's) */
+bool msi_allocated(unsigned int id)
+{
+	return id < IRQ_MAX && READ_ONCE(used[id / 64]) & (1ull << (id % 64));
+}
 
 int msi_alloc(uint32_t controller, unsigned int n, unsigned int *first)
 {
-	(void)controller;
-	(void)n;
-	(void)first;
-	return -ENODEV;
+	unsigned long flags;
+	unsigned int run = 0;
+	int err = -ENOSPC;
+
+	if (!aia.on || !controller || controller != platform.imsic_phandle)
+		return -ENODEV;
+	flags = spin_lock_irqsave(&msi_lock);
+	for (unsigned int id = aia.nsources + 1; n && id <= aia.num_ids; id++) {
+		run = is_used(id) ? 0 : run + 1;
+		if (run < n)
+			continue;
+		*first = id + 1 - n;
+		for (unsigned int i = *first; i <= id; i++)
+			set_used(i, true);
+		err = 0;
+		break;
+	}
+	spin_unlock_irqrestore(&msi_lock, flags);
+	return err;
 }
 
 void msi_free(unsigned int first, unsigned int n)
 {
-	WARN_ON_ONCE(n);
-	(void)first;
+	unsigned long flags = spin_lock_irqsave(&msi_lock);
+
+	for (unsigned int id = first; id < first + n; id++)
+		if (!WARN_ON_ONCE(!is_used(id)))
+			set_used(id, false);
+	spin_unlock_irqrestore(&msi_lock, flags);
 }
 
 void msi_compose(unsigned int irq, struct msi_msg *msg)
 {
-	WARN_ON_ONCE(1);
-	(void)irq;
-	*msg = (struct msi_msg){ 0 };
+	WARN_ON_ONCE(!msi_allocated(irq));
+	msg->address = aia.file[aia_irq_cpu(irq)];
+	msg->data = irq;
 }
 
 const char *msi_controller_name(void)
 {
-	return NULL;
+	return aia.on ? "IMSIC identities" : NULL;
 }

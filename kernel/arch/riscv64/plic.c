@@ -1,6 +1,7 @@
 /*
- * kernel/arch/riscv64/plic.c: the RISC-V PLIC behind <kernel/irq.h>'s
- * irqchip_*() hooks and irq_dispatch().
+ * kernel/arch/riscv64/plic.c: the RISC-V PLIC, one of the two controllers
+ * irqchip.c puts behind <kernel/irq.h>'s irqchip_*() hooks and
+ * irq_dispatch() (the default; the other is AIA's APLIC and IMSIC).
  *
  * Every registered source is enabled for the S-mode context of every hart
  * at priority 1, threshold 0: whichever hart claims it first handles it.
@@ -9,6 +10,7 @@
 #include <kernel/cpu.h>
 #include <kernel/platform.h>
 #include <kernel/spinlock.h>
+#include <kernel/arch/riscv64/aia.h>
 
 #define PLIC_PRIORITY(irq) (platform.plic.base + 4 * (irq))
 #define PLIC_ENABLE(ctx, irq) \
@@ -18,13 +20,13 @@
 
 static DEFINE_SPINLOCK(irq_lock); /* serialises enable-bit updates */
 
-bool irqchip_valid(unsigned int irq)
+bool plic_valid(unsigned int irq)
 {
 	return platform.plic.base && irq != 0 &&
 	       (!platform.plic_ndev || irq <= platform.plic_ndev);
 }
 
-void irqchip_enable(unsigned int irq, bool on)
+void plic_enable(unsigned int irq, bool on)
 {
 	unsigned long flags = spin_lock_irqsave(&irq_lock);
 
@@ -41,13 +43,13 @@ void irqchip_enable(unsigned int irq, bool on)
 	spin_unlock_irqrestore(&irq_lock, flags);
 }
 
-bool irqchip_pending(unsigned int irq)
+bool plic_pending(unsigned int irq)
 {
 	return mmio_read32(platform.plic.base + 0x1000 + 4 * (irq / 32)) &
 	       (1u << (irq % 32));
 }
 
-void irq_dispatch(void)
+void plic_dispatch(void)
 {
 	int ctx = platform.plic_context[cpu_id()];
 	uint32_t irq;
@@ -60,7 +62,7 @@ void irq_dispatch(void)
 	}
 }
 
-void irqchip_init_hart(void)
+void plic_init_hart(void)
 {
 	int ctx = platform.plic_context[cpu_id()];
 
