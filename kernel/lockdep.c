@@ -126,6 +126,10 @@ void lockdep_acquire(const struct lockdep_map *map,
 	if (!lt)
 		return;
 	lt->acquired++;
+	if (!IS_ENABLED(CONFIG_LOCKDEP)) {
+		lt->depth++;
+		return;
+	}
 	check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
@@ -160,6 +164,11 @@ void lockdep_release(const struct lockdep_map *map)
 
 	if (!lt)
 		return;
+	if (!IS_ENABLED(CONFIG_LOCKDEP)) {
+		if (lt->depth)
+			lt->depth--;
+		return;
+	}
 	for (unsigned int i = lt->depth; i-- > 0;) {
 		if (lt->held[i].map == map) {
 			/* The entries above it move down, their tops now
@@ -185,6 +194,8 @@ void lockdep_downgrade(const struct lockdep_map *map)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		return;
 	for (unsigned int i = 0; lt && i < lt->depth; i++)
 		if (lt->held[i].map == map)
 			lt->held[i].mode = LOCK_MODE_SHARED;
@@ -194,7 +205,7 @@ bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
-	if (!lt)
+	if (!lt || !IS_ENABLED(CONFIG_LOCKDEP))
 		return true; /* no task context: cannot tell, do not warn */
 	for (unsigned int i = 0; i < lt->depth; i++)
 		if (lt->held[i].map == map && (lt->held[i].mode & mode))
@@ -216,7 +227,7 @@ void lockdep_might_fault(uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
-	if (lt)
+	if (lt && IS_ENABLED(CONFIG_LOCKDEP))
 		check_order(lt, &fault_map, 0, site);
 }
 

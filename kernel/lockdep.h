@@ -14,6 +14,12 @@
  * stack, and releasing the top entry costs no walk either. Spinlocks taken in
  * interrupt context are not tracked (no task owns them).
  *
+ * Without CONFIG_LOCKDEP (kernel/compiler.h; the production build) none of
+ * that is done: a task only counts the locks it took (lockdep_acquired)
+ * and the locks it holds (lockdep_task.depth, which reclaim asks:
+ * mm/vmscan.c), lockdep_is_held() cannot tell and says true, the
+ * lockdep_assert_*() check nothing and nothing is ever reported.
+ *
  * The documented order (outermost first; see docs/design.md):
  *   inode->i_rwsem                 LOCK_RANK_I_RWSEM
  *     mm->mmap_lock                LOCK_RANK_MMAP
@@ -88,6 +94,7 @@ struct held_lock {
 /* Per-task state, embedded in struct task. */
 struct lockdep_task {
 	unsigned long acquired; /* every lock this task took, ever */
+	/* held[]'s entries; without CONFIG_LOCKDEP, the locks held */
 	unsigned int depth;
 	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
 	struct held_lock held[LOCKDEP_MAX_HELD];
@@ -124,13 +131,13 @@ void lockdep_might_fault(uintptr_t site);
  * reported since boot (tests read it). */
 unsigned long lockdep_reports(void);
 
-#define lockdep_assert_held(l) \
-	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_ANY))
+#define __lockdep_assert(held, l, mode)            \
+	WARN_ON_ONCE(IS_ENABLED(CONFIG_LOCKDEP) && \
+		     lockdep_is_held(&(l)->dep, (mode)) != (held))
+#define lockdep_assert_held(l) __lockdep_assert(true, l, LOCK_MODE_ANY)
 #define lockdep_assert_held_write(l) \
-	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_EXCLUSIVE))
-#define lockdep_assert_held_read(l) \
-	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_SHARED))
-#define lockdep_assert_not_held(l) \
-	WARN_ON_ONCE(lockdep_is_held(&(l)->dep, LOCK_MODE_ANY))
+	__lockdep_assert(true, l, LOCK_MODE_EXCLUSIVE)
+#define lockdep_assert_held_read(l) __lockdep_assert(true, l, LOCK_MODE_SHARED)
+#define lockdep_assert_not_held(l)  __lockdep_assert(false, l, LOCK_MODE_ANY)
 
 #define _THIS_IP_ ((uintptr_t)__builtin_return_address(0))
