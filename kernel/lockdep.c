@@ -115,10 +115,10 @@ static inline void check_order(struct lockdep_task *lt,
 		walk_order(lt, map, rank, subclass, site);
 }
 
-void lockdep_acquire(const struct lockdep_map *map,
-		     enum lock_mode mode,
-		     unsigned int subclass,
-		     uintptr_t site)
+void lockdep_acquire_tracked(const struct lockdep_map *map,
+			     enum lock_mode mode,
+			     unsigned int subclass,
+			     uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
 	int top;
@@ -126,10 +126,6 @@ void lockdep_acquire(const struct lockdep_map *map,
 	if (!lt)
 		return;
 	lt->acquired++;
-	if (!IS_ENABLED(CONFIG_LOCKDEP)) {
-		lt->depth++;
-		return;
-	}
 	check_order(lt, map, subclass, site);
 	if (lt->depth == LOCKDEP_MAX_HELD) {
 		WARN_ON_ONCE(1); /* too deep to track */
@@ -158,17 +154,12 @@ static void report_bad_release(const struct lockdep_map *map)
 	dump_stack();
 }
 
-void lockdep_release(const struct lockdep_map *map)
+void lockdep_release_tracked(const struct lockdep_map *map)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
 	if (!lt)
 		return;
-	if (!IS_ENABLED(CONFIG_LOCKDEP)) {
-		if (lt->depth)
-			lt->depth--;
-		return;
-	}
 	for (unsigned int i = lt->depth; i-- > 0;) {
 		if (lt->held[i].map == map) {
 			/* The entries above it move down, their tops now

@@ -103,11 +103,14 @@ struct lockdep_task {
 /* The running task's state, or NULL where no task owns the context. */
 struct lockdep_task *lockdep_current(void);
 
-void lockdep_acquire(const struct lockdep_map *map,
-		     enum lock_mode mode,
-		     unsigned int subclass,
-		     uintptr_t site);
-void lockdep_release(const struct lockdep_map *map);
+/* lockdep_acquire(map, mode, subclass, site) and lockdep_release(map)
+ * are inline in kernel/sched.h, where the running task is known: with
+ * CONFIG_LOCKDEP they call these, without it they only count. */
+void lockdep_acquire_tracked(const struct lockdep_map *map,
+			     enum lock_mode mode,
+			     unsigned int subclass,
+			     uintptr_t site);
+void lockdep_release_tracked(const struct lockdep_map *map);
 /* How many locks (spinlocks, raw ones too, mutexes, rwsems) the running
  * task has taken since it started, the run queue's taken to preempt it
  * apart: benchmarks read it before and after. */
@@ -120,12 +123,15 @@ void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
  * buffer, which may be a file mapping): checked as an acquisition of
  * mm->mmap_lock, so holding invalidate_lock or a page lock here is
  * reported like any order violation. */
-#define might_fault()                  \
-	lockdep_might_fault(({         \
-		__label__ __here;      \
-	__here:                        \
-		(uintptr_t) && __here; \
-	}))
+#define might_fault()                                  \
+	do {                                           \
+		if (IS_ENABLED(CONFIG_LOCKDEP))        \
+			lockdep_might_fault(({         \
+				__label__ __here;      \
+			__here:                        \
+				(uintptr_t) && __here; \
+			}));                           \
+	} while (0)
 void lockdep_might_fault(uintptr_t site);
 /* Order violations, and releases of locks the task did not hold,
  * reported since boot (tests read it). */
