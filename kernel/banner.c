@@ -71,7 +71,14 @@ void boot_banner(void)
 				 "shared, other fill paths unlocked)",
 	};
 
-	pr_info("whole %s (%s), %s\n", WHOLE_VERSION, WHOLE_DATE, ARCH_NAME);
+	/* The production build (prod.ninja) says so; the test kernel's line
+	 * stays as it was. */
+	pr_info("whole %s (%s), %s%s\n",
+		WHOLE_VERSION,
+		WHOLE_DATE,
+		ARCH_NAME,
+		IS_ENABLED(CONFIG_LOCKDEP) ? ""
+					   : ", production build (no lockdep)");
 	pr_info("  harts: %u of %u online; memory: %llu MiB\n",
 		harts_online(),
 		ncpus,

@@ -55,5 +55,23 @@
 /* Options are constants, tested with if (IS_ENABLED(CONFIG_X)), not #ifdef. */
 #define IS_ENABLED(option) (option)
 
+/*
+ * Build options, 1 unless the compiler's line says -DCONFIG_X=0. Every
+ * kernel tools/test boots has them on; the production build (prod.ninja,
+ * build/prod/: what tools/bench measures, as Linux's distribution kernels
+ * ship without lock debugging) turns them off.
+ *   CONFIG_LOCKDEP       kernel/lockdep.h: held-lock tracking, rank checks,
+ *                        lockdep_assert_held*(); off, only the running
+ *                        task's count of locks taken and held is kept
+ *   CONFIG_DEBUG_ASSERT  DEBUG_ASSERT() (kernel/panic.h), the checks of a
+ *                        caller's requirements on hot paths
+ */
+#ifndef CONFIG_LOCKDEP
+#define CONFIG_LOCKDEP 1
+#endif
+#ifndef CONFIG_DEBUG_ASSERT
+#define CONFIG_DEBUG_ASSERT 1
+#endif
+
 /* A compiler barrier: no memory access moves across it (no CPU fence). */
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)

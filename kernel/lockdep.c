@@ -115,10 +115,10 @@ static inline void check_order(struct lockdep_task *lt,
 		walk_order(lt, map, rank, subclass, site);
 }
 
-void lockdep_acquire(const struct lockdep_map *map,
-		     enum lock_mode mode,
-		     unsigned int subclass,
-		     uintptr_t site)
+void lockdep_acquire_tracked(const struct lockdep_map *map,
+			     enum lock_mode mode,
+			     unsigned int subclass,
+			     uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
 	int top;
@@ -154,7 +154,7 @@ static void report_bad_release(const struct lockdep_map *map)
 	dump_stack();
 }
 
-void lockdep_release(const struct lockdep_map *map)
+void lockdep_release_tracked(const struct lockdep_map *map)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
@@ -185,6 +185,8 @@ void lockdep_downgrade(const struct lockdep_map *map)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		return;
 	for (unsigned int i = 0; lt && i < lt->depth; i++)
 		if (lt->held[i].map == map)
 			lt->held[i].mode = LOCK_MODE_SHARED;
@@ -194,7 +196,7 @@ bool lockdep_is_held(const struct lockdep_map *map, enum lock_mode mode)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
-	if (!lt)
+	if (!lt || !IS_ENABLED(CONFIG_LOCKDEP))
 		return true; /* no task context: cannot tell, do not warn */
 	for (unsigned int i = 0; i < lt->depth; i++)
 		if (lt->held[i].map == map && (lt->held[i].mode & mode))
@@ -216,7 +218,7 @@ void lockdep_might_fault(uintptr_t site)
 {
 	struct lockdep_task *lt = __lockdep_current();
 
-	if (lt)
+	if (lt && IS_ENABLED(CONFIG_LOCKDEP))
 		check_order(lt, &fault_map, 0, site);
 }
 

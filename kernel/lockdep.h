@@ -14,6 +14,12 @@
  * stack, and releasing the top entry costs no walk either. Spinlocks taken in
  * interrupt context are not tracked (no task owns them).
  *
+ * Without CONFIG_LOCKDEP (kernel/compiler.h; the production build) none of
+ * that is done: a task only counts the locks it took (lockdep_acquired)
+ * and the locks it holds (lockdep_task.depth, which reclaim asks:
+ * mm/vmscan.c), lockdep_is_held() cannot tell and says true, the
+ * lockdep_assert_*() check nothing and nothing is ever reported.
+ *
  * The documented order (outermost first; see docs/design.md):
  *   inode->i_rwsem                 LOCK_RANK_I_RWSEM
  *     mm->mmap_lock                LOCK_RANK_MMAP
@@ -88,6 +94,7 @@ struct held_lock {
 /* Per-task state, embedded in struct task. */
 struct lockdep_task {
 	unsigned long acquired; /* every lock this task took, ever */
+	/* held[]'s entries; without CONFIG_LOCKDEP, the locks held */
 	unsigned int depth;
 	unsigned int untracked; /* acquired past LOCKDEP_MAX_HELD */
 	struct held_lock held[LOCKDEP_MAX_HELD];
@@ -96,11 +103,14 @@ struct lockdep_task {
 /* The running task's state, or NULL where no task owns the context. */
 struct lockdep_task *lockdep_current(void);
 
-void lockdep_acquire(const struct lockdep_map *map,
-		     enum lock_mode mode,
-		     unsigned int subclass,
-		     uintptr_t site);
-void lockdep_release(const struct lockdep_map *map);
+/* lockdep_acquire(map, mode, subclass, site) and lockdep_release(map)
+ * are inline in kernel/sched.h, where the running task is known: with
+ * CONFIG_LOCKDEP they call these, without it they only count. */
+void lockdep_acquire_tracked(const struct lockdep_map *map,
+			     enum lock_mode mode,
+			     unsigned int subclass,
+			     uintptr_t site);
+void lockdep_release_tracked(const struct lockdep_map *map);
 /* How many locks (spinlocks, raw ones too, mutexes, rwsems) the running
  * task has taken since it started, the run queue's taken to preempt it
  * apart: benchmarks read it before and after. */
@@ -113,24 +123,27 @@ void lockdep_set_class(struct lockdep_map *map, struct lock_class *class);
  * buffer, which may be a file mapping): checked as an acquisition of
  * mm->mmap_lock, so holding invalidate_lock or a page lock here is
  * reported like any order violation. */
-#define might_fault()                  \
-	lockdep_might_fault(({         \
-		__label__ __here;      \
-	__here:                        \
-		(uintptr_t) && __here; \
-	}))
+#define might_fault()                                  \
+	do {                                           \
+		if (IS_ENABLED(CONFIG_LOCKDEP))        \
+			lockdep_might_fault(({         \
+				__label__ __here;      \
+			__here:                        \
+				(uintptr_t) && __here; \
+			}));                           \
+	} while (0)
 void lockdep_might_fault(uintptr_t site);
 /* Order violations, and releases of locks the task did not hold,
  * reported since boot (tests read it). */
 unsigned long lockdep_reports(void);
 
-#define lockdep_assert_held(l) \
-	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_ANY))
+#define __lockdep_assert(held, l, mode)            \
+	WARN_ON_ONCE(IS_ENABLED(CONFIG_LOCKDEP) && \
+		     lockdep_is_held(&(l)->dep, (mode)) != (held))
+#define lockdep_assert_held(l) __lockdep_assert(true, l, LOCK_MODE_ANY)
 #define lockdep_assert_held_write(l) \
-	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_EXCLUSIVE))
-#define lockdep_assert_held_read(l) \
-	WARN_ON_ONCE(!lockdep_is_held(&(l)->dep, LOCK_MODE_SHARED))
-#define lockdep_assert_not_held(l) \
-	WARN_ON_ONCE(lockdep_is_held(&(l)->dep, LOCK_MODE_ANY))
+	__lockdep_assert(true, l, LOCK_MODE_EXCLUSIVE)
+#define lockdep_assert_held_read(l) __lockdep_assert(true, l, LOCK_MODE_SHARED)
+#define lockdep_assert_not_held(l)  __lockdep_assert(false, l, LOCK_MODE_ANY)
 
 #define _THIS_IP_ ((uintptr_t)__builtin_return_address(0))

@@ -7,6 +7,7 @@
  */
 #include <kernel/ktest.h>
 #include <kernel/lockdep.h>
+#include <kernel/sched.h>
 #include <kernel/mutex.h>
 #include <kernel/rwsem.h>
 

@@ -49,12 +49,13 @@ extern volatile int panic_in_progress;
 			    "BUG_ON(%s) at %s:%d", #cond, __FILE__, __LINE__); \
 	} while (0)
 
-/* A requirement of the caller, checked. */
-#define DEBUG_ASSERT(cond)                                    \
-	do {                                                  \
-		if (unlikely(!(cond)))                        \
-			panic("assertion %s failed at %s:%d", \
-			      #cond,                          \
-			      __FILE__,                       \
-			      __LINE__);                      \
+/* A requirement of the caller, checked (not evaluated at all without
+ * CONFIG_DEBUG_ASSERT: @cond must have no side effect). */
+#define DEBUG_ASSERT(cond)                                                \
+	do {                                                              \
+		if (IS_ENABLED(CONFIG_DEBUG_ASSERT) && unlikely(!(cond))) \
+			panic("assertion %s failed at %s:%d",             \
+			      #cond,                                      \
+			      __FILE__,                                   \
+			      __LINE__);                                  \
 	} while (0)

@@ -138,6 +138,40 @@ static inline struct lockdep_task *__lockdep_current(void)
 	return t != t->cpu->idle && !in_interrupt() ? &t->lockdep : NULL;
 }
 
+/* kernel/lockdep.h's acquisition and release of @map, inline for the lock
+ * fast paths: without CONFIG_LOCKDEP (the production build) only the
+ * running task's counts of locks taken and held. */
+static inline void lockdep_acquire(const struct lockdep_map *map,
+				   enum lock_mode mode,
+				   unsigned int subclass,
+				   uintptr_t site)
+{
+	struct lockdep_task *lt;
+
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		lockdep_acquire_tracked(map, mode, subclass, site);
+		return;
+	}
+	lt = __lockdep_current();
+	if (lt) {
+		lt->acquired++;
+		lt->depth++;
+	}
+}
+
+static inline void lockdep_release(const struct lockdep_map *map)
+{
+	struct lockdep_task *lt;
+
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		lockdep_release_tracked(map);
+		return;
+	}
+	lt = __lockdep_current();
+	if (lt && lt->depth)
+		lt->depth--;
+}
+
 /* preempt_disable/preempt_enable (kernel/spinlock.h), inline for the lock
  * fast paths: the count lives in the task (tp is read once, so a
  * migration between the read and the update cannot move the update to

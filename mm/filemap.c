@@ -54,6 +54,7 @@
 #include <kernel/init.h>
 #include <kernel/panic.h>
 #include <kernel/race.h>
+#include <kernel/sched.h>
 #include <kernel/trace.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>

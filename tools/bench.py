@@ -68,6 +68,13 @@ every object with its arch, into build/bench_arches.json, and ends with
 a table of each kernel on aarch64 beside riscv64. Not with --scaling.
 Benchmarks, not tests: nothing here passes or fails on a figure; the
 goals are read from one run's figures and printed.
+
+The kernel measured is the production build by default: build/prod/whole.elf
+(prod.ninja: no lockdep, no DEBUG_ASSERT, as Linux's distribution kernel
+has no lock debugging), whose banner must say so; --debug-build measures
+the test kernel, build/whole.elf, with every check on. Every "run" object
+says which ("build": "production" or "debug"). aarch64 has no production
+build: its boots always run build/aarch64/Image ("build": "debug").
 """
 
 import argparse
@@ -89,7 +96,12 @@ import linuxguest  # noqa: E402
 from qemu_smp import smp_arg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-ELF = ROOT / "build" / "whole.elf"
+# riscv64's kernels: the production build (prod.ninja) and the test kernel
+BUILD_ELF = {"production": ROOT / "build" / "prod" / "whole.elf",
+             "debug": ROOT / "build" / "whole.elf"}
+ELF = BUILD_ELF["production"]  # use_build() sets it from --debug-build
+# the production kernel's banner ends its first line so (kernel/banner.c)
+PRODUCTION_BANNER = ", production build (no lockdep)"
 OUT = ROOT / "build" / "bench.json"
 # The shell's first command prints it: the end of the boot, as Linux's
 # "@@ ready" once its disk is mounted (tools/linuxbench.c)
@@ -122,6 +134,30 @@ def mq_queues(smp):
 KERNEL_FILE = {"riscv64": ELF, "aarch64": ROOT / "build" / "aarch64" / "Image"}
 SIZE_ELF = {"riscv64": ("riscv64-unknown-elf-size", ELF),
             "aarch64": ("aarch64-linux-gnu-size", ROOT / "build" / "aarch64" / "whole.elf")}
+
+
+def use_build(build):
+    """Measure riscv64's kernel of @build ("production" or "debug")."""
+    global ELF
+    ELF = BUILD_ELF[build]
+    KERNEL_FILE["riscv64"] = ELF
+    SIZE_ELF["riscv64"] = ("riscv64-unknown-elf-size", ELF)
+
+
+def arch_build(args, arch=None):
+    """The build @arch's boots run ("production" or "debug")."""
+    arch = arch or getattr(args, "arch", "riscv64")
+    return "debug" if args.debug_build or arch != "riscv64" else "production"
+
+
+def check_build(args, arch, log):
+    """Raise SystemExit unless the console @log (lines) is the banner of
+    the build arch_build names: a production kernel says so."""
+    production = any(PRODUCTION_BANNER in line for line in log)
+    if production != (arch_build(args, arch) == "production"):
+        raise SystemExit(f"bench: {arch}'s kernel booted as "
+                         f"{'production' if production else 'debug'}, not "
+                         f"{arch_build(args, arch)} (ninja build/prod/whole.elf?)")
 
 
 def arch_qemu_cmd(arch, *args, **kwargs):
@@ -223,6 +259,7 @@ def boot_once(args, tmp, only=None, bootargs="", smp=None, mem=None, image="512M
         sys.stderr.write("".join(log[-40:]))
         raise SystemExit(f"bench: the guest ended with status {rc}")
     ext2img.check_image(vda)  # the benchmarks must leave the disk clean
+    check_build(args, getattr(args, "arch", "riscv64"), log)
     return figures, host_ms
 
 
@@ -761,6 +798,7 @@ def main_scaling(args):
     results.append({"bench": "run", "mode": None, "params": {
         "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
         "scaling": True, "linux": list(kernels), "commit": commit,
+        "build": arch_build(args),
         "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
         "end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "loadavg_before": [round(x, 2) for x in load_before],
@@ -889,7 +927,7 @@ def main_arches(args):
         res.append({"bench": "run", "mode": None, "params": {
             "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
             "smp": args.smp, "mem": args.mem, "commit": commit,
-            "machine": linuxguest.MACHINE[arch],
+            "machine": linuxguest.MACHINE[arch], "build": arch_build(args, arch),
             "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
             "end": end, "loadavg_before": [round(x, 2) for x in load_before],
             "loadavg_after": [round(x, 2) for x in load_after]}})
@@ -941,11 +979,19 @@ def main(argv):
     ap.add_argument("--scaling", action="store_true",
                     help="issue #32's scaling rows instead: boots at 1, 2, 4 and 8 "
                     "harts, and file sizes 16 MiB to 1 GiB with 2 GiB of memory")
+    ap.add_argument("--debug-build", action="store_true",
+                    help="measure the test kernel (build/whole.elf: lockdep and "
+                    "DEBUG_ASSERT on), not the production build (build/prod/whole.elf)")
     ap.add_argument("--arch", choices=linuxguest.ARCHES + ("both",), default="riscv64",
                     help="whole's (and with --linux, Debian's Linux's) arch, on "
                     "that arch's QEMU virt (default riscv64); both: riscv64's and "
                     "aarch64's boots in one shuffled order")
     args = ap.parse_args(argv)
+    use_build("debug" if args.debug_build else "production")
+    print(f"bench: riscv64 kernel: {arch_build(args, 'riscv64')} build "
+          f"({ELF.relative_to(ROOT)}"
+          + ("" if args.debug_build else "; --debug-build for the test kernel") + ")",
+          file=sys.stderr)
     if args.scaling and args.arch != "riscv64":
         ap.error("--scaling runs on riscv64 only")
     if args.scaling:
@@ -999,6 +1045,7 @@ def main(argv):
     results.append({"bench": "run", "mode": None, "params": {
         "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
         "smp": args.smp, "mem": args.mem, "commit": commit, "fs": args.fs,
+        "build": arch_build(args),
         "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
         "end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "loadavg_before": [round(x, 2) for x in load_before],

@@ -32,6 +32,10 @@ Fields:
   arch       one of ARCHES: the kernel and QEMU machine (tools/ktest_runner.py
              machine_args); "riscv64" unless said
   machine    options added to -machine virt (",gic-version=3")
+  build      "prod": the production kernel, build/prod/whole.elf
+             (prod.ninja: no lockdep, no DEBUG_ASSERT; riscv64 only),
+             which the runner builds first (ninja), within the boot's time;
+             "" the test kernel, every check on
 A hook fails by raising (ext2img.CheckFailed carries the output to show);
 a failed hook counts as one failure. Paths are relative to the repo root.
 """
@@ -428,6 +432,7 @@ class Boot:
     may_skip: tuple = ()
     arch: str = "riscv64"
     machine: str = ""
+    build: str = ""
 
     def ktest_filter(self):
         return self.filter or ",".join(self.suites)
@@ -616,6 +621,21 @@ def race_pci_boot(name, arch="riscv64", machine=""):
                 post_check=race_check(name),
                 allow=(("sigbus", "race_truncate.race_truncate_fault"),
                        ("sigbus", "race_truncate.race_truncate_page_mkwrite")))
+
+
+# The production kernel's banner says it is one (kernel/banner.c): a
+# build.ninja that lost prod.ninja's flags boots the test kernel there.
+PRODUCTION_BANNER = ", production build (no lockdep)"
+
+
+def production_check(name):
+    def post_check(build: Path) -> None:
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
+        if not re.search(r"\] whole \S+ \(.*\), riscv64" + re.escape(PRODUCTION_BANNER),
+                         log):
+            raise ext2img.CheckFailed("the banner does not say "
+                                      f"{PRODUCTION_BANNER.lstrip(', ')!r}")
+    return post_check
 
 
 def hooks(*each):
@@ -837,6 +857,19 @@ BOOTS = [
            bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
            prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))
       for kind in mkbadimg.KINDS],
+    # The production kernel (prod.ninja: no lockdep, no DEBUG_ASSERT; what
+    # tools/bench measures) on ext2_4k's image: the page cache, ext2's
+    # write and read paths and the locks, e2fsck and debugfs afterwards.
+    # Not here by design: the suites that provoke lockdep reports or ask
+    # lockdep who holds what (locks_lockdep, locks_mutex, locks_rwsem,
+    # pcache_invalidate, vfs_mmap: production cannot tell) and those that need
+    # another image or boot (the rest run on the test kernel above).
+    replace(ext2_boot("prod", 4096, ext2img.DEFAULT_FEATURES), build="prod",
+            post_check=hooks(ext2_check("prod"), production_check("prod")),
+            suites=("ext2_buffer", "ext2_read", "ext2_readpage", "ext2_tail",
+                    "ext2_write", "locks_completion", "locks_fastpath", "locks_rcu",
+                    "locks_spinlock", "mm_kmalloc",
+                    *(s for s in PCACHE_SUITES if s != "pcache_invalidate"))),
     *aarch64_boots(),
     *msi_boots(),
     *aia_boots(),

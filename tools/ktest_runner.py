@@ -52,6 +52,8 @@ from qemu_smp import smp_arg  # noqa: E402
 
 BUILD = ROOT / "build"
 KERNEL = BUILD / "whole.elf"
+# boots.py's build field: the other riscv64 kernels (prod.ninja's)
+BUILD_KERNELS = {"prod": BUILD / "prod" / "whole.elf"}
 LOGS = BUILD / "test-logs"
 TAIL = 30        # console lines shown for a crash or timeout
 KILL_GRACE = 5   # seconds between SIGTERM and SIGKILL
@@ -120,8 +122,18 @@ def machine_args(boot):
                  "-semihosting-config", "enable=on,target=native"],
                 ["-kernel", "build/aarch64/Image"])
     qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
+    kernel = BUILD_KERNELS[boot.build] if boot.build else KERNEL
     return (qemu + ["-machine", "virt" + boot.machine, "-bios", "default"],
-            ["-kernel", str(KERNEL.relative_to(ROOT))])
+            ["-kernel", str(kernel.relative_to(ROOT))])
+
+
+def build_kernel(boot):
+    """Build the kernel of @boot's build field (ninja, incremental);
+    raise CheckFailed with ninja's output if that fails."""
+    target = str(BUILD_KERNELS[boot.build].relative_to(ROOT))
+    proc = subprocess.run(["ninja", target], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise CheckFailed(f"ninja {target} failed:\n{proc.stdout[-3000:]}{proc.stderr}")
 
 
 def qemu_command(boot, ktest_filter):
@@ -244,6 +256,8 @@ def run_boot(tally, boot, ktest_filter, required):
           f"timeout {timeout}s", flush=True)
     before = tally.mark()
     start = time.monotonic()
+    if boot.build and not run_hook(tally, boot, "build", lambda _: build_kernel(boot)):
+        return
     if boot.prepare and not run_hook(tally, boot, "prepare", boot.prepare):
         return
     status = run_qemu(cmd, log_path, timeout)

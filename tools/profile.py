@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/profile.py: where whole's harts spend their time, by sampling.
 
-    tools/profile [--smp N] [--mem SIZE] [--top N] [--idle] [--depth N] -c 'COMMANDS'
+    tools/profile [--smp N] [--mem SIZE] [--top N] [--idle] [--depth N] [--prod]
+                  -c 'COMMANDS'
 
 Boots whole on a fresh 512M ext2 image (as tools/bench does) with QEMU's
 monitor on a socket, runs COMMANDS, and while they run asks the monitor
@@ -39,6 +40,8 @@ import ksyms  # noqa: E402
 from qemu_smp import smp_arg  # noqa: E402
 
 ELF = ROOT / "build" / "whole.elf"
+# --prod: the production build tools/bench measures (prod.ninja)
+PROD_ELF = ROOT / "build" / "prod" / "whole.elf"
 IDLE = "arch_wait_for_interrupt"
 # Functions whose callers matter more than they do.
 LEAVES = {"arch_cpu_relax", "arch_irq_save", "arch_irq_restore",
@@ -118,9 +121,9 @@ def sample(regs, syms, idle, read=None, depth=1):
     return name
 
 
-def profile(commands, smp=4, mem="512M", idle=False, depth=1):
-    """Counter of sample names, and the console output."""
-    syms = Symbols(ELF)
+def profile(commands, smp=4, mem="512M", idle=False, depth=1, elf=ELF):
+    """Counter of sample names, and the console output (kernel @elf)."""
+    syms = Symbols(elf)
     counts = collections.Counter()
     with tempfile.TemporaryDirectory() as tmp:
         img, mon = Path(tmp) / "vda.img", str(Path(tmp) / "mon.sock")
@@ -130,7 +133,7 @@ def profile(commands, smp=4, mem="512M", idle=False, depth=1):
             ["qemu-system-riscv64", "-machine", "virt", "-bios", "default",
              "-nographic", "-no-reboot", "-smp", smp_arg(smp), "-m", mem,
              "-global", "virtio-mmio.force-legacy=false",
-             "-kernel", str(ELF), "-append", f"-- {commands}",
+             "-kernel", str(elf), "-append", f"-- {commands}",
              "-drive", f"file={img},if=none,format=raw,id=d0,cache=unsafe",
              "-device", "virtio-blk-device,drive=d0",
              "-monitor", f"unix:{mon},server,nowait"],
@@ -170,9 +173,12 @@ def main(argv):
     ap.add_argument("--idle", action="store_true", help="count idle harts too")
     ap.add_argument("--depth", type=int, default=1,
                     help="callers to name for a leaf (frame pointers)")
+    ap.add_argument("--prod", action="store_true",
+                    help="the production build, build/prod/whole.elf (no lockdep, "
+                    "no DEBUG_ASSERT: what tools/bench measures)")
     args = ap.parse_args(argv)
     counts, console = profile(args.commands, args.smp, args.mem, args.idle,
-                              args.depth)
+                              args.depth, PROD_ELF if args.prod else ELF)
     total = sum(counts.values())
     print(console.rstrip()[-2000:])
     print(f"\nprofile: {total} samples ({'all' if args.idle else 'busy'} harts)")

@@ -159,6 +159,45 @@ class WatchdogTest(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 60)
 
 
+class BuildTest(unittest.TestCase):
+    """The kernel measured: the production build unless --debug-build,
+    and the booted kernel's banner must agree."""
+
+    def args(self, debug=False, arch="riscv64"):
+        return argparse.Namespace(debug_build=debug, arch=arch)
+
+    def test_production_unless_debug_build_and_debug_on_aarch64(self):
+        self.assertEqual(bench.arch_build(self.args()), "production")
+        self.assertEqual(bench.arch_build(self.args(debug=True)), "debug")
+        self.assertEqual(bench.arch_build(self.args(arch="aarch64")), "debug")
+        self.assertEqual(bench.arch_build(self.args(arch="both"), "aarch64"), "debug")
+
+    def test_use_build_picks_the_kernel(self):
+        try:
+            bench.use_build("debug")
+            self.assertEqual(bench.ELF.relative_to(bench.ROOT).as_posix(), "build/whole.elf")
+            self.assertEqual(bench.KERNEL_FILE["riscv64"], bench.ELF)
+            bench.use_build("production")
+            self.assertEqual(bench.ELF.relative_to(bench.ROOT).as_posix(),
+                             "build/prod/whole.elf")
+            self.assertEqual(bench.SIZE_ELF["riscv64"][1], bench.ELF)
+        finally:
+            bench.use_build("production")
+
+    def test_the_banner_must_match_the_build(self):
+        prod = ["[    0.04] whole d8d2cdb (2026-12-06), riscv64, "
+                "production build (no lockdep)\n"]
+        debug = ["[    0.04] whole d8d2cdb (2026-12-06), riscv64\n"]
+        bench.check_build(self.args(), "riscv64", prod)
+        bench.check_build(self.args(debug=True), "riscv64", debug)
+        bench.check_build(self.args(arch="aarch64"), "aarch64", debug)
+        with self.assertRaises(SystemExit) as cm:
+            bench.check_build(self.args(), "riscv64", debug)
+        self.assertIn("booted as debug, not production", str(cm.exception))
+        with self.assertRaises(SystemExit):
+            bench.check_build(self.args(debug=True), "riscv64", prod)
+
+
 class MergeTest(unittest.TestCase):
     def fig(self, median, lo, hi, mode=None):
         return {"bench": "b", "mode": mode, "params": {}, "metric": "m",
