@@ -7,9 +7,13 @@
 #include <kernel/msi.h>
 #include <kernel/panic.h>
 
-int msi_alloc(uint32_t controller, unsigned int n, unsigned int *first)
+int msi_alloc(uint32_t controller,
+	      uint32_t devid,
+	      unsigned int n,
+	      unsigned int *first)
 {
 	(void)controller;
+	(void)devid;
 	(void)n;
 	(void)first;
 	return -ENODEV;
