@@ -632,7 +632,8 @@ def aarch64_boots():
     beside the read-only disk (virtio-mmio legacy); the arch's suites and
     the multi-queue disk on GICv3 over virtio-mmio modern; blk_pci's and
     blk_mq_pci's suites on a virtio-pci disk behind a root port (GICv3,
-    highmem=on), and the errors disk there; race_pci's suites with root on
+    highmem=on; MSI-X through the ITS), and the errors disk there (INTx:
+    vectors=0); race_pci's suites with root on
     a PCI disk; the race reproducers (fixed and legacy) on an ext2 root of
     1 KiB blocks (partial pages: race_partial, race_enum_partial); the vfs
     suites on tools/vfsimg.py's image of 2 KiB blocks and the ext2 suites
@@ -659,9 +660,17 @@ def aarch64_boots():
              post_check=pressure_check("a64_pressure")),
         replace(mq_mmio, suites=ARCH_SUITES + ("virtio_blk_queue",) + mq_mmio.suites),
         # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
-        # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
-        replace(mq_pci, suites=("virtio_blk_queue",) + mq_pci.suites),
-        blk_errors_boot("pci", "aarch64", "a64_blk_errors", pci),
+        # past 256 GiB); the multi-queue disk's MSI-X vectors are LPIs of
+        # GICv3's ITS (virt's default with gic-version=3), the line checked
+        replace(mq_pci, suites=("virtio_blk_queue",) + mq_pci.suites,
+                post_check=msi_check("a64_blk_pci", ITS_VECTORS)),
+        # ... and the errors disk without MSI-X (vectors=0): INTx, the
+        # bridge's interrupt-map's GIC SPIs (3 cells), on GICv3
+        replace(blk_errors_boot("pci", "aarch64", "a64_blk_errors", pci),
+                qemu_args=blk_args("a64_blk_errors", "pci", device_opts=",vectors=0",
+                                   blkdebug=True),
+                post_check=msi_check("a64_blk_errors",
+                                     r"INTx, irq \d+ \(no MSI-X capability\)")),
         race_pci_boot("a64_race_pci", "aarch64", pci),
         race_boot("a64_race", 1024, "", "aarch64"),
         race_boot("a64_race_legacy", 1024, " invalidate_lock=off", "aarch64"),
@@ -679,6 +688,11 @@ def msi_check(name, want):
         if not re.search(r"virtio-pci@\S+: " + want, log):
             raise ext2img.CheckFailed(f"no console line 'virtio-pci@...: {want}'")
     return post_check
+
+
+# The disk's line on GICv3: 5 vectors (4 queues and the configuration),
+# LPIs (the GIC's INTIDs from 8192 on; whole hands out 8192-8447).
+ITS_VECTORS = r"MSI-X, 5 vectors \(GICv3 ITS LPIs (819[2-9]|8[2-4]\d\d)-(819[2-9]|8[2-4]\d\d)\)"
 
 
 def msi_boots():
