@@ -76,8 +76,9 @@ struct pci_host {
 	unsigned int nroutes;
 	struct pci_irq_route routes[PCI_MAX_IRQ_MAP];
 	/* msi-parent or msi-map: the MSI controller's phandle (0: none) of
-	 * the functions with bdf in [msi_rid_base, + msi_rid_len) */
-	uint32_t msi_parent, msi_rid_base, msi_rid_len;
+	 * the functions with bdf in [msi_rid_base, + msi_rid_len), which
+	 * it knows as device msi_base + (bdf - msi_rid_base) */
+	uint32_t msi_parent, msi_rid_base, msi_rid_len, msi_base;
 };
 
 struct pci_bar {
@@ -135,6 +136,11 @@ pci_host_irq(const struct pci_host *host, uint32_t bdf, uint8_t pin);
 /* The phandle of the MSI controller @dev's messages go to (the host's
  * msi-parent or msi-map), or 0 if the device tree names none. */
 uint32_t pci_msi_controller(const struct pci_dev *dev);
+/* @dev's id at that controller: its requester id (bus << 8 | device << 3
+ * | function) through the msi-map (msi-base + rid - rid-base); with
+ * msi-parent, the requester id. Meaningful where pci_msi_controller()
+ * is not 0. */
+uint32_t pci_msi_devid(const struct pci_dev *dev);
 
 /* Enumerate the buses of @host into @devs (at most @max; a bridge before
  * the functions behind it): number the buses behind bridges, size the

@@ -151,6 +151,7 @@ static void read_msi_parent(int node, struct pci_host *h)
 	} else if (map && len >= 16) {
 		h->msi_rid_base = fdt_cell(map, 0);
 		h->msi_parent = fdt_cell(map, 1);
+		h->msi_base = fdt_cell(map, 2);
 		h->msi_rid_len = fdt_cell(map, 3);
 	} else if (map) {
 		pr_warn("%s: msi-map is %d bytes, not an entry; devices use "
@@ -165,6 +166,13 @@ uint32_t pci_msi_controller(const struct pci_dev *d)
 	const struct pci_host *h = d->host;
 
 	return d->bdf - h->msi_rid_base < h->msi_rid_len ? h->msi_parent : 0;
+}
+
+uint32_t pci_msi_devid(const struct pci_dev *d)
+{
+	const struct pci_host *h = d->host;
+
+	return d->bdf - h->msi_rid_base + h->msi_base;
 }
 
 int pci_host_from_dt(int node, struct pci_host *h)

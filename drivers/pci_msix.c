@@ -91,7 +91,8 @@ int pci_msix_enable(const struct pci_dev *d,
 
 	if (!m->cap || !nvec || nvec > m->size)
 		return -ERANGE;
-	err = msi_alloc(pci_msi_controller(d), nvec, &m->first_irq);
+	err = msi_alloc(
+	    pci_msi_controller(d), pci_msi_devid(d), nvec, &m->first_irq);
 	if (err)
 		return err;
 	m->nvec = nvec;

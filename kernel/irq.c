@@ -6,51 +6,70 @@
  * Every registered source is enabled on every hart: whichever hart takes
  * it first handles it (with riscv64's AIA, each interrupt goes to one
  * hart, kernel/arch/riscv64/aia.h). The handler table is written before a
- * source is enabled and read only in interrupt context afterwards.
+ * source is enabled and read only in interrupt context afterwards. It has
+ * a slot for each wired line (below IRQ_MAX) and each LPI (IRQ_LPI_BASE
+ * on, <kernel/irq.h>); any other number has none.
  */
 #include <errno.h>
 #include <kernel/irq.h>
 #include <kernel/cpu.h>
 #include <kernel/printk.h>
 
-static struct {
+struct irq_slot {
 	irq_handler_t handler;
 	void *arg;
 	unsigned long count;
-} irqs[IRQ_MAX];
+};
+
+static struct irq_slot irqs[IRQ_MAX + IRQ_NR_LPIS];
+
+/* @irq's slot, or NULL if it is no number a controller could have. */
+static struct irq_slot *slot(unsigned int irq)
+{
+	if (irq < IRQ_MAX)
+		return &irqs[irq];
+	if (irq - IRQ_LPI_BASE < IRQ_NR_LPIS)
+		return &irqs[IRQ_MAX + irq - IRQ_LPI_BASE];
+	return NULL;
+}
 
 int irq_register(unsigned int irq, irq_handler_t handler, void *arg)
 {
-	if (irq >= IRQ_MAX || !irqchip_valid(irq))
+	struct irq_slot *s = slot(irq);
+
+	if (!s || !irqchip_valid(irq))
 		return -EINVAL;
-	if (irqs[irq].handler)
+	if (s->handler)
 		return -EBUSY;
-	irqs[irq].arg = arg;
-	WRITE_ONCE(irqs[irq].handler, handler);
+	s->arg = arg;
+	WRITE_ONCE(s->handler, handler);
 	irqchip_enable(irq, true);
 	return 0;
 }
 
 bool irq_pending(unsigned int irq)
 {
-	return irq < IRQ_MAX && irqchip_valid(irq) && irqchip_pending(irq);
+	return slot(irq) && irqchip_valid(irq) && irqchip_pending(irq);
 }
 
 void irq_unregister(unsigned int irq)
 {
-	if (irq >= IRQ_MAX || !irqchip_valid(irq))
+	struct irq_slot *s = slot(irq);
+
+	if (!s || !irqchip_valid(irq))
 		return;
 	irqchip_enable(irq, false);
-	WRITE_ONCE(irqs[irq].handler, NULL);
+	WRITE_ONCE(s->handler, NULL);
 }
 
 void irq_handle(unsigned int irq)
 {
-	irq_handler_t h = irq < IRQ_MAX ? READ_ONCE(irqs[irq].handler) : NULL;
+	struct irq_slot *s = slot(irq);
+	irq_handler_t h = s ? READ_ONCE(s->handler) : NULL;
 
 	if (h) {
-		irqs[irq].count++;
-		h(irqs[irq].arg);
+		s->count++;
+		h(s->arg);
 	} else {
 		pr_warn("irq: spurious interrupt %u\n", irq);
 	}

@@ -18,8 +18,16 @@ int irq_register(unsigned int irq, irq_handler_t handler, void *arg);
 void irq_unregister(unsigned int irq);
 /* Is @irq pending at the controller? (diagnostics) */
 bool irq_pending(unsigned int irq);
-/* Interrupt numbers are below this (the GIC's INTIDs stop at 1019). */
-#define IRQ_MAX 1024
+/*
+ * Interrupt numbers: wired lines below IRQ_MAX (the GIC's SPIs stop at
+ * INTID 1019), and lines that exist only as messages - the GICv3's LPIs,
+ * INTIDs from 8192 - in [IRQ_LPI_BASE, IRQ_LPI_BASE + IRQ_NR_LPIS),
+ * which only an MSI controller hands out (<kernel/msi.h>: aarch64's
+ * GICv3 ITS; riscv64 has none).
+ */
+#define IRQ_MAX	     1024
+#define IRQ_LPI_BASE 8192
+#define IRQ_NR_LPIS  256
 /* Called by the trap path on an external interrupt (the controller's: it
  * claims each pending source, runs irq_handle and completes it). */
 void irq_dispatch(void);

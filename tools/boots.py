@@ -51,6 +51,7 @@ import ext2img
 import ext2tree
 import aiadtb
 import ext4img
+import itsdtb
 import mkbadimg
 import mkblkimg
 import pcidtb
@@ -653,7 +654,8 @@ def aarch64_boots():
     beside the read-only disk (virtio-mmio legacy); the arch's suites and
     the multi-queue disk on GICv3 over virtio-mmio modern; blk_pci's and
     blk_mq_pci's suites on a virtio-pci disk behind a root port (GICv3,
-    highmem=on), and the errors disk there; race_pci's suites with root on
+    highmem=on; MSI-X through the ITS), and the errors disk there (INTx:
+    its device tree's ITS has no reg); race_pci's suites with root on
     a PCI disk; the race reproducers (fixed and legacy) on an ext2 root of
     1 KiB blocks (partial pages: race_partial, race_enum_partial); the vfs
     suites on tools/vfsimg.py's image of 2 KiB blocks and the ext2 suites
@@ -680,15 +682,44 @@ def aarch64_boots():
              post_check=pressure_check("a64_pressure")),
         replace(mq_mmio, suites=ARCH_SUITES + ("virtio_blk_queue",) + mq_mmio.suites),
         # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
-        # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
-        replace(mq_pci, suites=("virtio_blk_queue",) + mq_pci.suites),
-        blk_errors_boot("pci", "aarch64", "a64_blk_errors", pci),
+        # past 256 GiB); the multi-queue disk's MSI-X vectors are LPIs of
+        # GICv3's ITS (virt's default with gic-version=3), the line checked
+        replace(mq_pci, suites=("virtio_blk_queue",) + mq_pci.suites,
+                post_check=msi_check("a64_blk_pci", ITS_VECTORS)),
+        # ... and the errors disk on a device tree whose ITS has no reg
+        # (tools/itsdtb.py): the ITS said unusable, INTx through the
+        # bridge's interrupt-map (GIC SPIs, 3 cells) on GICv3
+        replace(blk_errors_boot("pci", "aarch64", "a64_blk_errors", pci),
+                qemu_args=("-dtb", "build/a64_blk_errors.dtb",
+                           *blk_args("a64_blk_errors", "pci", blkdebug=True)),
+                prepare=hooks(itsdtb_prepare("a64_blk_errors", 2, "256M", pci),
+                              blk_prepare("a64_blk_errors")),
+                post_check=hooks(console_check("a64_blk_errors", itsdtb.MESSAGE),
+                                 msi_check("a64_blk_errors",
+                                           r"INTx, irq \d+ \(no MSI controller\)"))),
         race_pci_boot("a64_race_pci", "aarch64", pci),
         race_boot("a64_race", 1024, "", "aarch64"),
         race_boot("a64_race_legacy", 1024, " invalidate_lock=off", "aarch64"),
         vfs_boot(2048, "aarch64", "a64_vfs_2k"),
         ext2_boot("a64_ext2_1k", 1024, ext2img.DEFAULT_FEATURES, "aarch64"),
     ]
+
+
+def itsdtb_prepare(name, smp, mem, machine):
+    """build/@name.dtb: aarch64 virt's device tree for -machine
+    virt,highmem=off@machine (tools/ktest_runner.py's), its ITS without reg."""
+    def prepare(build: Path) -> None:
+        itsdtb.make(build / f"{name}.dtb", smp, mem, ",highmem=off" + machine)
+    return prepare
+
+
+def console_check(name, want):
+    """The boot's console has the line @want (a plain string)."""
+    def post_check(build: Path) -> None:
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
+        if want not in log:
+            raise ext2img.CheckFailed(f"no console line containing {want!r}")
+    return post_check
 
 
 def msi_check(name, want):
@@ -700,6 +731,11 @@ def msi_check(name, want):
         if not re.search(r"virtio-pci@\S+: " + want, log):
             raise ext2img.CheckFailed(f"no console line 'virtio-pci@...: {want}'")
     return post_check
+
+
+# The disk's line on GICv3: 5 vectors (4 queues and the configuration),
+# LPIs (the GIC's INTIDs from 8192 on; whole hands out 8192-8447).
+ITS_VECTORS = r"MSI-X, 5 vectors \(GICv3 ITS LPIs (819[2-9]|8[2-4]\d\d)-(819[2-9]|8[2-4]\d\d)\)"
 
 
 def msi_boots():

@@ -6,7 +6,10 @@
  * Every device interrupt (SPI) is level-triggered as QEMU drives them (but
  * those a GICv2m frame raises for MSIs, edge: gicv2m.c), at
  * one priority, and goes to any CPU (v2: every CPU interface is a target,
- * the first to acknowledge takes it) or to the boot CPU (v3). Per CPU:
+ * the first to acknowledge takes it) or to the boot CPU (v3). On v3 the
+ * INTIDs from 8192 are LPIs, message-signalled through the ITS
+ * (gicv3_lpi.c, gicv3_its.c); they are acknowledged, handled and ended
+ * here as any other line (INTIDs are 24 bits on v3, 10 on v2). Per CPU:
  * SGI 1 (reschedule) and the timer's PPI are enabled in irqchip_init_hart.
  * An acknowledged interrupt is always ended (EOI) after its handler ran:
  * an interrupt never ended blocks every other of its priority.
@@ -36,7 +39,7 @@
 #define GICC_EOIR	   0x10
 
 #define IRQ_PRIORITY 0xa0
-#define GIC_SPURIOUS 1020 /* INTIDs from here on: none pending */
+#define GIC_SPURIOUS 1020 /* 1020-1023: none pending */
 
 static unsigned int nr_lines; /* from GICD_TYPER, once */
 /* v2: each CPU's interface bit for GICD_SGIR, read by the CPU itself */
@@ -49,11 +52,17 @@ static uintptr_t gicd(unsigned int reg)
 
 bool irqchip_valid(unsigned int irq)
 {
+	if (irq >= IRQ_LPI_BASE)
+		return platform.gic_version == 3 && gicv3_lpi_valid(irq);
 	return platform.gic_version && irq >= 32 && irq < nr_lines;
 }
 
 void irqchip_enable(unsigned int irq, bool on)
 {
+	if (irq >= IRQ_LPI_BASE) {
+		gicv3_lpi_enable(irq, on);
+		return;
+	}
 	if (on) {
 		mmio_write8(gicd(GICD_IPRIORITYR(irq)), IRQ_PRIORITY);
 		if (platform.gic_version == 2)
@@ -77,6 +86,8 @@ void gic_set_edge(unsigned int irq)
 
 bool irqchip_pending(unsigned int irq)
 {
+	if (irq >= IRQ_LPI_BASE)
+		return gicv3_lpi_pending(irq);
 	return mmio_read32(gicd(GICD_ISPENDR(irq / 32))) & (1u << (irq % 32));
 }
 
@@ -136,6 +147,19 @@ static uint32_t ack(void)
 		   : mmio_read32(platform.gicc.base + GICC_IAR);
 }
 
+/* The INTID an acknowledge returned: v3's are 24 bits (LPIs from 8192),
+ * v2's 10 (its bits 12:10 name an SGI's sender). */
+static uint32_t intid(uint32_t iar)
+{
+	return iar & (platform.gic_version == 3 ? 0xffffff : 0x3ff);
+}
+
+/* 1020-1023: no interrupt (spurious), or one for another security state. */
+static bool special(uint32_t irq)
+{
+	return irq - GIC_SPURIOUS < 4;
+}
+
 static void eoi(uint32_t iar)
 {
 	if (platform.gic_version == 3)
@@ -151,7 +175,7 @@ void irq_dispatch(void)
 
 	if (!platform.gic_version)
 		return;
-	while ((irq = (iar = ack()) & 0x3ff) < GIC_SPURIOUS) {
+	while (!special(irq = intid(iar = ack()))) {
 		if (irq == GIC_SGI_RESCHED)
 			this_cpu()->need_resched = true;
 		else if (irq == platform.timer_irq)

@@ -1,6 +1,7 @@
 /*
- * kernel/arch/aarch64/gicv2m.c: <kernel/msi.h> on a GICv2m MSI frame (Arm's
- * GICv2m specification; QEMU virt gives one with GICv2).
+ * kernel/arch/aarch64/gicv2m.c: MSIs through a GICv2m frame (Arm's GICv2m
+ * specification; QEMU virt gives one with GICv2), for msi.c's
+ * <kernel/msi.h>.
  *
  * The frame is a page of registers in front of a range of the GIC's SPIs:
  * a device writes an SPI's number (the INTID) to MSI_SETSPI_NS and the
@@ -98,11 +99,9 @@ static int gicv2m_init(void)
 	if (!platform.gic_version)
 		return 0;
 	if (node < 0) {
-		pr_info("gic: no GICv2m frame in the device tree%s: no MSIs, "
-			"devices use INTx\n",
-			fdt_next_compatible(-1, "arm,gic-v3-its") >= 0
-			    ? " (the GICv3 ITS is not supported)"
-			    : "");
+		if (fdt_next_compatible(-1, "arm,gic-v3-its") < 0)
+			pr_info("gic: no GICv2m frame and no ITS in the device "
+				"tree: no MSIs, devices use INTx\n");
 		return 0;
 	}
 	if (!fdt_reg(node, 0, &frame.base, &size) ||
@@ -139,14 +138,18 @@ static void set_used(unsigned int spi, bool on)
 		used[spi / 64] &= ~(1ull << (spi % 64));
 }
 
-int msi_alloc(uint32_t controller, unsigned int n, unsigned int *first)
+bool gicv2m_names(uint32_t phandle)
+{
+	return frame.base && phandle && phandle == frame.phandle;
+}
+
+/* msi_alloc() on the frame: @n SPIs in a row of its range. */
+int gicv2m_alloc(unsigned int n, unsigned int *first)
 {
 	unsigned long flags;
 	unsigned int run = 0;
 	int err = -ENOSPC;
 
-	if (!frame.base || !controller || controller != frame.phandle)
-		return -ENODEV;
 	flags = spin_lock_irqsave(&msi_lock);
 	for (unsigned int spi = frame.first; n && spi < frame.first + frame.num;
 	     spi++) {
@@ -165,7 +168,7 @@ int msi_alloc(uint32_t controller, unsigned int n, unsigned int *first)
 	return err;
 }
 
-void msi_free(unsigned int first, unsigned int n)
+void gicv2m_free(unsigned int first, unsigned int n)
 {
 	unsigned long flags = spin_lock_irqsave(&msi_lock);
 
@@ -176,13 +179,13 @@ void msi_free(unsigned int first, unsigned int n)
 	spin_unlock_irqrestore(&msi_lock, flags);
 }
 
-void msi_compose(unsigned int irq, struct msi_msg *msg)
+void gicv2m_compose(unsigned int irq, struct msi_msg *msg)
 {
 	msg->address = frame.base + V2M_MSI_SETSPI_NS;
 	msg->data = irq;
 }
 
-const char *msi_controller_name(void)
+bool gicv2m_present(void)
 {
-	return frame.base ? "GICv2m SPIs" : NULL;
+	return frame.base;
 }

@@ -3,7 +3,7 @@
  * affinity routing, one redistributor per CPU for its SGIs and PPIs, and
  * the CPU interface in system registers (ICC_*_EL1, by encoding so any
  * assembler takes them). Everything is Group 1 (the kernel runs in the
- * one security state QEMU's virt gives it).
+ * one security state QEMU's virt gives it). LPIs: gicv3_lpi.c.
  */
 #include <kernel/cpu.h>
 #include <kernel/platform.h>
@@ -71,9 +71,9 @@ void gicv3_enable_spi(unsigned int irq, bool on)
 	}
 }
 
-/* This CPU's redistributor: the frame whose GICR_TYPER names its
- * affinity. Return: its base, or 0. */
-static uintptr_t find_redistributor(unsigned long mpidr)
+/* The redistributor of the CPU @mpidr names: the frame whose GICR_TYPER
+ * names its affinity. Return: its base, or 0. */
+uintptr_t gicv3_redistributor(unsigned long mpidr)
 {
 	uint32_t aff =
 	    (uint32_t)((mpidr & 0xffffff) | ((mpidr >> 32) & 0xff) << 24);
@@ -93,7 +93,7 @@ static uintptr_t find_redistributor(unsigned long mpidr)
 void gicv3_init_cpu(void)
 {
 	uint32_t ppis = (1u << GIC_SGI_RESCHED) | (1u << platform.timer_irq);
-	uintptr_t rd = find_redistributor(this_cpu()->hartid);
+	uintptr_t rd = gicv3_redistributor(this_cpu()->hartid);
 
 	if (!rd) {
 		pr_err("gic: no redistributor for cpu %u (mpidr %#lx)\n",

@@ -70,7 +70,7 @@ static void msi_reaches_its_hart(struct ktest *t)
 	struct hit h[MAX_CPUS];
 
 	KTEST_ASSERT_TRUE(t, aia.on);
-	KTEST_ASSERT_EQ(t, msi_alloc(platform.imsic_phandle, n, &first), 0);
+	KTEST_ASSERT_EQ(t, msi_alloc(platform.imsic_phandle, 0, n, &first), 0);
 	for (unsigned int i = 0; i < n; i++) {
 		h[i] = (struct hit){ first + i, -1, 0 };
 		KTEST_EXPECT_EQ(t, irq_register(first + i, record, &h[i]), 0);
@@ -99,7 +99,7 @@ static void claim_loop_takes_every_pending(struct ktest *t)
 	unsigned long flags;
 
 	KTEST_ASSERT_TRUE(t, aia.on);
-	KTEST_ASSERT_EQ(t, msi_alloc(platform.imsic_phandle, 2, &first), 0);
+	KTEST_ASSERT_EQ(t, msi_alloc(platform.imsic_phandle, 0, 2, &first), 0);
 	for (unsigned int i = 0; i < 2; i++) {
 		h[i] = (struct hit){ first + i, -1, 0 };
 		KTEST_EXPECT_EQ(t, irq_register(first + i, record, &h[i]), 0);
@@ -125,7 +125,7 @@ static void masked_identity_is_held(struct ktest *t)
 	unsigned long flags;
 
 	KTEST_ASSERT_TRUE(t, aia.on);
-	KTEST_ASSERT_EQ(t, msi_alloc(platform.imsic_phandle, 1, &id), 0);
+	KTEST_ASSERT_EQ(t, msi_alloc(platform.imsic_phandle, 0, 1, &id), 0);
 	h = (struct hit){ id, -1, 0 };
 	KTEST_ASSERT_EQ(t, irq_register(id, record, &h), 0);
 	flags = arch_irq_save();

@@ -40,12 +40,16 @@ bool msi_allocated(unsigned int id)
 	return id < IRQ_MAX && READ_ONCE(used[id / 64]) & (1ull << (id % 64));
 }
 
-int msi_alloc(uint32_t controller, unsigned int n, unsigned int *first)
+int msi_alloc(uint32_t controller,
+	      uint32_t devid,
+	      unsigned int n,
+	      unsigned int *first)
 {
 	unsigned long flags;
 	unsigned int run = 0;
 	int err = -ENOSPC;
 
+	(void)devid; /* an IMSIC's message names no device */
 	if (!aia.on || !controller || controller != platform.imsic_phandle)
 		return -ENODEV;
 	flags = spin_lock_irqsave(&msi_lock);
