@@ -16,7 +16,10 @@
  * other unseen); pt_lookup and the fault path read without it: entries
  * are written whole with WRITE_ONCE. Addresses are page-aligned; a
  * physical address of 0 means "nothing mapped". No function here flushes
- * a TLB: the caller does (arch_tlb_flush_*).
+ * a TLB: the caller does (arch_tlb_flush_*), but for pt_set's
+ * break-before-make on aarch64 (pte_needs_break: the old entry is made
+ * invalid and flushed from every CPU before the new one is written;
+ * riscv64 swaps in place).
  */
 #pragma once
 
@@ -35,8 +38,11 @@ void *pt_alloc_table(void);
 int pt_map(uintptr_t va, uintptr_t pa, size_t size, unsigned int prot);
 /* The 4 KiB page @va maps (0: none) and its ARCH_PROT_* rights in *@prot. */
 uintptr_t pt_lookup(uintptr_t va, unsigned int *prot);
-/* Map the 4 KiB page @va to @pa if it still maps @old_pa (0: nothing).
- * Return: 0, -EAGAIN (it maps something else) or -ENOMEM. */
+/* Map the 4 KiB page @va to @pa if it still maps @old_pa (0: nothing),
+ * through an invalid entry where the arch needs it (see above): a CPU
+ * that touches @va meanwhile faults, as on an unmapped page. Context:
+ * stack_lock (mm/vm.c), interrupts off. Return: 0, -EAGAIN (it maps something
+ * else) or -ENOMEM. */
 int pt_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, unsigned int prot);
 /* Map the 4 KiB page @va to @pa if it maps nothing, with no lock and no
  * table allocated. Return: 0, -EAGAIN (it maps something) or -ENOMEM (a

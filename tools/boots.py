@@ -449,7 +449,7 @@ def allowed_reports(boot):
     return EXPECTED_REPORTS + tuple(boot.allow)
 
 
-MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_vm")
+MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_pgtable", "mm_vm")
 PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
                  "pcache_truncate_flusher", "pcache_zero_range")
