@@ -2,7 +2,9 @@
  * drivers/virtio_irq.c: a virtio device's interrupts (see drivers/virtio.h)
  * - one line per queue and one for the configuration where the transport
  * has them (dev->vector_irq), else the one line dev->irq whose handler
- * reads the interrupt status - and DRIVER_OK, which starts them.
+ * reads the interrupt status - and DRIVER_OK, which starts them. Each
+ * queue's line goes to the hart that uses the queue where the interrupt
+ * controller can route it (irq_set_affinity).
  *
  * Locking: none. Everything here is written at probe, before the handlers
  * are registered, and read-only in interrupt context afterwards.
@@ -64,6 +66,11 @@ static int register_vectors(struct virtio_device *dev)
 		err = irq_register(dev->vector_irq + i,
 				   virtio_vector_interrupt,
 				   &dev->vectors[i]);
+		/* Queue q's on hart q mod n, the hart that submits to it
+		 * (drivers/block.c); where the controller cannot route
+		 * (-EOPNOTSUPP), any hart takes it. */
+		if (!err && i > 0)
+			irq_set_affinity(dev->vector_irq + i, (i - 1) % ncpus);
 	}
 	if (!err)
 		return 0;

@@ -4,8 +4,10 @@
  * GIC).
  *
  * Every registered source is enabled on every hart: whichever hart takes
- * it first handles it. The handler table is written before a source is
- * enabled and read only in interrupt context afterwards.
+ * it first handles it, unless irq_set_affinity routed it to one hart
+ * (where the controller can: aarch64's GICv3). The handler table is
+ * written before a source is enabled and read only in interrupt context
+ * afterwards; each hart counts the runs of each handler in its own slot.
  */
 #include <errno.h>
 #include <kernel/irq.h>
@@ -15,7 +17,7 @@
 static struct {
 	irq_handler_t handler;
 	void *arg;
-	unsigned long count;
+	uint32_t count[MAX_CPUS]; /* per hart: only that hart writes it */
 } irqs[IRQ_MAX];
 
 int irq_register(unsigned int irq, irq_handler_t handler, void *arg)
@@ -30,6 +32,20 @@ int irq_register(unsigned int irq, irq_handler_t handler, void *arg)
 	return 0;
 }
 
+int irq_set_affinity(unsigned int irq, unsigned int cpu)
+{
+	if (irq >= IRQ_MAX || !irqchip_valid(irq) || cpu >= ncpus ||
+	    !READ_ONCE(irqs[irq].handler))
+		return -EINVAL;
+	return irqchip_set_affinity(irq, &cpus[cpu]);
+}
+
+unsigned long irq_count_on(unsigned int irq, unsigned int cpu)
+{
+	return irq < IRQ_MAX && cpu < MAX_CPUS ? READ_ONCE(irqs[irq].count[cpu])
+					       : 0;
+}
+
 bool irq_pending(unsigned int irq)
 {
 	return irq < IRQ_MAX && irqchip_valid(irq) && irqchip_pending(irq);
@@ -40,6 +56,7 @@ void irq_unregister(unsigned int irq)
 	if (irq >= IRQ_MAX || !irqchip_valid(irq))
 		return;
 	irqchip_enable(irq, false);
+	irqchip_set_affinity(irq, &cpus[0]); /* the next owner's default */
 	WRITE_ONCE(irqs[irq].handler, NULL);
 }
 
@@ -48,7 +65,7 @@ void irq_handle(unsigned int irq)
 	irq_handler_t h = irq < IRQ_MAX ? READ_ONCE(irqs[irq].handler) : NULL;
 
 	if (h) {
-		irqs[irq].count++;
+		irqs[irq].count[cpu_id()]++;
 		h(irqs[irq].arg);
 	} else {
 		pr_warn("irq: spurious interrupt %u\n", irq);

@@ -657,7 +657,9 @@ def aarch64_boots():
              prepare=hooks(pressure_prepare("a64_pressure"),
                            blk_prepare("a64_pressure_ro")),
              post_check=pressure_check("a64_pressure")),
-        replace(mq_mmio, suites=ARCH_SUITES + ("virtio_blk_queue",) + mq_mmio.suites),
+        # irq_route: GICv3 routes the disk's SPI to each hart in turn
+        replace(mq_mmio, suites=ARCH_SUITES + ("irq_route", "virtio_blk_queue")
+                + mq_mmio.suites),
         # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
         # past 256 GiB), its interrupt-map's INTx as GIC SPIs (3 cells)
         replace(mq_pci, suites=("virtio_blk_queue",) + mq_pci.suites),
