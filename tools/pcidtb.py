@@ -79,7 +79,8 @@ def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> Non
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
                              check=True, capture_output=True, text=True).stdout
         begin, end = pci_node(dts)
-        node, n = re.subn(pattern, repl or drop_slot1, dts[begin:end], flags=re.M)
+        node, n = re.subn(pattern, drop_slot1 if repl is None else repl,
+                          dts[begin:end], flags=re.M)
         if n != 1:
             raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the pci node")
         out.parent.mkdir(parents=True, exist_ok=True)
