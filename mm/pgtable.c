@@ -10,8 +10,6 @@
  * only invalid entries. swap_leaf refuses the change that needed a break.
  */
 #include <errno.h>
-#include <kernel/panic.h>
-#include <kernel/race.h>
 #include <mm/pgtable.h>
 
 #define PT_ENTRIES     512
@@ -133,10 +131,12 @@ uintptr_t pt_lookup(uintptr_t va, unsigned int *prot)
  * since pt_install fills empty entries with no lock. Release: the page's
  * contents before the entry that maps it. A valid entry is never swapped
  * for one that needs a break first (pt_set breaks; mutant 174 is the
- * walker without it). Return: 0, or -EAGAIN if it no longer held @old. */
+ * walker without it). Return: 0, -EAGAIN if it no longer held @old, or
+ * -EINVAL for a change that needed a break (a bug: mm/vm.c warns). */
 static int swap_leaf(pte_t *pte, pte_t old, pte_t new)
 {
-	DEBUG_ASSERT(!pte_needs_break(old, new));
+	if (pte_needs_break(old, new))
+		return -EINVAL;
 	return __atomic_compare_exchange_n(
 		   pte, &old, new, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
 		   ? 0
@@ -163,8 +163,7 @@ static pte_t pt_break(pte_t *pte, pte_t old, uintptr_t va)
 	/* Under stack_lock, and pt_install changes only entries that are 0:
 	 * nobody else writes this one. */
 	WRITE_ONCE(*pte, gap);
-	arch_tlb_flush_all_harts(va, PT_PAGE_SIZE);
-	race_point(RACE_PT_BREAK, (void *)va);
+	pt_flush_broken(va);
 	return gap;
 }
 

@@ -32,6 +32,10 @@
 /* A zeroed page for a table (the roots too), from mm/vm.c, which counts
  * them. Return: its address, or NULL. Context: the caller's lock, or boot. */
 void *pt_alloc_table(void);
+/* Break-before-make's middle step (pt_set), from mm/vm.c: @va's entry was
+ * just made invalid; drop it from every CPU's TLB (DSB, broadcast TLBI,
+ * DSB: arch_tlb_flush_all_harts). Context: stack_lock, interrupts off. */
+void pt_flush_broken(uintptr_t va);
 /* Map [@va, @va + @size) to @pa with ARCH_PROT_* @prot, 2 MiB blocks
  * where they fit. Return: 0, -ENOMEM, or -EEXIST if part of it is mapped
  * otherwise (the same page with the same rights again is allowed). */
