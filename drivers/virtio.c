@@ -61,6 +61,7 @@ void virtio_fail(struct virtio_device *dev, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	virtio_status_set(dev, VIRTIO_CONFIG_S_FAILED);
+	virtio_release_irqs(dev);
 	pr_err("%s: device %u refused: %s\n", dev->name, dev->device_id, msg);
 }
 

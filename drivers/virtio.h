@@ -21,12 +21,15 @@
  * bits, no FEATURES_OK) differ in negotiation here; the rest is the
  * transport's.
  *
- * Interrupts: where the transport has one per queue (virtio-pci's MSI-X,
- * drivers/virtio_pci_irq.c) on_queue(arg, i) runs on queue i's and
- * on_config(arg) on the configuration's; otherwise (INTx, virtio-mmio) one
- * line, dev->irq, whose handler reads the interrupt status and calls
- * on_config if it says so and on_queue for every queue. Either way the
- * handlers are registered by virtio_driver_ok(), after the queues exist.
+ * Interrupts: where the transport has lines of its own (virtio-pci's
+ * MSI-X, drivers/virtio_pci_irq.c) on_config(arg) runs on the
+ * configuration's and on_queue(arg, i) on queue i's - queue line i %
+ * nr_queue_vectors, shared by several queues when the device has fewer
+ * vectors than queues; otherwise (INTx, virtio-mmio) one line, dev->irq,
+ * whose handler reads the interrupt status and calls on_config if it says
+ * so and on_queue for every queue. Either way the handlers are registered
+ * by virtio_driver_ok(), after the queues exist, and a failed probe
+ * (virtio_fail) unregisters them and gives the transport's lines back.
  *
  * Locking: a device belongs to its driver after probe; the transports keep
  * no mutable shared state. Register accesses of one queue are serialised by
@@ -77,9 +80,13 @@ struct virtio_transport {
 	 * each of queues 0..@nr_queues-1, before they are enabled (their
 	 * vectors go with queue_enable). Return: 0 and dev->vector_irq set
 	 * (the configuration's line; queue i's is that + 1 + i), or
-	 * negative: the one line dev->irq serves all. dev->irq_desc says
-	 * which, for the console. */
+	 * negative: the one line dev->irq serves all. Fewer lines than
+	 * queues + 1: dev->nr_queue_vectors says how many the queues
+	 * share. dev->irq_desc says which, for the console. */
 	int (*setup_vectors)(struct virtio_device *dev, unsigned int nr_queues);
+	/* Optional: give back what setup_vectors took (a failed probe; the
+	 * handlers are unregistered). */
+	void (*release_vectors)(struct virtio_device *dev);
 };
 
 /* Most interrupt lines one device uses: the configuration's, a queue's
@@ -101,7 +108,9 @@ struct virtio_device {
 	void *irq_arg;
 	unsigned int nr_irq_queues;
 	unsigned int vector_irq; /* 0: all on irq; else see setup_vectors */
-	char irq_desc[64];	 /* the transport's: "MSI-X, 5 vectors (...)" */
+	unsigned int nr_queue_vectors; /* queue q's: vector_irq + 1 + q % it */
+	bool irqs_registered;	       /* by virtio_driver_ok */
+	char irq_desc[64]; /* the transport's: "MSI-X, 5 vectors (...)" */
 	struct virtio_vector {
 		struct virtio_device *dev;
 		int index; /* the queue, or -1: the configuration */
@@ -148,6 +157,9 @@ int virtio_request_irqs(struct virtio_device *dev,
 /* Register the interrupt handlers, then set DRIVER_OK. Return: 0, or
  * irq_register's error (the device not started). */
 int virtio_driver_ok(struct virtio_device *dev);
+/* Unregister what virtio_driver_ok registered and give the transport's
+ * lines back (virtio_fail's; probe only). */
+void virtio_release_irqs(struct virtio_device *dev);
 /* The line queue @index interrupts on (diagnostics). */
 unsigned int virtio_queue_irq(const struct virtio_device *dev,
 			      unsigned int index);

@@ -4,9 +4,15 @@
  * (one, or with VIRTIO_BLK_F_MQ one per hart) and their slot pools, the
  * interrupt, the watchdog, the name vda..vdz - before
  * the block layer sees it. Requests and completion: drivers/virtio_blk.c.
+ *
+ * Fault injection: the boot argument vblk.fail_probe=N fails the probe of
+ * the disk that would be the N-th (0: vda) once its interrupts are live,
+ * the last step that can fail; the device's lines must come back
+ * (virtio_fail, drivers/virtio_pci_irq_test.c checks).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <kernel/bootargs.h>
 #include <string.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
@@ -183,6 +189,8 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 		why = setup_queues(vblk);
 	if (!why && virtio_driver_ok(vdev))
 		why = "cannot register the interrupt";
+	if (!why && bootarg_get_long("vblk.fail_probe", -1) == (long)index)
+		why = "probe failed on purpose (vblk.fail_probe)";
 	if (why)
 		return virtio_fail(vdev, "%s", why);
 	vblk->bdev.ops = &virtblk_ops;

@@ -2,7 +2,9 @@
  * drivers/virtio_irq.c: a virtio device's interrupts (see drivers/virtio.h)
  * - one line per queue and one for the configuration where the transport
  * has them (dev->vector_irq), else the one line dev->irq whose handler
- * reads the interrupt status - and DRIVER_OK, which starts them.
+ * reads the interrupt status - and DRIVER_OK, which starts them. Each
+ * queue's line goes to the hart that uses the queue where the interrupt
+ * controller can route it (irq_set_affinity).
  *
  * Locking: none. Everything here is written at probe, before the handlers
  * are registered, and read-only in interrupt context afterwards.
@@ -25,6 +27,7 @@ int virtio_request_irqs(struct virtio_device *dev,
 	dev->on_config = on_config;
 	dev->irq_arg = arg;
 	dev->nr_irq_queues = nr_queues;
+	dev->nr_queue_vectors = nr_queues;
 	dev->vector_irq = 0;
 	if (dev->ops->setup_vectors && dev->ops->setup_vectors(dev, nr_queues))
 		dev->vector_irq = 0;
@@ -42,20 +45,25 @@ static void virtio_shared_interrupt(void *arg)
 		dev->on_queue(dev->irq_arg, i);
 }
 
-/* One vector: its queue, or the configuration; no status to read. */
+/* One vector: the configuration, or its queues (queue line i serves
+ * queues i, i + nr_queue_vectors, ...); no status to read. */
 static void virtio_vector_interrupt(void *arg)
 {
 	struct virtio_vector *v = arg;
+	struct virtio_device *dev = v->dev;
 
-	if (v->index < 0)
-		v->dev->on_config(v->dev->irq_arg);
-	else
-		v->dev->on_queue(v->dev->irq_arg, (unsigned int)v->index);
+	if (v->index < 0) {
+		dev->on_config(dev->irq_arg);
+		return;
+	}
+	for (unsigned int q = (unsigned int)v->index; q < dev->nr_irq_queues;
+	     q += dev->nr_queue_vectors)
+		dev->on_queue(dev->irq_arg, q);
 }
 
 static int register_vectors(struct virtio_device *dev)
 {
-	unsigned int n = dev->nr_irq_queues + 1;
+	unsigned int n = dev->nr_queue_vectors + 1;
 	int err = 0;
 	unsigned int i;
 
@@ -64,6 +72,11 @@ static int register_vectors(struct virtio_device *dev)
 		err = irq_register(dev->vector_irq + i,
 				   virtio_vector_interrupt,
 				   &dev->vectors[i]);
+		/* Queue line q's on hart q mod n, the hart that submits
+		 * to queue q (drivers/block.c); where the controller cannot
+		 * route (-EOPNOTSUPP), any hart takes it. */
+		if (!err && i > 0)
+			irq_set_affinity(dev->vector_irq + i, (i - 1) % ncpus);
 	}
 	if (!err)
 		return 0;
@@ -83,14 +96,30 @@ int virtio_driver_ok(struct virtio_device *dev)
 			: irq_register(dev->irq, virtio_shared_interrupt, dev);
 	if (err)
 		return err;
+	dev->irqs_registered = dev->on_queue != NULL;
 	if (dev->irq_desc[0])
 		pr_info("%s: %s\n", dev->name, dev->irq_desc);
 	virtio_status_set(dev, VIRTIO_CONFIG_S_DRIVER_OK);
 	return 0;
 }
 
+void virtio_release_irqs(struct virtio_device *dev)
+{
+	if (dev->irqs_registered && dev->vector_irq)
+		for (unsigned int i = 0; i <= dev->nr_queue_vectors; i++)
+			irq_unregister(dev->vector_irq + i);
+	else if (dev->irqs_registered)
+		irq_unregister(dev->irq);
+	dev->irqs_registered = false;
+	if (dev->vector_irq && dev->ops->release_vectors)
+		dev->ops->release_vectors(dev);
+	dev->vector_irq = 0;
+}
+
 unsigned int virtio_queue_irq(const struct virtio_device *dev,
 			      unsigned int index)
 {
-	return dev->vector_irq ? dev->vector_irq + 1 + index : dev->irq;
+	return dev->vector_irq
+		   ? dev->vector_irq + 1 + index % dev->nr_queue_vectors
+		   : dev->irq;
 }

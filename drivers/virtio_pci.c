@@ -272,6 +272,7 @@ static const struct virtio_transport pci_transport = {
 	.interrupt_ack = vp_interrupt_ack,
 	/* no interrupt_peek: reading the ISR acknowledges it */
 	.setup_vectors = vp_setup_vectors,
+	.release_vectors = vp_release_vectors,
 };
 
 /* The virtio device id of @d, or 0 if it is no virtio device. */
@@ -293,11 +294,6 @@ static bool function_probe(struct pci_dev *pdev, struct virtio_pci_device *vp)
 	dev->device_id = virtio_id_of(pdev);
 	if (!dev->device_id || virtio_pci_find_regions(pdev, &vp->r))
 		return false;
-	if (!pdev->irq) {
-		pr_err("%s: no INTx route in the interrupt-map; skipped\n",
-		       pdev->name);
-		return false;
-	}
 	dev->ops = &pci_transport;
 	dev->transport = "virtio-pci modern";
 	dev->irq = pdev->irq;
@@ -308,10 +304,16 @@ static bool function_probe(struct pci_dev *pdev, struct virtio_pci_device *vp)
 		 (pdev->bdf >> 3) & 31,
 		 pdev->bdf & 7);
 	vp_set_status(dev, 0);
-	pr_info("%s: device %u, modern, irq %u\n",
-		dev->name,
-		dev->device_id,
-		dev->irq);
+	if (dev->irq)
+		pr_info("%s: device %u, modern, irq %u\n",
+			dev->name,
+			dev->device_id,
+			dev->irq);
+	else /* MSI-X or nothing: drivers/virtio_pci_irq.c */
+		pr_info("%s: device %u, modern, no INTx route in the "
+			"interrupt-map: MSI-X only\n",
+			dev->name,
+			dev->device_id);
 	return true;
 }
 

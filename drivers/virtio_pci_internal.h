@@ -32,6 +32,8 @@ static inline uintptr_t common(struct virtio_device *dev, unsigned int off)
 
 /* The transport's setup_vectors (struct virtio_transport). */
 int vp_setup_vectors(struct virtio_device *dev, unsigned int nr_queues);
+/* The transport's release_vectors: MSI-X off, its lines freed. */
+void vp_release_vectors(struct virtio_device *dev);
 /* At queue_enable, queue @index selected: its MSI-X vector, if MSI-X is
  * on; a refusal turns MSI-X off for the whole device (INTx). */
 void vp_queue_vector(struct virtio_pci_device *vp, unsigned int index);

@@ -4,11 +4,13 @@
  * aarch64's GIC).
  *
  * Every registered source is enabled on every hart: whichever hart takes
- * it first handles it (with riscv64's AIA, each interrupt goes to one
- * hart, kernel/arch/riscv64/aia.h). The handler table is written before a
- * source is enabled and read only in interrupt context afterwards. It has
- * a slot for each wired line (below IRQ_MAX) and each LPI (IRQ_LPI_BASE
- * on, <kernel/irq.h>); any other number has none.
+ * it first handles it, unless irq_set_affinity routed it to one hart
+ * (where the controller can: aarch64's GICv3 SPIs; with riscv64's AIA,
+ * each interrupt goes to one hart, kernel/arch/riscv64/aia.h). The
+ * handler table is written before a source is enabled and read only in
+ * interrupt context afterwards; each hart counts the runs of each handler
+ * in its own slot. It has a slot for each wired line (below IRQ_MAX) and
+ * each LPI (IRQ_LPI_BASE on, <kernel/irq.h>); any other number has none.
  */
 #include <errno.h>
 #include <kernel/irq.h>
@@ -18,7 +20,7 @@
 struct irq_slot {
 	irq_handler_t handler;
 	void *arg;
-	unsigned long count;
+	uint32_t count[MAX_CPUS]; /* per hart: only that hart writes it */
 };
 
 static struct irq_slot irqs[IRQ_MAX + IRQ_NR_LPIS];
@@ -47,6 +49,22 @@ int irq_register(unsigned int irq, irq_handler_t handler, void *arg)
 	return 0;
 }
 
+int irq_set_affinity(unsigned int irq, unsigned int cpu)
+{
+	struct irq_slot *s = slot(irq);
+
+	if (!s || !irqchip_valid(irq) || cpu >= ncpus || !READ_ONCE(s->handler))
+		return -EINVAL;
+	return irqchip_set_affinity(irq, &cpus[cpu]);
+}
+
+unsigned long irq_count_on(unsigned int irq, unsigned int cpu)
+{
+	struct irq_slot *s = slot(irq);
+
+	return s && cpu < MAX_CPUS ? READ_ONCE(s->count[cpu]) : 0;
+}
+
 bool irq_pending(unsigned int irq)
 {
 	return slot(irq) && irqchip_valid(irq) && irqchip_pending(irq);
@@ -59,6 +77,7 @@ void irq_unregister(unsigned int irq)
 	if (!s || !irqchip_valid(irq))
 		return;
 	irqchip_enable(irq, false);
+	irqchip_set_affinity(irq, &cpus[0]); /* the next owner's default */
 	WRITE_ONCE(s->handler, NULL);
 }
 
@@ -68,7 +87,7 @@ void irq_handle(unsigned int irq)
 	irq_handler_t h = s ? READ_ONCE(s->handler) : NULL;
 
 	if (h) {
-		s->count++;
+		s->count[cpu_id()]++;
 		h(s->arg);
 	} else {
 		pr_warn("irq: spurious interrupt %u\n", irq);

@@ -2,6 +2,7 @@
  * kernel/irq.h: external interrupts (the platform interrupt controller).
  *
  *   irq_register(irq, handler, arg);   // enables the line on every hart
+ *   irq_set_affinity(irq, cpu);        // or only on @cpu, where it can
  *
  * Handlers run in interrupt context on whichever hart claims the
  * interrupt, with interrupts off: they must not sleep; they may wake tasks
@@ -16,6 +17,16 @@ typedef void (*irq_handler_t)(void *arg);
 
 int irq_register(unsigned int irq, irq_handler_t handler, void *arg);
 void irq_unregister(unsigned int irq);
+/**
+ * irq_set_affinity() - deliver the registered @irq to logical CPU @cpu only.
+ * Context: after irq_register (unregistering forgets it); any context.
+ * Return: 0, -EINVAL (no such line or CPU, or not registered) or
+ * -EOPNOTSUPP: the controller cannot route it (riscv64's PLIC and
+ * aarch64's GICv2 take every line on whichever hart claims it first).
+ */
+int irq_set_affinity(unsigned int irq, unsigned int cpu);
+/* How many times @irq's handler ran on logical CPU @cpu (tests). */
+unsigned long irq_count_on(unsigned int irq, unsigned int cpu);
 /* Is @irq pending at the controller? (diagnostics) */
 bool irq_pending(unsigned int irq);
 /*
@@ -40,6 +51,8 @@ bool irqchip_valid(unsigned int irq);
 void irqchip_enable(unsigned int irq, bool on);
 bool irqchip_pending(unsigned int irq);
 void irqchip_init_hart(void);
+/* Route the enabled @irq to the CPU @c alone: 0 or -EOPNOTSUPP. */
+int irqchip_set_affinity(unsigned int irq, const struct cpu *c);
 /* Per-hart set-up of the controller (boot and secondary harts). */
 void irq_init_hart(void);
 /* Is this hart running a trap handler? (Inline: every lock asks.) */

@@ -2,6 +2,12 @@
  * mm/pgtable.c: the one page-table walker, for every architecture (the
  * contract and the locking are in mm/pgtable.h; the entry format is the
  * architecture's <arch/pte.h>).
+ *
+ * Replacing a valid entry: pt_set alone puts a valid page where another
+ * was (a private copy over the file's page), and on aarch64 it breaks
+ * before it makes (pt_break); pt_clear's write-protect changes rights
+ * only, which neither arch needs a break for; pt_map and pt_install fill
+ * only invalid entries. swap_leaf refuses the change that needed a break.
  */
 #include <errno.h>
 #include <mm/pgtable.h>
@@ -59,7 +65,9 @@ static pte_t lookup(uintptr_t va, int *at)
 }
 
 /* Map one page of size LEVEL_SIZE(@level). Mapping the same page again
- * with the same permissions is allowed (devices may share a page). */
+ * with the same permissions is allowed (devices may share a page); any
+ * other valid entry is left alone (-EEXIST), so the identity map never
+ * replaces a valid entry and needs no break-before-make. */
 static int map_page(uintptr_t va, uintptr_t pa, int level, unsigned int prot)
 {
 	pte_t new = arch_pte_leaf(pa, prot, level), old;
@@ -119,34 +127,61 @@ uintptr_t pt_lookup(uintptr_t va, unsigned int *prot)
 	return pte_pa(pte) + (va & (LEVEL_SIZE(at) - 1) & ~(PT_PAGE_SIZE - 1));
 }
 
-/* Swap the 4 KiB entry @pte from @old to a leaf for @pa: one
- * compare-and-swap, since pt_install fills empty entries with no lock.
- * Release: the page's contents before the entry that maps it.
- * Return: 0, or -EAGAIN if it no longer held @old. */
-static int swap_leaf(pte_t *pte, pte_t old, uintptr_t pa, unsigned int prot)
+/* Swap the 4 KiB entry @pte from @old to @new: one compare-and-swap,
+ * since pt_install fills empty entries with no lock. Release: the page's
+ * contents before the entry that maps it. A valid entry is never swapped
+ * for one that needs a break first (pt_set breaks; mutant 174 is the
+ * walker without it). Return: 0, -EAGAIN if it no longer held @old, or
+ * -EINVAL for a change that needed a break (a bug: mm/vm.c warns). */
+static int swap_leaf(pte_t *pte, pte_t old, pte_t new)
 {
-	return __atomic_compare_exchange_n(pte,
-					   &old,
-					   arch_pte_leaf(pa, prot, 0),
-					   false,
-					   __ATOMIC_RELEASE,
-					   __ATOMIC_RELAXED)
+	if (pte_needs_break(old, new))
+		return -EINVAL;
+	return __atomic_compare_exchange_n(
+		   pte, &old, new, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
 		   ? 0
 		   : -EAGAIN;
+}
+
+/*
+ * Break-before-make, where the architecture needs it (pte_needs_break:
+ * aarch64, for a new output address or memory type): the valid entry
+ * @old of @va becomes invalid, then DSB, a broadcast TLB invalidation of
+ * @va and DSB (arch_tlb_flush_all_harts), before the caller writes the
+ * new entry. The invalid entry is not 0, so the lock-less fault path
+ * (pt_install) cannot fill the gap: a CPU that touches @va meanwhile
+ * faults, finds no page (the fault path's look-up, pt_lookup) and waits
+ * for stack_lock in vm_mmap_set, which the breaker holds; then it finds
+ * the new entry. riscv64 never breaks: Sv39 lets a hart use the old or
+ * the new entry until its sfence.vma, which the caller does.
+ * Return: the invalid entry written.
+ */
+static pte_t pt_break(pte_t *pte, pte_t old, uintptr_t va)
+{
+	pte_t gap = pte_invalid(old);
+
+	/* Under stack_lock, and pt_install changes only entries that are 0:
+	 * nobody else writes this one. */
+	WRITE_ONCE(*pte, gap);
+	pt_flush_broken(va);
+	return gap;
 }
 
 int pt_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, unsigned int prot)
 {
 	int at;
 	pte_t *pte = pte_walk(va, 0, true, &at);
-	pte_t old;
+	pte_t old, new = arch_pte_leaf(pa, prot, 0);
 
 	if (!pte || at != 0)
 		return -ENOMEM;
 	old = READ_ONCE(*pte);
 	if ((pte_is_leaf(old, 0) ? pte_pa(old) : 0) != old_pa)
 		return -EAGAIN;
-	return swap_leaf(pte, old, pa, prot);
+	/* Only rights changed (the same page): no break on either arch. */
+	if (pte_needs_break(old, new))
+		old = pt_break(pte, old, va);
+	return swap_leaf(pte, old, new);
 }
 
 int pt_install(uintptr_t va, uintptr_t pa, unsigned int prot)
@@ -156,7 +191,7 @@ int pt_install(uintptr_t va, uintptr_t pa, unsigned int prot)
 
 	if (!pte || at != 0)
 		return -ENOMEM;
-	return swap_leaf(pte, 0, pa, prot);
+	return swap_leaf(pte, 0, arch_pte_leaf(pa, prot, 0));
 }
 
 uintptr_t pt_clear(uintptr_t va, uintptr_t pa, bool wrprotect)
@@ -170,7 +205,9 @@ uintptr_t pt_clear(uintptr_t va, uintptr_t pa, bool wrprotect)
 	old = READ_ONCE(*pte);
 	if (!pte_is_leaf(old, 0) || (pa && pte_pa(old) != pa))
 		return 0;
-	/* pt_install fills only empty entries: this one is not. */
+	/* pt_install fills only empty entries: this one is not. Valid to
+	 * invalid, or valid to valid with fewer rights: no break-before-make
+	 * on aarch64 either (permissions only); the caller flushes. */
 	WRITE_ONCE(*pte, wrprotect ? pte_wrprotect(old) : 0);
 	return pte_pa(old);
 }

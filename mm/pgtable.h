@@ -16,7 +16,10 @@
  * other unseen); pt_lookup and the fault path read without it: entries
  * are written whole with WRITE_ONCE. Addresses are page-aligned; a
  * physical address of 0 means "nothing mapped". No function here flushes
- * a TLB: the caller does (arch_tlb_flush_*).
+ * a TLB: the caller does (arch_tlb_flush_*), but for pt_set's
+ * break-before-make on aarch64 (pte_needs_break: the old entry is made
+ * invalid and flushed from every CPU before the new one is written;
+ * riscv64 swaps in place).
  */
 #pragma once
 
@@ -29,14 +32,21 @@
 /* A zeroed page for a table (the roots too), from mm/vm.c, which counts
  * them. Return: its address, or NULL. Context: the caller's lock, or boot. */
 void *pt_alloc_table(void);
+/* Break-before-make's middle step (pt_set), from mm/vm.c: @va's entry was
+ * just made invalid; drop it from every CPU's TLB (DSB, broadcast TLBI,
+ * DSB: arch_tlb_flush_all_harts). Context: stack_lock, interrupts off. */
+void pt_flush_broken(uintptr_t va);
 /* Map [@va, @va + @size) to @pa with ARCH_PROT_* @prot, 2 MiB blocks
  * where they fit. Return: 0, -ENOMEM, or -EEXIST if part of it is mapped
  * otherwise (the same page with the same rights again is allowed). */
 int pt_map(uintptr_t va, uintptr_t pa, size_t size, unsigned int prot);
 /* The 4 KiB page @va maps (0: none) and its ARCH_PROT_* rights in *@prot. */
 uintptr_t pt_lookup(uintptr_t va, unsigned int *prot);
-/* Map the 4 KiB page @va to @pa if it still maps @old_pa (0: nothing).
- * Return: 0, -EAGAIN (it maps something else) or -ENOMEM. */
+/* Map the 4 KiB page @va to @pa if it still maps @old_pa (0: nothing),
+ * through an invalid entry where the arch needs it (see above): a CPU
+ * that touches @va meanwhile faults, as on an unmapped page. Context:
+ * stack_lock (mm/vm.c), interrupts off. Return: 0, -EAGAIN (it maps something
+ * else) or -ENOMEM. */
 int pt_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, unsigned int prot);
 /* Map the 4 KiB page @va to @pa if it maps nothing, with no lock and no
  * table allocated. Return: 0, -EAGAIN (it maps something) or -ENOMEM (a

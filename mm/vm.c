@@ -40,6 +40,7 @@
 #include <kernel/panic.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
+#include <kernel/race.h>
 #include <kernel/spinlock.h>
 #include <mm/page_alloc.h>
 #include <mm/pgtable.h>
@@ -67,6 +68,12 @@ BUILD_BUG_ON(PT_PAGE_SIZE != PAGE_SIZE);
 /* Pages holding page tables: they only grow (tables are never freed);
  * under stack_lock, or at boot. */
 static unsigned long nr_table_pages;
+
+void pt_flush_broken(uintptr_t va)
+{
+	arch_tlb_flush_all_harts(va, PAGE_SIZE);
+	race_point(RACE_PT_BREAK, (void *)va); /* mm/pgtable_test.c */
+}
 
 void *pt_alloc_table(void)
 {
@@ -326,6 +333,7 @@ int vm_mmap_set(uintptr_t va, uintptr_t old_pa, uintptr_t pa, bool writable)
 	flags = spin_lock_irqsave(&stack_lock);
 	err = pt_set(va, old_pa, pa, writable ? PROT_RW : PROT_RO);
 	spin_unlock_irqrestore(&stack_lock, flags);
+	WARN_ON_ONCE(err == -EINVAL); /* a change the walker refused */
 	/* Another page, or fewer rights, than before: no hart may keep the
 	 * old entry. More rights: a stale entry only faults spuriously. */
 	if (!err && old_pa && (old_pa != pa || !writable))

@@ -456,7 +456,7 @@ def allowed_reports(boot):
     return EXPECTED_REPORTS + tuple(boot.allow)
 
 
-MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_vm")
+MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_pgtable", "mm_vm")
 PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
                  "pcache_truncate_flusher", "pcache_zero_range")
@@ -680,7 +680,9 @@ def aarch64_boots():
              prepare=hooks(pressure_prepare("a64_pressure"),
                            blk_prepare("a64_pressure_ro")),
              post_check=pressure_check("a64_pressure")),
-        replace(mq_mmio, suites=ARCH_SUITES + ("virtio_blk_queue",) + mq_mmio.suites),
+        # irq_route: GICv3 routes the disk's SPI to each hart in turn
+        replace(mq_mmio, suites=ARCH_SUITES + ("irq_route", "virtio_blk_queue")
+                + mq_mmio.suites),
         # virtio-pci: virt's ECAM bridge with highmem=on (at 0x4010000000,
         # past 256 GiB); the multi-queue disk's MSI-X vectors are LPIs of
         # GICv3's ITS (virt's default with gic-version=3), the line checked
@@ -722,14 +724,18 @@ def console_check(name, want):
     return post_check
 
 
-def msi_check(name, want):
+def msi_check(name, want, *more):
     """The console line drivers/virtio_pci_irq.c prints for the disk says
     it got the interrupts @want (a regular expression): a disk that fell
-    back to INTx passes the suites but fails this."""
+    back to INTx passes the suites but fails this. @more: other console
+    lines (regular expressions) the boot must print."""
     def post_check(build: Path) -> None:
         log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
         if not re.search(r"virtio-pci@\S+: " + want, log):
             raise ext2img.CheckFailed(f"no console line 'virtio-pci@...: {want}'")
+        for line in more:
+            if not re.search(line, log):
+                raise ext2img.CheckFailed(f"no console line {line!r}")
     return post_check
 
 
@@ -738,21 +744,50 @@ def msi_check(name, want):
 ITS_VECTORS = r"MSI-X, 5 vectors \(GICv3 ITS LPIs (819[2-9]|8[2-4]\d\d)-(819[2-9]|8[2-4]\d\d)\)"
 
 
+def msi_nointx_prepare(name):
+    """a64_msi's board: virt's tree with no INTx for slot 1, the root port
+    the disk sits behind (tools/pcidtb.py no-intx-slot1)."""
+    def prepare(build: Path) -> None:
+        pcidtb.make(build / f"{name}.dtb", 4, "256M", "no-intx-slot1", "aarch64")
+    return prepare
+
+
 def msi_boots():
     """virtio-pci with MSI-X through the GICv2m frame of aarch64's virt
     (GICv2, its default): a disk with num-queues=4 behind a PCIe root port
     gets a vector per queue and one for its configuration (SPIs from the
-    frame's range, which MSI_TYPER gives: 80-143 on QEMU's virt); the
-    same disk with vectors=0 (no MSI-X capability) falls back to INTx."""
+    frame's range, which MSI_TYPER gives: 80-143 on QEMU's virt), on a
+    board whose interrupt-map gives that slot no INTx (it is probed all
+    the same); the same disk with vectors=0 (no MSI-X capability) falls
+    back to INTx; a disk with vectors=3 for its 4 queues shares two queue
+    vectors among them, beside a disk whose probe fails on purpose
+    (vblk.fail_probe=1) and gives its lines back (virtio_pci_irq)."""
+    share = ("-drive", "file=build/a64_msi_share_b.img,if=none,format=raw,id=d1",
+             "-device", "virtio-blk-pci,drive=d1,num-queues=4")
     return [
         Boot("a64_msi", smp=4, mem="256M", arch="aarch64",
              suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
                      "virtio_blk_write"),
-             qemu_args=blk_args("a64_msi", "pci", device_opts=",num-queues=4",
-                                root_port=True),
-             bootargs="vblk.test=rw", prepare=blk_prepare("a64_msi"),
+             qemu_args=("-dtb", "build/a64_msi.dtb",
+                        *blk_args("a64_msi", "pci", device_opts=",num-queues=4",
+                                  root_port=True)),
+             bootargs="vblk.test=rw",
+             prepare=hooks(blk_prepare("a64_msi"), msi_nointx_prepare("a64_msi")),
              post_check=msi_check("a64_msi", r"MSI-X, 5 vectors \(GICv2m SPIs "
-                                             r"(8\d|9\d|1[0-4]\d)-(8\d|9\d|1[0-4]\d)\)")),
+                                             r"(8\d|9\d|1[0-4]\d)-(8\d|9\d|1[0-4]\d)\)",
+                                  r"virtio-pci@01:00\.0: device 2, modern, no INTx "
+                                  r"route in the interrupt-map: MSI-X only")),
+        Boot("a64_msi_share", smp=4, mem="256M", arch="aarch64",
+             suites=("virtio_pci_irq", "virtio_blk_mq", "virtio_blk_read"),
+             qemu_args=(*blk_args("a64_msi_share", "pci",
+                                  device_opts=",num-queues=4,vectors=3"), *share),
+             bootargs="vblk.test=rw vblk.fail_probe=1",
+             allow=(("virtio", "<boot>"),),  # the refusal vblk.fail_probe asks for
+             prepare=hooks(blk_prepare("a64_msi_share"), blk_prepare("a64_msi_share_b")),
+             post_check=msi_check("a64_msi_share",
+                                  r"MSI-X, 3 vectors \(GICv2m SPIs \d+-\d+\), "
+                                  r"4 queues on 2",
+                                  r"device 2 refused: probe failed on purpose")),
         Boot("a64_msi_intx", smp=2, mem="256M", arch="aarch64",
              suites=("virtio_blk_read",),
              qemu_args=blk_args("a64_msi_intx", "pci", device_opts=",vectors=0"),

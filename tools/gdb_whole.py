@@ -15,9 +15,15 @@ list of cached inodes) or any expression that gives a `struct inode *`.
 A task that is not running has its registers in task->ctx (saved by
 arch_switch_context); its stack is walked by frame pointers (the kernel is
 built with -fno-omit-frame-pointer: on riscv64 the return address sits at
-fp-8 and the caller's fp at fp-16). A running task is unwound by gdb
-itself on its hart's thread.
+fp-8 and the caller's fp at fp-16, ctx.s[0] is the fp; on aarch64 fp
+points at the frame record, the caller's fp at fp and the return address
+at fp+8, ctx.fp is the fp). The arch is told by struct task_context's
+fields. A running task is unwound by gdb itself on its hart's thread
+(QEMU's thread N is the CPU of index N-1: riscv64's hart id, aarch64's
+MPIDR Aff0 on virt's first cluster).
 """
+
+import re
 
 import gdb
 
@@ -81,13 +87,27 @@ def read_u64(addr):
     return int(value(f"*(unsigned long *)0x{addr:x}"))
 
 
+def is_aarch64():
+    """aarch64's struct task_context has fp; riscv64's keeps it in s[0]."""
+    ctx = gdb.lookup_type("struct task_context")
+    return any(f.name == "fp" for f in ctx.fields())
+
+
+def saved_fp(ctx):
+    return int(ctx["fp"]) if is_aarch64() else int(ctx["s"][0])
+
+
 def frame_walk(pc, fp, lo, hi):
     """Return addresses by frame pointers, starting at @pc, while @fp stays
     inside the stack [lo, hi)."""
     out = [pc]
-    while lo < fp <= hi and len(out) < MAX_FRAMES:
+    a64 = is_aarch64()
+    while (lo <= fp < hi if a64 else lo < fp <= hi) and len(out) < MAX_FRAMES:
         try:
-            ra, fp = read_u64(fp - 8), read_u64(fp - 16)
+            if a64:  # the frame record {caller's fp, return address} at fp
+                ra, fp = read_u64(fp + 8), read_u64(fp)
+            else:
+                ra, fp = read_u64(fp - 8), read_u64(fp - 16)
         except gdb.MemoryError:
             break
         if ra == 0:
@@ -99,16 +119,19 @@ def frame_walk(pc, fp, lo, hi):
 def hart_thread(cpu):
     """gdb's thread for the hart of `struct cpu *` @cpu (QEMU numbers its
     threads by CPU index, which is the hart id on virt)."""
-    want = int(cpu["hartid"]) + 1
+    want = (int(cpu["hartid"]) & 0xff if is_aarch64() else int(cpu["hartid"])) + 1
     for th in gdb.selected_inferior().threads():
         if th.ptid[1] == want or th.num == want:
             return th
     return None
 
 
-def running_backtrace(cpu):
-    """Frames of the task running on @cpu, by gdb's own unwinder on that
-    hart's thread (inlined functions are frames of their own)."""
+def running_backtrace(cpu, lo, hi):
+    """Frames of the task running on @cpu (its stack [lo, hi)), by gdb's
+    own unwinder on that hart's thread (inlined functions are frames of
+    their own). On aarch64 gdb's unwinder gives up part-way up some
+    stacks ("previous frame identical to this frame"): the frame records
+    from its last frame's x29 on are walked then."""
     th = hart_thread(cpu)
     if th is None:
         return []
@@ -116,12 +139,22 @@ def running_backtrace(cpu):
     th.switch()
     lines = []
     try:
-        f = gdb.newest_frame()
+        f = last = gdb.newest_frame()
         while f is not None and len(lines) < MAX_FRAMES:
             sal = f.find_sal()
             where = f" ({sal.symtab.filename}:{sal.line})" if sal.symtab else ""
             lines.append(f"{f.name() or hex(f.pc())}{where}")
-            f = f.older()
+            last = f
+            try:
+                f = f.older()
+            except gdb.error:  # "previous frame identical to this frame"
+                f = None
+        if is_aarch64() and len(lines) < MAX_FRAMES:
+            fp = int(last.read_register("x29")) & (2**64 - 1)
+            rest = frame_walk(0, fp, lo, hi)[1:MAX_FRAMES - len(lines) + 1]
+            # as gdb's frames: the function, no offset
+            lines += [re.sub(r"\+0x[0-9a-f]+", "", symbol(pc), count=1)
+                      for pc in rest]
     finally:
         old.switch()
     return lines
@@ -153,12 +186,12 @@ class Tasks(gdb.Command):
                     if int(last) else "no cpu yet")
             where = "running on " if cpu is not None else "last ran on "
             print(f"task {task_name(t)} {state}, {where}{hart}")
+            lo = int(t["stack"])
+            hi = lo + int(t["stack_size"])
             if cpu is not None:
-                frames = running_backtrace(cpu)
+                frames = running_backtrace(cpu, lo, hi)
             else:
-                lo = int(t["stack"])
-                hi = lo + int(t["stack_size"])
-                pcs = frame_walk(int(t["ctx"]["ra"]) - 4, int(t["ctx"]["s"][0]), lo, hi)
+                pcs = frame_walk(int(t["ctx"]["ra"]) - 4, saved_fp(t["ctx"]), lo, hi)
                 frames = [symbol(pc) for pc in pcs]
             for i, frame in enumerate(frames):
                 print(f"  #{i} {frame}")

@@ -2,15 +2,20 @@
 """tools/pcidtb.py: QEMU virt's device tree with its PCI host bridge spoiled.
 
     python3 tools/pcidtb.py OUT.dtb --smp N --mem SIZE [--edit ranges]
+                            [--arch aarch64]
 
 Dumps the device tree QEMU gives `-machine virt -smp N -m SIZE`
-(`-machine virt,dumpdtb=`), edits the `pci-host-ecam-generic` node with dtc
+(`-machine virt,dumpdtb=`; aarch64: the boots' virt,highmem=off on a
+cortex-a57), edits the `pci-host-ecam-generic` node with dtc
 and writes OUT.dtb, for a boot that passes it back with `-dtb`: the board
 then says something wrong about its PCI bridge, and the kernel must say
 so, leave the bridge out and boot on (drivers/pci_host.c). Edits:
 
   ranges     the node has no `ranges` (no window to place BARs in)
   bus-range  `bus-range` asks for 256 buses while `reg` holds one
+  no-intx-slot1  (aarch64) `interrupt-map` loses slot 1's four entries:
+             what sits there (a root port and what is behind it) has no
+             INTx, and must do with MSI-X (drivers/virtio_pci_irq.c)
 """
 
 import argparse
@@ -26,7 +31,23 @@ EDITS = {
     "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
     "bus-range": (r"(\breg = <0x00 0x30000000 0x00) 0x10000000>",
                   r"\1 0x100000>"),
+    "no-intx-slot1": (r"^(\s*interrupt-map = <)([^>]*)(>;)$", None),
 }
+# aarch64 virt's interrupt-map entry: child address (3 cells) and pin, the
+# GIC's phandle, its address (2 cells) and a 3-cell interrupt.
+MAP_ENTRY_CELLS = 10
+
+
+def drop_slot1(m):
+    """The interrupt-map of match @m without the entries of slot 1
+    (phys.hi 0x800)."""
+    cells = m.group(2).split()
+    entries = [cells[i:i + MAP_ENTRY_CELLS]
+               for i in range(0, len(cells), MAP_ENTRY_CELLS)]
+    if len(cells) % MAP_ENTRY_CELLS or not entries:
+        raise RuntimeError("pcidtb: interrupt-map is not of 10-cell entries")
+    kept = [e for e in entries if int(e[0], 16) != 0x800]
+    return m.group(1) + " ".join(c for e in kept for c in e) + m.group(3)
 MESSAGES = {
     "ranges": "pci@30000000: no usable ranges (missing); host bridge not used",
     "bus-range": "pci@30000000: bus-range 0-255 does not fit reg (0x100000 "
@@ -42,18 +63,24 @@ def pci_node(dts):
     return open_at, close_at
 
 
-def make(out: Path, smp: int, mem: str, edit: str) -> None:
-    qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
+def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> None:
     pattern, repl = EDITS[edit]
+    if arch == "aarch64":  # as tools/ktest_runner.py machine_args
+        qemu = ["qemu-system-aarch64", "-cpu", "cortex-a57", "-net", "none"]
+        machine = "virt,highmem=off"
+    else:
+        qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
+        machine = "virt"
     with tempfile.TemporaryDirectory() as tmp:
         dtb = Path(tmp) / "virt.dtb"
-        subprocess.run(qemu + ["-machine", f"virt,dumpdtb={dtb}", "-smp", str(smp),
+        subprocess.run(qemu + ["-machine", f"{machine},dumpdtb={dtb}", "-smp", str(smp),
                                "-m", mem, "-nographic"],
                        check=True, capture_output=True, timeout=60)
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
                              check=True, capture_output=True, text=True).stdout
         begin, end = pci_node(dts)
-        node, n = re.subn(pattern, repl, dts[begin:end], flags=re.M)
+        node, n = re.subn(pattern, drop_slot1 if repl is None else repl,
+                          dts[begin:end], flags=re.M)
         if n != 1:
             raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the pci node")
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -67,8 +94,9 @@ def main():
     ap.add_argument("--smp", type=int, required=True)
     ap.add_argument("--mem", required=True)
     ap.add_argument("--edit", choices=sorted(EDITS), default="ranges")
+    ap.add_argument("--arch", choices=("riscv64", "aarch64"), default="riscv64")
     args = ap.parse_args()
-    make(args.out, args.smp, args.mem, args.edit)
+    make(args.out, args.smp, args.mem, args.edit, args.arch)
     return 0
 
 

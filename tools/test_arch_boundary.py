@@ -80,7 +80,7 @@ class ArchBoundaryTest(unittest.TestCase):
 ARCHES = ("riscv64", "aarch64")
 # The interrupt controller's hooks (kernel/irq.h), also each arch's.
 IRQCHIP_HOOKS = {"irqchip_valid", "irqchip_enable", "irqchip_pending",
-                 "irqchip_init_hart", "irq_dispatch"}
+                 "irqchip_init_hart", "irqchip_set_affinity", "irq_dispatch"}
 # The MSI controller's (kernel/msi.h): an arch without one says so.
 MSI_HOOKS = {"msi_alloc", "msi_free", "msi_compose", "msi_controller_name"}
 # What each arch's <arch/inline.h> must define (kernel/arch.h's list).

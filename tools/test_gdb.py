@@ -10,6 +10,8 @@ whole-pages and whole-locks print there:
   - the punch race reproducer stopped where the filler is seen waiting:
     punch holds i_rwsem and invalidate_lock exclusive (it sleeps at its race
     point), the filler is queued for invalidate_lock shared.
+Both run on riscv64 and on aarch64 (`tools/run --arch aarch64 --gdb`,
+`tools/gdb --arch aarch64`: its frame records and MPIDR hart ids).
 """
 
 import os
@@ -35,12 +37,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def debug_session(run_args, gdb_args, timeout=180):
-    """Boot halted with @run_args, run tools/gdb -batch @gdb_args; return
-    gdb's output. QEMU is killed afterwards whatever happened; the console
-    up to then must hold no kernel report (kconsole.check)."""
+def debug_session(run_args, gdb_args, timeout=180, arch="riscv64"):
+    """Boot @arch halted with @run_args, run tools/gdb -batch @gdb_args;
+    return gdb's output. QEMU is killed afterwards whatever happened; the
+    console up to then must hold no kernel report (kconsole.check)."""
     env = dict(os.environ, WHOLE_GDB_PORT=str(free_port()))
-    qemu = subprocess.Popen([wholerun.RUN, "--gdb", "--smp", "2",
+    qemu = subprocess.Popen([wholerun.RUN, "--arch", arch, "--gdb", "--smp", "2",
                              "--mem", "128M"] + run_args, cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -58,7 +60,8 @@ def debug_session(run_args, gdb_args, timeout=180):
         args = []
         for a in gdb_args + ["kill"]:
             args += ["-ex", a]
-        res = subprocess.run([str(ROOT / "tools" / "gdb"), "-batch"] + args,
+        res = subprocess.run([str(ROOT / "tools" / "gdb"), "--arch", arch,
+                              "-batch"] + args,
                              cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=timeout, stdin=subprocess.DEVNULL)
     finally:
@@ -87,6 +90,18 @@ def task_block(out, name):
 
 class GdbTest(unittest.TestCase):
     def test_cold_read_stopped_in_the_fill(self):
+        self.cold_read("riscv64")
+
+    def test_cold_read_stopped_in_the_fill_aarch64(self):
+        self.cold_read("aarch64")
+
+    def test_punch_race_shows_holder_and_waiter(self):
+        self.punch_race("riscv64")
+
+    def test_punch_race_shows_holder_and_waiter_aarch64(self):
+        self.punch_race("aarch64")
+
+    def cold_read(self, arch):
         with tempfile.TemporaryDirectory() as tmp:
             disk = Path(tmp) / "gdb.img"
             ext2img.make_image(disk, "32M", ROOT / "tools" / "disk-skel")
@@ -97,7 +112,8 @@ class GdbTest(unittest.TestCase):
                                 ["break filemap_add_pages", "continue",
                                  f"whole-locks {ino}", "delete",
                                  "break ext2_read_pages", "continue", "whole-tasks",
-                                 f"whole-pages {ino}", f"whole-locks {ino}"])
+                                 f"whole-pages {ino}", f"whole-locks {ino}"],
+                                arch=arch)
         # Inserting the page: invalidate_lock held shared by the reader.
         self.assertIn("hit Breakpoint 1, filemap_add_pages", out)
         self.assertIn(f"inode {ino}\ni_rwsem: free\ninvalidate_lock: held shared "
@@ -118,14 +134,15 @@ class GdbTest(unittest.TestCase):
         # read (docs/locking.md).
         self.assertIn(f"inode {ino}\ni_rwsem: free\ninvalidate_lock: free\n", out)
 
-    def test_punch_race_shows_holder_and_waiter(self):
+    def punch_race(self, arch):
         with tempfile.TemporaryDirectory() as tmp:
             disk = Path(tmp) / "race.img"
             ext2img.make_image(disk, "32M")
             out = debug_session(
                 ["--disk", str(disk), "--append", "ktest.filter=race_punch root=vda"],
                 ['break ktest_log if $_streq(fmt, "filler waits for invalidate_lock '
-                 'held by %s")', "continue", "whole-tasks", "whole-locks"])
+                 'held by %s")', "continue", "whole-tasks", "whole-locks"],
+                arch=arch)
         punch = task_block(out, "punch")
         self.assertRegex(punch[0], r"^task punch\(\d+\) sleeping")
         self.assertTrue(any("vfs_fallocate" in l for l in punch), punch)

@@ -2,10 +2,13 @@
  * kernel/arch/aarch64/gicv3.c: what GICv3 does its own way (see gic.c):
  * affinity routing, one redistributor per CPU for its SGIs and PPIs, and
  * the CPU interface in system registers (ICC_*_EL1, by encoding so any
- * assembler takes them). Everything is Group 1 (the kernel runs in the
+ * assembler takes them), and routing each SPI to a chosen CPU
+ * (irqchip_set_affinity). Everything is Group 1 (the kernel runs in the
  * one security state QEMU's virt gives it). LPIs: gicv3_lpi.c.
  */
+#include <errno.h>
 #include <kernel/cpu.h>
+#include <kernel/irq.h>
 #include <kernel/platform.h>
 #include <kernel/printk.h>
 #include <kernel/arch/aarch64/gic.h>
@@ -58,17 +61,44 @@ void gicv3_init_dist(void)
 	wait_rwp();
 }
 
-/* SPIs go to the boot CPU (affinity routing, Aff3.Aff2.Aff1.Aff0). */
+/*
+ * Routing (affinity routing, GICD_IROUTER: Aff3.Aff2.Aff1.Aff0, IRM 0): an
+ * SPI goes to the boot CPU unless irq_set_affinity chose another; the
+ * choice is kept here, so enabling the line again routes it the same
+ * way. (IRM = 1, "any participating CPU", is not used: QEMU's virt
+ * routes it to one CPU anyway, and a chosen CPU is what the multi-queue
+ * drivers ask for.) Each entry is written by irqchip_set_affinity, with
+ * the register, by the one driver that owns the line.
+ */
+static uint8_t spi_cpu[IRQ_MAX]; /* logical CPU; 0: the boot CPU */
+
+static void route_spi(unsigned int irq)
+{
+	uint64_t mpidr = cpus[spi_cpu[irq]].hartid;
+	uint64_t route = (mpidr & 0xffffff) | ((mpidr >> 32) & 0xff) << 32;
+	uintptr_t r = gicd(GICD_IROUTER(irq));
+
+	mmio_write32(r, (uint32_t)route);
+	mmio_write32(r + 4, (uint32_t)(route >> 32));
+}
+
 void gicv3_enable_spi(unsigned int irq, bool on)
 {
-	uint64_t mpidr = platform.hartids[0];
-	uint64_t route = (mpidr & 0xffffff) | ((mpidr >> 32) & 0xff) << 32;
+	if (on)
+		route_spi(irq);
+}
 
-	if (on) {
-		uintptr_t r = gicd(GICD_IROUTER(irq));
-		mmio_write32(r, (uint32_t)route);
-		mmio_write32(r + 4, (uint32_t)(route >> 32));
-	}
+/* GICv3: the SPI's IROUTER names @c (a write takes effect for the next
+ * delivery; one pending now may still reach the CPU it was routed to).
+ * GICv2 (gic.c) gives every SPI every CPU interface as a target. */
+int irqchip_set_affinity(unsigned int irq, const struct cpu *c)
+{
+	/* LPIs go where their collection is (the boot CPU's: gicv3_its.c) */
+	if (platform.gic_version != 3 || irq < 32 || irq >= IRQ_MAX)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(spi_cpu[irq], (uint8_t)c->id);
+	route_spi(irq);
+	return 0;
 }
 
 /* The redistributor of the CPU @mpidr names: the frame whose GICR_TYPER

@@ -12,9 +12,11 @@
  * is Normal write-back inner shareable, anything else Device-nGnRE. No
  * entry is executable at EL0.
  *
- * pt_set replaces a valid page by another without break-before-make:
- * QEMU's TLB does not need it; a real CPU would want it (a TODO, noted in
- * docs/bringup.md).
+ * Break-before-make: pt_set replaces a valid page by another through an
+ * invalid entry and a broadcast TLBI (mm/pgtable.c, pte_needs_break in
+ * <arch/pte.h>); the boot CPU leaves boot_l1's 1 GiB blocks for the
+ * kernel table with translation off (arch_mmu_enable), as the secondary
+ * CPUs enter it. QEMU needs neither; a real CPU does.
  */
 #include <kernel/arch.h>
 #include <kernel/panic.h>
@@ -60,6 +62,44 @@ void arch_mmu_init(void)
 		panic("vm: no memory for the page table (page_alloc not up?)");
 }
 
+/*
+ * Load the kernel's tables with translation off across the switch: the
+ * boot CPU comes from boot_l1, whose 1 GiB blocks map the same addresses
+ * as the kernel table's 2 MiB and 4 KiB entries, with other sizes - a
+ * change that needs break-before-make, and the running code is under
+ * both. Translation off is the break, TLBI VMALLE1 the flush (as
+ * entry.S's MMU_ON does for the secondary CPUs). This code runs at its
+ * physical address (the identity map) and touches no memory while
+ * translation is off; interrupts are masked across it.
+ */
+static void mmu_switch(uint64_t ttbr0, uint64_t ttbr1)
+{
+	uint64_t sctlr = sysreg_read(sctlr_el1), daif;
+
+	__asm__ __volatile__("mrs %[daif], daif\n\t"
+			     "msr daifset, #0xf\n\t"
+			     "dsb ish\n\t" /* tables written */
+			     "msr sctlr_el1, %[off]\n\t"
+			     "isb\n\t"
+			     "msr ttbr0_el1, %[t0]\n\t"
+			     "msr ttbr1_el1, %[t1]\n\t"
+			     "msr tcr_el1, %[tcr]\n\t"
+			     "isb\n\t"
+			     "tlbi vmalle1\n\t"
+			     "dsb nsh\n\t"
+			     "isb\n\t"
+			     "msr sctlr_el1, %[on]\n\t"
+			     "isb\n\t"
+			     "msr daif, %[daif]"
+			     : [daif] "=&r"(daif)
+			     : [off] "r"(sctlr & ~1UL), /* SCTLR_EL1.M */
+			       [on] "r"(sctlr),
+			       [t0] "r"(ttbr0),
+			       [t1] "r"(ttbr1),
+			       [tcr] "r"((uint64_t)TCR_KERNEL)
+			     : "memory");
+}
+
 void arch_mmu_enable(void)
 {
 	if (!vm_kernel_ttbr0) {
@@ -72,12 +112,7 @@ void arch_mmu_enable(void)
 		    "r"(&vm_kernel_ttbr1)
 		    : "memory");
 	}
-	__asm__ __volatile__("dsb ishst" ::: "memory"); /* tables written */
-	sysreg_write(ttbr0_el1, vm_kernel_ttbr0);
-	sysreg_write(ttbr1_el1, vm_kernel_ttbr1);
-	sysreg_write(tcr_el1, TCR_KERNEL);
-	isb();
-	arch_tlb_flush_all();
+	mmu_switch(vm_kernel_ttbr0, vm_kernel_ttbr1);
 }
 
 const char *arch_mmu_name(void)

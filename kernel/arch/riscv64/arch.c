@@ -2,6 +2,7 @@
  * kernel/arch/riscv64/arch.c: the arch_*() hooks of <kernel/arch.h>.
  */
 #include <kernel/arch.h>
+#include <kernel/irq.h>
 #include <kernel/platform.h>
 #include <kernel/arch/riscv64/csr.h>
 #include <kernel/arch/riscv64/sbi.h>
@@ -58,6 +59,15 @@ uint64_t arch_cycles(void)
 	uint64_t c;
 	__asm__ __volatile__("rdcycle %0" : "=r"(c));
 	return c;
+}
+
+/* The PLIC (plic.c) enables every source in every hart's context and the
+ * first to claim it runs it: no routing to one hart is offered. */
+int irqchip_set_affinity(unsigned int irq, const struct cpu *c)
+{
+	(void)irq;
+	(void)c;
+	return -EOPNOTSUPP;
 }
 
 void arch_tlb_flush_all(void)

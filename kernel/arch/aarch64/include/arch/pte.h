@@ -60,3 +60,27 @@ static inline pte_t pte_wrprotect(pte_t e)
 {
 	return e | PTE_RDONLY;
 }
+
+/*
+ * Break-before-make (Arm ARM, "TLB maintenance requirements on changing
+ * translation table entries"): a valid leaf replaced by another valid one
+ * that differs in anything but its access permissions (AP[2], PXN, UXN)
+ * - the output address, the memory type or shareability - must first be
+ * made invalid and dropped from every CPU's TLB (DSB, TLBI ... IS, DSB),
+ * or a CPU may hold both translations at once: a TLB conflict abort, or
+ * a mix of the two. mm/pgtable.c breaks when this says so.
+ */
+#define PTE_PERM_BITS (PTE_RDONLY | PTE_PXN | PTE_UXN)
+
+static inline bool pte_needs_break(pte_t old, pte_t new)
+{
+	return pte_valid(old) && pte_valid(new) &&
+	       ((old ^ new) & ~PTE_PERM_BITS);
+}
+
+/* @e made invalid for the walker but not 0: mm/pgtable.c's break, which
+ * pt_install (it fills only entries that are 0) must not fill. */
+static inline pte_t pte_invalid(pte_t e)
+{
+	return e & ~PTE_VALID;
+}

@@ -57,3 +57,22 @@ static inline pte_t pte_wrprotect(pte_t e)
 {
 	return e & ~PTE_W;
 }
+
+/*
+ * Sv39 needs no break-before-make: a valid leaf may be rewritten in place
+ * with another (any address, any rights); until its sfence.vma (the
+ * caller's flush, remote harts through SBI) a hart uses either the old
+ * entry or the new one, never a mix, and never faults on the change.
+ */
+static inline bool pte_needs_break(pte_t old, pte_t new)
+{
+	(void)old;
+	(void)new;
+	return false;
+}
+
+/* Not used on Sv39 (pte_needs_break is false); the walker's contract. */
+static inline pte_t pte_invalid(pte_t e)
+{
+	return e & ~PTE_V;
+}
