@@ -462,7 +462,8 @@ RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
                "race_insert", "race_prealloc", "race_punch", "race_trunc_hit",
                "race_truncate", "race_writeback", "race_zero")
 
-CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_fastpath",
+CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "ktest_overlap", "locks_completion",
+               "locks_fastpath",
                "locks_lockdep", "locks_mutex", "locks_rcu", "locks_rwsem", "locks_spinlock",
                *MM_SUITES, *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
                "sched_steal", "shell_parse", "shell_readline", "timers", "trace", "traps",
