@@ -2,15 +2,21 @@
 """tools/pcidtb.py: QEMU virt's device tree with its PCI host bridge spoiled.
 
     python3 tools/pcidtb.py OUT.dtb --smp N --mem SIZE [--edit ranges]
+                            [--arch riscv64|aarch64]
 
 Dumps the device tree QEMU gives `-machine virt -smp N -m SIZE`
-(`-machine virt,dumpdtb=`), edits the `pci-host-ecam-generic` node with dtc
-and writes OUT.dtb, for a boot that passes it back with `-dtb`: the board
-then says something wrong about its PCI bridge, and the kernel must say
-so, leave the bridge out and boot on (drivers/pci_host.c). Edits:
+(`-machine virt,dumpdtb=`; on aarch64 the machine tools/ktest_runner.py
+boots: highmem=off, GICv2, cortex-a57), edits the `pci-host-ecam-generic`
+node with dtc and writes OUT.dtb, for a boot that passes it back with
+`-dtb`: the board then says something wrong about its PCI bridge, and the
+kernel must say so, leave the bridge out and boot on (drivers/pci_host.c).
+Edits:
 
   ranges     the node has no `ranges` (no window to place BARs in)
-  bus-range  `bus-range` asks for 256 buses while `reg` holds one
+  bus-range  `bus-range` asks for more buses than `reg` holds (one): 256
+             on riscv64's virt, 16 on aarch64's (highmem=off)
+
+MESSAGES[arch][edit] is the console line the kernel must print.
 """
 
 import argparse
@@ -22,16 +28,43 @@ import sys
 import tempfile
 from pathlib import Path
 
+ARCHES = ("riscv64", "aarch64")
+# The ECAM window's reg: riscv64's virt has 256 buses at 0x30000000;
+# aarch64's (highmem=off) 16 at 0x3f000000. The bus-range edit shrinks it
+# to one bus (1 MiB).
 EDITS = {
-    "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
-    "bus-range": (r"(\breg = <0x00 0x30000000 0x00) 0x10000000>",
-                  r"\1 0x100000>"),
+    "riscv64": {
+        "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
+        "bus-range": (r"(\breg = <0x00 0x30000000 0x00) 0x10000000>",
+                      r"\1 0x100000>"),
+    },
+    "aarch64": {
+        "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
+        "bus-range": (r"(\breg = <0x00 0x3f000000 0x00) 0x1000000>",
+                      r"\1 0x100000>"),
+    },
 }
 MESSAGES = {
-    "ranges": "pci@30000000: no usable ranges (missing); host bridge not used",
-    "bus-range": "pci@30000000: bus-range 0-255 does not fit reg (0x100000 "
-                 "bytes); host bridge not used",
+    "riscv64": {
+        "ranges": "pci@30000000: no usable ranges (missing); host bridge not used",
+        "bus-range": "pci@30000000: bus-range 0-255 does not fit reg (0x100000 "
+                     "bytes); host bridge not used",
+    },
+    "aarch64": {
+        "ranges": "pcie@10000000: no usable ranges (missing); host bridge not used",
+        "bus-range": "pcie@10000000: bus-range 0-15 does not fit reg (0x100000 "
+                     "bytes); host bridge not used",
+    },
 }
+
+
+def qemu_command(arch):
+    """QEMU with the machine a boot of @arch runs (less -machine's
+    dumpdtb=, which make() adds)."""
+    if arch == "aarch64":
+        return ["qemu-system-aarch64", "-cpu", "cortex-a57", "-net", "none"], \
+            "virt,highmem=off"
+    return shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64")), "virt"
 
 
 def pci_node(dts):
@@ -42,12 +75,12 @@ def pci_node(dts):
     return open_at, close_at
 
 
-def make(out: Path, smp: int, mem: str, edit: str) -> None:
-    qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
-    pattern, repl = EDITS[edit]
+def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> None:
+    qemu, machine = qemu_command(arch)
+    pattern, repl = EDITS[arch][edit]
     with tempfile.TemporaryDirectory() as tmp:
         dtb = Path(tmp) / "virt.dtb"
-        subprocess.run(qemu + ["-machine", f"virt,dumpdtb={dtb}", "-smp", str(smp),
+        subprocess.run(qemu + ["-machine", f"{machine},dumpdtb={dtb}", "-smp", str(smp),
                                "-m", mem, "-nographic"],
                        check=True, capture_output=True, timeout=60)
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
@@ -55,7 +88,8 @@ def make(out: Path, smp: int, mem: str, edit: str) -> None:
         begin, end = pci_node(dts)
         node, n = re.subn(pattern, repl, dts[begin:end], flags=re.M)
         if n != 1:
-            raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the pci node")
+            raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the "
+                               f"{arch} pci node")
         out.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)],
                        input=dts[:begin] + node + dts[end:], check=True, text=True)
@@ -66,9 +100,10 @@ def main():
     ap.add_argument("out", type=Path)
     ap.add_argument("--smp", type=int, required=True)
     ap.add_argument("--mem", required=True)
-    ap.add_argument("--edit", choices=sorted(EDITS), default="ranges")
+    ap.add_argument("--edit", choices=sorted(EDITS["riscv64"]), default="ranges")
+    ap.add_argument("--arch", choices=ARCHES, default="riscv64")
     args = ap.parse_args()
-    make(args.out, args.smp, args.mem, args.edit)
+    make(args.out, args.smp, args.mem, args.edit, args.arch)
     return 0
 
 
