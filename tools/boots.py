@@ -733,7 +733,9 @@ def aarch64_boots():
         # MiB (mem128's machine) and beside virtio_pci_caps and
         # printk_lines with 1 GiB on 4 CPUs (mem1g's; printk's CPUs).
         # (mm_page_alloc's exhaustion case wants a quiet kernel: after the
-        # ext4 suites, something freed 2 MiB while it held every page.)
+        # ext4 suites, on either arch, 512 pages came free while it held
+        # every page - page-cache pages freed late, by RCU callbacks, it
+        # seems.)
         pcidtb_boot("ranges", ("pci_enum",) + MM_SUITES, arch="aarch64",
                     name="a64_pci_dtb_ranges"),
         replace(a64_busrange, post_check=hooks(a64_busrange.post_check,
