@@ -505,12 +505,11 @@ RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
                "race_insert", "race_prealloc", "race_punch", "race_trunc_hit",
                "race_truncate", "race_writeback", "race_zero")
 
-CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "ktest_overlap", "locks_completion",
-               "locks_fastpath",
+CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_fastpath",
                "locks_lockdep", "locks_mutex", "locks_rcu", "locks_rwsem", "locks_spinlock",
-               *MM_SUITES, *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
-               "sched_steal", "shell_parse", "shell_readline", "timers", "trace", "traps",
-               "virtio_ring")
+               *MM_SUITES, *PCACHE_SUITES, "ktest_overlap", "printk_cut", "sched_basic",
+               "sched_join", "sched_steal", "shell_parse", "shell_readline", "timers",
+               "trace", "traps", "virtio_ring")
 def overflow_check(name):
     """mm_vm's stack_overflow_kills_task: the task died of the overflow,
     reported from the emergency stack (the trap entry's check), not of a
