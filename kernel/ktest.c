@@ -204,9 +204,12 @@ bool ktest_overlap_enter_all(struct ktest_overlap *o, unsigned int n)
 {
 	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
 
+	/* .max, not .inside: once all @n were inside together, the first
+	 * may finish its work and leave before a slower one looks again;
+	 * that one must still see that all came (.max never falls) */
 	ktest_overlap_enter(o);
-	while (__atomic_load_n(&o->inside, __ATOMIC_SEQ_CST) < n &&
+	while (__atomic_load_n(&o->max, __ATOMIC_SEQ_CST) < n &&
 	       time_ns() < give_up)
 		task_yield();
-	return __atomic_load_n(&o->inside, __ATOMIC_SEQ_CST) >= n;
+	return __atomic_load_n(&o->max, __ATOMIC_SEQ_CST) >= n;
 }

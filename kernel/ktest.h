@@ -176,7 +176,8 @@ static inline bool ktest_flag_up(const bool *flag)
 	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }
 
-/* Enter @o and yield until @n workers are inside it together; a worker
+/* Enter @o and yield until @n workers are or have been inside it
+ * together (.max: one of them may already have left again); a worker
  * that never comes ends the wait after RACE_TIMEOUT_MS (kernel/race.h),
  * and the case's check of .max fails. Return: whether all @n came. */
 bool ktest_overlap_enter_all(struct ktest_overlap *o, unsigned int n);

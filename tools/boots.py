@@ -109,31 +109,50 @@ def blk_args(name, transport, drive_opts="", device_opts="", root_port=False,
 # A board whose device tree says something wrong about its PCI host bridge
 # (tools/pcidtb.py): the kernel says what, leaves the bridge and its disk
 # out and boots on. The boot runs the PCI suites that need no bridge.
-def pcidtb_prepare(edit, smp, mem):
+# @name is the boot's: its DTB is build/@name.dtb, its disk build/@name.img.
+def pcidtb_prepare(edit, smp, mem, name, arch="riscv64"):
     def prepare(build: Path) -> None:
-        pcidtb.make(build / f"pci_{edit}.dtb", smp, mem, edit)
-        mkblkimg.make_image(build / "pci_dtb.img", 1)
+        pcidtb.make(build / f"{name}.dtb", smp, mem, edit, arch)
+        mkblkimg.make_image(build / f"{name}.img", 1)
     return prepare
 
 
-def pcidtb_check(edit):
+def pcidtb_check(edit, name, arch="riscv64"):
     def post_check(build: Path) -> None:
-        log = (build / "test-logs" / f"pci_dtb_{edit.replace('-', '')}.log").read_text(
-            errors="replace")
-        for want in (pcidtb.MESSAGES[edit], "  disks: none", "whole: "):
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
+        for want in (pcidtb.MESSAGES[arch][edit], "  disks: none", "whole: "):
             if want not in log:
                 raise ext2img.CheckFailed(f"no console line containing {want!r}")
     return post_check
 
 
+def pcidtb_boot(edit, suites, smp=2, mem="128M", arch="riscv64", name=""):
+    """pci_dtb_EDIT on riscv64 (@name for another arch's): the board's DTB
+    spoiled by tools/pcidtb.py's @edit, a virtio-blk-pci disk behind the
+    bridge the kernel must leave out."""
+    name = name or f"pci_dtb_{edit.replace('-', '')}"
+    return Boot(name, smp=smp, mem=mem, timeout=60, suites=suites, arch=arch,
+                qemu_args=("-dtb", f"build/{name}.dtb", *blk_args(name, "pci")),
+                prepare=pcidtb_prepare(edit, smp, mem, name, arch),
+                post_check=pcidtb_check(edit, name, arch),
+                allow=(("pci", "<boot>"),))
+
+
 # The errseq boot: a root ext2 image behind blkdebug rules failing chosen
-# blocks of its files (tools/errimg.py, fs/errseq_test.c).
-def errseq_prepare(build: Path) -> None:
-    errimg.make_image(build / "errseq.img", build / "errseq_rules.cfg")
-
-
-ERRSEQ_ARGS = ("-drive", "file=blkdebug:build/errseq_rules.cfg:build/errseq.img,"
-               "if=none,format=raw,id=d0", "-device", "virtio-blk-device,drive=d0")
+# blocks of its files (tools/errimg.py, fs/errseq_test.c); ext2 says what
+# failed, as expected there. @name is the boot's and its image's.
+def errseq_boot(arch="riscv64", name="errseq", smp=2, suites=()):
+    """vfs_errseq (and @suites, which need no disk) on @arch."""
+    rules = f"build/{name}_rules.cfg"
+    return Boot(name, smp=smp, mem="256M", arch=arch, suites=("vfs_errseq",) + suites,
+                qemu_args=("-drive", f"file=blkdebug:{rules}:build/{name}.img,"
+                           "if=none,format=raw,id=d0",
+                           "-device", "virtio-blk-device,drive=d0"),
+                bootargs="root=vda",
+                prepare=lambda build: errimg.make_image(build / f"{name}.img",
+                                                        build / f"{name}_rules.cfg"),
+                post_check=lambda build: errimg.check_image(build / f"{name}.img"),
+                allow=(("ext2-error", "vfs_errseq.*"),))
 
 
 # vfs boots: the root ext2 image of fs/vfs_test.c (tools/vfsimg.py), one
@@ -165,9 +184,14 @@ def vfs_args(img):
 # ext2 boots: images made by mke2fs -d from tools/ext2tree.py's known tree
 # (two files then cut with debugfs sif, old bytes left past EOF); after the
 # boot, e2fsck -fn and debugfs dumps of what ext2_write and ext2_tail left.
-def printk_check(build: Path) -> None:
-    """Suite printk_lines: every task's every line arrived whole."""
-    log = (build / "test-logs" / "printk.log").read_text(errors="replace")
+def printk_check(name):
+    """Suite printk_lines, in boot @name: every task's every line arrived
+    whole."""
+    return lambda build: printk_lines_whole(build / "test-logs" / f"{name}.log")
+
+
+def printk_lines_whole(log_path):
+    log = log_path.read_text(errors="replace")
     tag = re.search(r"printk-test tasks=(\d+) lines=(\d+)", log)
     if not tag:
         raise ext2img.CheckFailed("the suite did not report its task count")
@@ -306,9 +330,9 @@ def ext2_args(name, transport="legacy"):
 
 # Corrupt images (tools/mkbadimg.py): while its suite runs (not at the
 # boot-time root mount, before it), the console must say why.
-def ext2_bad_prepare(kind):
+def ext2_bad_prepare(kind, name):
     def prepare(build: Path) -> None:
-        mkbadimg.make_bad(kind, build / f"ext2_bad_{kind}.img")
+        mkbadimg.make_bad(kind, build / f"{name}.img")
     return prepare
 
 
@@ -325,14 +349,23 @@ def message_in_suite(log, suite, message):
             f"no console message containing {message!r} after suite {suite} began")
 
 
-def ext2_bad_check(kind):
+def ext2_bad_check(kind, name):
     def post_check(build: Path) -> None:
-        log = (build / "test-logs" / f"ext2_bad_{kind}.log").read_text(
-            errors="replace")
+        log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
         message_in_suite(log, mkbadimg.SUITES[kind], mkbadimg.MESSAGES[kind])
         if kind == "blocknr":
-            mkbadimg.check_meta_untouched(build / f"ext2_bad_{kind}.img")
+            mkbadimg.check_meta_untouched(build / f"{name}.img")
     return post_check
+
+
+def ext2_bad_boot(kind, arch="riscv64", name=""):
+    """ext2_bad_KIND on riscv64 (@name for another arch's): root on
+    tools/mkbadimg.py's image with damage @kind, its suite run."""
+    name = name or f"ext2_bad_{kind}"
+    return Boot(name, smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],), arch=arch,
+                bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(name),
+                prepare=ext2_bad_prepare(kind, name),
+                post_check=ext2_bad_check(kind, name))
 
 
 # ext4 boots: the image of tools/ext4img.py (a known tree, then files under
@@ -366,6 +399,16 @@ def ext4_check(name):
                             *ext4img.DISK_MESSAGES.values()):
                 message_in_suite(log, "ext4_bad", message)
     return post_check
+
+
+def ext4_boot(name, block, arch="riscv64", smp=2, mem="256M", suites=()):
+    """The ext4 image of tools/ext4img.py with @block-byte blocks as the
+    read-only root, the mount cases' disks beside it: ext4's read suites
+    (and @suites, which need no disk of their own)."""
+    return Boot(name, smp=smp, mem=mem, arch=arch,
+                suites=("ext4_csum", "ext4_read", "ext4_bad") + suites,
+                qemu_args=ext4_args(name), bootargs="root=vda rootfstype=ext4",
+                prepare=ext4_prepare(name, block), post_check=ext4_check(name))
 
 
 def ext4_args(name):
@@ -471,9 +514,9 @@ RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
 
 CORE_SUITES = ("blk_sync", "bootargs", "errseq_cursor", "locks_completion", "locks_fastpath",
                "locks_lockdep", "locks_mutex", "locks_rcu", "locks_rwsem", "locks_spinlock",
-               *MM_SUITES, *PCACHE_SUITES, "printk_cut", "sched_basic", "sched_join",
-               "sched_steal", "shell_parse", "shell_readline", "timers", "trace", "traps",
-               "virtio_ring")
+               *MM_SUITES, *PCACHE_SUITES, "ktest_overlap", "printk_cut", "sched_basic",
+               "sched_join", "sched_steal", "shell_parse", "shell_readline", "timers",
+               "trace", "traps", "virtio_ring")
 def overflow_check(name):
     """mm_vm's stack_overflow_kills_task: the task died of the overflow,
     reported from the emergency stack (the trap entry's check), not of a
@@ -660,10 +703,17 @@ def aarch64_boots():
     1 KiB blocks (partial pages: race_partial, race_enum_partial); the vfs
     suites on tools/vfsimg.py's image of 2 KiB blocks and the ext2 suites
     on tools/ext2tree.py's of 1 KiB, each with its e2fsck and debugfs
-    checks."""
+    checks; the same for ext4 (one writable image, one race root, one
+    read-only image, each riscv64's at one block size); errseq's and
+    panic's boots; the two spoiled device trees, with the mm suites at
+    128 MiB and 1 GiB and printk_lines; one ext2_bad_* boot per suite.
+    tools/test_boots_arches.py checks that no riscv64 suite is left out."""
     gicv3, pci = ",gic-version=3", ",gic-version=3,highmem=on"
     mq_mmio = blk_mq_boot("modern", "aarch64", "a64_gicv3", gicv3)
     mq_pci = blk_mq_boot("pci", "aarch64", "a64_blk_pci", pci)
+    a64_busrange = pcidtb_boot("bus-range", ("virtio_pci_caps", "printk_lines") + MM_SUITES,
+                               smp=4, mem="1G", arch="aarch64",
+                               name="a64_pci_dtb_busrange")
     return [
         Boot("a64_core", smp=4, mem="256M", suites=CORE_SUITES, arch="aarch64",
              post_check=overflow_check("a64_core")),
@@ -704,6 +754,32 @@ def aarch64_boots():
         race_boot("a64_race_legacy", 1024, " invalidate_lock=off", "aarch64"),
         vfs_boot(2048, "aarch64", "a64_vfs_2k"),
         ext2_boot("a64_ext2_1k", 1024, ext2img.DEFAULT_FEATURES, "aarch64"),
+        # ext4: the writing suites on one image of 1 KiB blocks (ext4w_1k's),
+        # the race reproducers on one (race_ext4_1k's, fixed mode), the
+        # read-only images' suites on one of 4 KiB blocks
+        ext2_boot("a64_ext4w_1k", 1024, ext2img.EXT4_DEFAULT, "aarch64"),
+        race_boot("a64_race_ext4_1k", 1024, "", "aarch64", fs="ext4",
+                  features=ext2img.EXT4_DEFAULT),
+        ext4_boot("a64_ext4_4k", 4096, "aarch64"),
+        errseq_boot("aarch64", "a64_errseq"),
+        Boot("a64_panic", smp=2, mem="128M", suites=("selftest_panic",), arch="aarch64",
+             expect_panic="panic_is_reported", timeout=60),
+        # the bad DTBs of aarch64's virt (tools/pcidtb.py), boots with no
+        # disk and no filesystem: the mm suites beside pci_enum with 128
+        # MiB (mem128's machine) and beside virtio_pci_caps and
+        # printk_lines with 1 GiB on 4 CPUs (mem1g's; printk's CPUs).
+        # (mm_page_alloc's exhaustion case wants a quiet kernel: after the
+        # ext4 suites, on either arch, 512 pages came free while it held
+        # every page - page-cache pages freed late, by RCU callbacks, it
+        # seems.)
+        pcidtb_boot("ranges", ("pci_enum",) + MM_SUITES, arch="aarch64",
+                    name="a64_pci_dtb_ranges"),
+        replace(a64_busrange, post_check=hooks(a64_busrange.post_check,
+                                               printk_check(a64_busrange.name))),
+        # one image per suite of ext2_bad_* (the damage is parsed the same
+        # on any arch; the arch's part is the path that reports it)
+        *[ext2_bad_boot(kind, "aarch64", f"a64_ext2_bad_{kind}")
+          for kind in ("rootfile", "rocompat", "reclen", "blocknr")],
     ]
 
 
@@ -855,7 +931,7 @@ def aia_boots():
 BOOTS = [
     Boot("core", smp=4, mem="256M", suites=CORE_SUITES, post_check=overflow_check("core")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
-         post_check=printk_check),
+         post_check=printk_check("printk")),
     Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),
          expect_panic="panic_is_reported", timeout=60),
     Boot("mem128", smp=2, mem="128M", suites=MM_SUITES),
@@ -869,10 +945,7 @@ BOOTS = [
     *[vfs_boot(block) for block in (4096, 2048, 1024)],
     # Writeback errors from a failing device: each open file hears of
     # each once (errseq); ext2 says what failed, as expected here.
-    Boot("errseq", smp=2, mem="256M", suites=("vfs_errseq",),
-         qemu_args=ERRSEQ_ARGS, bootargs="root=vda", prepare=errseq_prepare,
-         post_check=lambda build: errimg.check_image(build / "errseq.img"),
-         allow=(("ext2-error", "vfs_errseq.*"),)),
+    errseq_boot(),
     # The same suites on writable ext4 images, mounted as ext4: the same
     # files written, the same e2fsck and debugfs checks, and the ext4
     # suites the image's features call for: ext4_extent_write and
@@ -904,11 +977,7 @@ BOOTS = [
           ("race_2k_legacy", 2048, " invalidate_lock=off"),
           ("race_1k", 1024, ""),
           ("race_1k_legacy", 1024, " invalidate_lock=off"))],
-    *[Boot(f"pci_dtb_{edit.replace('-', '')}", smp=2, mem="128M", timeout=60,
-           suites=(suite,),
-           qemu_args=("-dtb", f"build/pci_{edit}.dtb", *blk_args("pci_dtb", "pci")),
-           prepare=pcidtb_prepare(edit, 2, "128M"), post_check=pcidtb_check(edit),
-           allow=(("pci", "<boot>"),))
+    *[pcidtb_boot(edit, (suite,))
       for edit, suite in (("ranges", "pci_enum"), ("bus-range", "virtio_pci_caps"))],
     race_pci_boot("race_pci"),
     # The race reproducers on a writable ext4 (extent trees, the default
@@ -920,14 +989,9 @@ BOOTS = [
           ("race_ext4_1k_legacy", 1024, " invalidate_lock=off"))],
     # ext4 images (mke2fs -t ext4, a clean journal): read-only, read back
     # through extent trees; the damaged ones refused (docs/ext4.md).
-    *[Boot(name, smp=2, mem="256M", suites=("ext4_csum", "ext4_read", "ext4_bad"),
-           qemu_args=ext4_args(name), bootargs="root=vda rootfstype=ext4",
-           prepare=ext4_prepare(name, block), post_check=ext4_check(name))
+    *[ext4_boot(name, block)
       for name, block in (("ext4_1k", 1024), ("ext4_2k", 2048), ("ext4_4k", 4096))],
-    *[Boot(f"ext2_bad_{kind}", smp=2, mem="128M", suites=(mkbadimg.SUITES[kind],),
-           bootargs=f"ext2.bad={kind}", qemu_args=ext2_args(f"ext2_bad_{kind}"),
-           prepare=ext2_bad_prepare(kind), post_check=ext2_bad_check(kind))
-      for kind in mkbadimg.KINDS],
+    *[ext2_bad_boot(kind) for kind in mkbadimg.KINDS],
     # The production kernel (prod.ninja: no lockdep, no DEBUG_ASSERT; what
     # tools/bench measures) on ext2_4k's image: the page cache, ext2's
     # write and read paths and the locks, e2fsck and debugfs afterwards.

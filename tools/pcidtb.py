@@ -2,20 +2,24 @@
 """tools/pcidtb.py: QEMU virt's device tree with its PCI host bridge spoiled.
 
     python3 tools/pcidtb.py OUT.dtb --smp N --mem SIZE [--edit ranges]
-                            [--arch aarch64]
+                            [--arch riscv64|aarch64]
 
 Dumps the device tree QEMU gives `-machine virt -smp N -m SIZE`
-(`-machine virt,dumpdtb=`; aarch64: the boots' virt,highmem=off on a
-cortex-a57), edits the `pci-host-ecam-generic` node with dtc
-and writes OUT.dtb, for a boot that passes it back with `-dtb`: the board
-then says something wrong about its PCI bridge, and the kernel must say
-so, leave the bridge out and boot on (drivers/pci_host.c). Edits:
+(`-machine virt,dumpdtb=`; on aarch64 the machine tools/ktest_runner.py
+boots: highmem=off, GICv2, cortex-a57), edits the `pci-host-ecam-generic`
+node with dtc and writes OUT.dtb, for a boot that passes it back with
+`-dtb`: the board then says something wrong about its PCI bridge, and the
+kernel must say so, leave the bridge out and boot on (drivers/pci_host.c).
+Edits:
 
   ranges     the node has no `ranges` (no window to place BARs in)
-  bus-range  `bus-range` asks for 256 buses while `reg` holds one
+  bus-range  `bus-range` asks for more buses than `reg` holds (one): 256
+             on riscv64's virt, 16 on aarch64's (highmem=off)
   no-intx-slot1  (aarch64) `interrupt-map` loses slot 1's four entries:
              what sits there (a root port and what is behind it) has no
              INTx, and must do with MSI-X (drivers/virtio_pci_irq.c)
+
+MESSAGES[arch][edit] is the console line the kernel must print.
 """
 
 import argparse
@@ -27,11 +31,22 @@ import sys
 import tempfile
 from pathlib import Path
 
+ARCHES = ("riscv64", "aarch64")
+# The ECAM window's reg: riscv64's virt has 256 buses at 0x30000000;
+# aarch64's (highmem=off) 16 at 0x3f000000. The bus-range edit shrinks it
+# to one bus (1 MiB).
 EDITS = {
-    "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
-    "bus-range": (r"(\breg = <0x00 0x30000000 0x00) 0x10000000>",
-                  r"\1 0x100000>"),
-    "no-intx-slot1": (r"^(\s*interrupt-map = <)([^>]*)(>;)$", None),
+    "riscv64": {
+        "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
+        "bus-range": (r"(\breg = <0x00 0x30000000 0x00) 0x10000000>",
+                      r"\1 0x100000>"),
+    },
+    "aarch64": {
+        "ranges": (r"^\s*ranges = <[^>]*>;\n", ""),
+        "bus-range": (r"(\breg = <0x00 0x3f000000 0x00) 0x1000000>",
+                      r"\1 0x100000>"),
+        "no-intx-slot1": (r"^(\s*interrupt-map = <)([^>]*)(>;)$", None),
+    },
 }
 # aarch64 virt's interrupt-map entry: child address (3 cells) and pin, the
 # GIC's phandle, its address (2 cells) and a 3-cell interrupt.
@@ -49,10 +64,26 @@ def drop_slot1(m):
     kept = [e for e in entries if int(e[0], 16) != 0x800]
     return m.group(1) + " ".join(c for e in kept for c in e) + m.group(3)
 MESSAGES = {
-    "ranges": "pci@30000000: no usable ranges (missing); host bridge not used",
-    "bus-range": "pci@30000000: bus-range 0-255 does not fit reg (0x100000 "
-                 "bytes); host bridge not used",
+    "riscv64": {
+        "ranges": "pci@30000000: no usable ranges (missing); host bridge not used",
+        "bus-range": "pci@30000000: bus-range 0-255 does not fit reg (0x100000 "
+                     "bytes); host bridge not used",
+    },
+    "aarch64": {
+        "ranges": "pcie@10000000: no usable ranges (missing); host bridge not used",
+        "bus-range": "pcie@10000000: bus-range 0-15 does not fit reg (0x100000 "
+                     "bytes); host bridge not used",
+    },
 }
+
+
+def qemu_command(arch):
+    """QEMU with the machine a boot of @arch runs (less -machine's
+    dumpdtb=, which make() adds)."""
+    if arch == "aarch64":
+        return ["qemu-system-aarch64", "-cpu", "cortex-a57", "-net", "none"], \
+            "virt,highmem=off"
+    return shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64")), "virt"
 
 
 def pci_node(dts):
@@ -64,13 +95,8 @@ def pci_node(dts):
 
 
 def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> None:
-    pattern, repl = EDITS[edit]
-    if arch == "aarch64":  # as tools/ktest_runner.py machine_args
-        qemu = ["qemu-system-aarch64", "-cpu", "cortex-a57", "-net", "none"]
-        machine = "virt,highmem=off"
-    else:
-        qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
-        machine = "virt"
+    qemu, machine = qemu_command(arch)
+    pattern, repl = EDITS[arch][edit]
     with tempfile.TemporaryDirectory() as tmp:
         dtb = Path(tmp) / "virt.dtb"
         subprocess.run(qemu + ["-machine", f"{machine},dumpdtb={dtb}", "-smp", str(smp),
@@ -82,7 +108,8 @@ def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> Non
         node, n = re.subn(pattern, drop_slot1 if repl is None else repl,
                           dts[begin:end], flags=re.M)
         if n != 1:
-            raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the pci node")
+            raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the "
+                               f"{arch} pci node")
         out.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)],
                        input=dts[:begin] + node + dts[end:], check=True, text=True)
@@ -93,8 +120,8 @@ def main():
     ap.add_argument("out", type=Path)
     ap.add_argument("--smp", type=int, required=True)
     ap.add_argument("--mem", required=True)
-    ap.add_argument("--edit", choices=sorted(EDITS), default="ranges")
-    ap.add_argument("--arch", choices=("riscv64", "aarch64"), default="riscv64")
+    ap.add_argument("--edit", choices=sorted(set(EDITS["riscv64"]) | set(EDITS["aarch64"])), default="ranges")
+    ap.add_argument("--arch", choices=ARCHES, default="riscv64")
     args = ap.parse_args()
     make(args.out, args.smp, args.mem, args.edit, args.arch)
     return 0
