@@ -248,6 +248,16 @@ class ShellTest(unittest.TestCase):
         self.assertIn("  root: vda (ext2)", res.stdout)
         self.assertRegex(command_lines(res)[0], r"^vda: \d+ sectors \(")
 
+    def test_aia_pci_disk_gets_msix_from_the_imsic(self):
+        """--aia --pci: QEMU virt with the AIA; the disk's MSI-X vectors
+        are IMSIC identities, the root mounts on it."""
+        res = run_c("disks", extra=["--aia", "--pci"])
+        self.assertEqual(res.returncode, 0, res.stdout[-800:])
+        self.assertIn("aia: IMSIC files at ", res.stdout)
+        self.assertRegex(res.stdout, r"virtio-pci@\S+: MSI-X, \d+ vectors "
+                                     r"\(IMSIC identities \d+-\d+\)")
+        self.assertIn("  root: vda (ext2)", res.stdout)
+
     def test_typed_line_is_edited_and_run(self):
         sh = Interactive()
         try:
