@@ -20,12 +20,11 @@ what is wrong, leave that part out and boot on
 
 import argparse
 import os
-import re
 import shlex
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+import pcidtb  # tools/pcidtb.py: edit_tree
 
 # (the node's name, the pattern in it, its replacement)
 EDITS = {
@@ -50,20 +49,9 @@ def node_span(dts, name):
 def make(out: Path, smp: int, mem: str, edit: str) -> None:
     qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
     name, pattern, repl = EDITS[edit]
-    with tempfile.TemporaryDirectory() as tmp:
-        dtb = Path(tmp) / "virt.dtb"
-        subprocess.run(qemu + ["-machine", f"virt,aia=aplic-imsic,dumpdtb={dtb}",
-                               "-smp", str(smp), "-m", mem, "-nographic"],
-                       check=True, capture_output=True, timeout=60)
-        dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
-                             check=True, capture_output=True, text=True).stdout
-        begin, end = node_span(dts, name)
-        node, n = re.subn(pattern, repl, dts[begin:end], flags=re.M)
-        if n != 1:
-            raise RuntimeError(f"aiadtb: edit {edit!r} matched {n} times in {name}")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)],
-                       input=dts[:begin] + node + dts[end:], check=True, text=True)
+    pcidtb.edit_tree(out, qemu, "virt,aia=aplic-imsic", smp, mem,
+                     lambda dts: node_span(dts, name), pattern, repl,
+                     f"aiadtb: edit {edit!r}", name)
 
 
 def main():

@@ -12,11 +12,10 @@ boot on (kernel/arch/aarch64/gicv3_its.c).
 """
 
 import argparse
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+import pcidtb  # tools/pcidtb.py: edit_tree, qemu_command
 
 MESSAGE = "its: its@8080000 has no reg, no phandle or no msi-controller"
 
@@ -28,22 +27,9 @@ def its_node(dts):
 
 
 def make(out: Path, smp: int, mem: str, machine: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        dtb = Path(tmp) / "virt.dtb"
-        subprocess.run(["qemu-system-aarch64", "-machine",
-                        f"virt{machine},dumpdtb={dtb}",
-                        "-cpu", "cortex-a57", "-smp", str(smp), "-m", mem,
-                        "-nographic", "-net", "none"],
-                       check=True, capture_output=True, timeout=60)
-        dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
-                             check=True, capture_output=True, text=True).stdout
-        begin, end = its_node(dts)
-        node, n = re.subn(r"^\s*reg = <[^>]*>;\n", "", dts[begin:end], flags=re.M)
-        if n != 1:
-            raise RuntimeError(f"itsdtb: reg matched {n} times in the ITS node")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)],
-                       input=dts[:begin] + node + dts[end:], check=True, text=True)
+    qemu, _ = pcidtb.qemu_command("aarch64")
+    pcidtb.edit_tree(out, qemu, f"virt{machine}", smp, mem, its_node,
+                     r"^\s*reg = <[^>]*>;\n", "", "itsdtb: reg", "the ITS node")
 
 
 def main():

@@ -94,9 +94,12 @@ def pci_node(dts):
     return open_at, close_at
 
 
-def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> None:
-    qemu, machine = qemu_command(arch)
-    pattern, repl = EDITS[arch][edit]
+def edit_tree(out: Path, qemu, machine, smp, mem, span, pattern, repl, what, where):
+    """Dump the device tree of @qemu with `-machine @machine,dumpdtb=`,
+    replace @pattern by @repl (re.subn, multi-line) inside the node
+    span(dts) finds, and write OUT.dtb. The edit must match exactly once:
+    else RuntimeError "@what matched N times in @where". tools/aiadtb.py
+    and tools/itsdtb.py spoil their nodes through it too."""
     with tempfile.TemporaryDirectory() as tmp:
         dtb = Path(tmp) / "virt.dtb"
         subprocess.run(qemu + ["-machine", f"{machine},dumpdtb={dtb}", "-smp", str(smp),
@@ -104,15 +107,21 @@ def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> Non
                        check=True, capture_output=True, timeout=60)
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dtb)],
                              check=True, capture_output=True, text=True).stdout
-        begin, end = pci_node(dts)
-        node, n = re.subn(pattern, drop_slot1 if repl is None else repl,
-                          dts[begin:end], flags=re.M)
+        begin, end = span(dts)
+        node, n = re.subn(pattern, repl, dts[begin:end], flags=re.M)
         if n != 1:
-            raise RuntimeError(f"pcidtb: edit {edit!r} matched {n} times in the "
-                               f"{arch} pci node")
+            raise RuntimeError(f"{what} matched {n} times in {where}")
         out.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)],
                        input=dts[:begin] + node + dts[end:], check=True, text=True)
+
+
+def make(out: Path, smp: int, mem: str, edit: str, arch: str = "riscv64") -> None:
+    qemu, machine = qemu_command(arch)
+    pattern, repl = EDITS[arch][edit]
+    edit_tree(out, qemu, machine, smp, mem, pci_node, pattern,
+              drop_slot1 if repl is None else repl,
+              f"pcidtb: edit {edit!r}", f"the {arch} pci node")
 
 
 def main():
