@@ -132,6 +132,9 @@ def main():
     ap.add_argument("--edit", choices=sorted(set(EDITS["riscv64"]) | set(EDITS["aarch64"])), default="ranges")
     ap.add_argument("--arch", choices=ARCHES, default="riscv64")
     args = ap.parse_args()
+    if args.edit not in EDITS[args.arch]:
+        ap.error(f"--edit {args.edit} is not an edit of {args.arch}'s tree "
+                 f"({', '.join(sorted(EDITS[args.arch]))})")
     make(args.out, args.smp, args.mem, args.edit, args.arch)
     return 0
 
