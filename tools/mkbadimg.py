@@ -86,11 +86,6 @@ def _ino(img, path):
     return int(re.search(r"Inode: (\d+)", _debugfs(img, f"stat {path}")).group(1))
 
 
-def _victim_entry(img, block):
-    """Offset of bad/victim's record in the image, and the block's end."""
-    return _entry(img, block, "/bad", b"victim")
-
-
 def _entry(img, block, dirpath, name):
     """Offset of DIRPATH/NAME's record in the image, and the block's end."""
     start = _first_block(img, dirpath) * block
@@ -141,7 +136,7 @@ def make_bad(kind, img, block=1024):
     elif kind == "rocompat":
         _or32(img, SB + S_RO_COMPAT, 0x80000000)
     elif kind in ("reclen", "ino"):
-        off, left = _victim_entry(img, block)
+        off, left = _entry(img, block, "/bad", b"victim")
         if kind == "reclen":
             ext2img.write_at(img, off + 4, struct.pack("<H", left + 4))
         else:
