@@ -7,7 +7,8 @@ The host unit tests (tools/test_*.py, as the pseudo-boot "host", by
 tools/host_tests.py) and each boot of tools/boots.py whose name matches
 BOOT_GLOB; a full run (no globs) runs the host tests in a process of their
 own beside the boots, its output in build/test-logs/host.log, printed
-after the boots (WHOLE_SERIAL=1: first, in this process). A boot: QEMU runs build/whole.elf with ktest.filter= the boot's suites,
+after the boots, and then host_tests.QUIET's, left for when the boots
+are done (WHOLE_SERIAL=1: all first, in this process). A boot: QEMU runs build/whole.elf with ktest.filter= the boot's suites,
 the console goes to build/test-logs/<boot>.log and is parsed by
 tools/ktap.py. A
 SUITE_GLOB narrows each boot to its suites that match it (host: the test
@@ -339,7 +340,8 @@ def start_host_beside():
     return subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "host"],
                             stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, cwd=ROOT,
-                            start_new_session=True)
+                            start_new_session=True,
+                            env={**os.environ, "WHOLE_HOST_BESIDE": "1"})
 
 
 HOST_SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
@@ -377,11 +379,15 @@ def run_all(tally, boot_glob, suite_glob):
             _kill_group(beside)
             raise
         finish_host_beside(tally, beside)
+        # the load-sensitive ones, with the boots done (host_tests.QUIET)
+        for name in host_tests.QUIET:
+            host_tests.run(tally, name)
         check_linked(tally)
         return
     if fnmatch.fnmatchcase("host", boot_glob):
         host_glob = "test_*" if suite_glob == "*" else suite_glob
-        tests = host_tests.load(host_glob)
+        beside = os.environ.get("WHOLE_HOST_BESIDE") == "1"
+        tests = host_tests.load(host_glob, host_tests.QUIET if beside else ())
         if tests.countTestCases() or suite_glob == "*":
             host_tests.run(tally, host_glob, tests)
             ran_host = True

@@ -19,6 +19,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boots  # noqa: E402
+import host_tests  # noqa: E402
 import ktest_runner  # noqa: E402
 from ext2img import CheckFailed  # noqa: E402
 
@@ -332,9 +333,35 @@ class HostBesideTest(unittest.TestCase):
         self.assertEqual(mark, (0, 1, 0))
         self.assertIn("without its summary line", out)
 
+    def test_quiet_tests_are_left_for_after_the_boots(self):
+        """The process beside the boots loads no host_tests.QUIET module;
+        run_all runs each of them once the boots are done."""
+        ids = lambda suite: {t.id().split(".")[0] for t in _flatten(suite)}
+        self.assertTrue(set(host_tests.QUIET) <= ids(host_tests.load("test_p*")))
+        self.assertFalse(set(host_tests.QUIET)
+                         & ids(host_tests.load("test_p*", host_tests.QUIET)))
+        ran = []
+        with mock.patch.object(ktest_runner, "start_host_beside", lambda: object()), \
+                mock.patch.object(ktest_runner, "run_boots", lambda *a: 0), \
+                mock.patch.object(ktest_runner, "finish_host_beside",
+                                  lambda tally, proc: ran.append("beside")), \
+                mock.patch.object(ktest_runner, "check_linked", lambda tally: None), \
+                mock.patch.object(host_tests, "run",
+                                  lambda tally, glob, tests=None: ran.append(glob)):
+            ktest_runner.run_all(ktest_runner.Tally(), "*", "*")
+        self.assertEqual(ran, ["beside", *host_tests.QUIET])
+
     def test_serial_when_asked(self):
         with mock.patch.dict(os.environ, {"WHOLE_SERIAL": "1"}):
             self.assertIsNone(ktest_runner.start_host_beside())
+
+
+def _flatten(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from _flatten(t)
+        else:
+            yield t
 
 
 if __name__ == "__main__":
