@@ -32,10 +32,10 @@ Fields:
   arch       one of ARCHES: the kernel and QEMU machine (tools/ktest_runner.py
              machine_args); "riscv64" unless said
   machine    options added to -machine virt (",gic-version=3")
-  build      "prod": the production kernel, build/prod/whole.elf
-             (prod.ninja: no lockdep, no DEBUG_ASSERT; riscv64 only),
-             which the runner builds first (ninja), within the boot's time;
-             "" the test kernel, every check on
+  build      "prod": the arch's production kernel, build/prod/whole.elf
+             or build/aarch64/prod/Image (prod.ninja: no lockdep, no
+             DEBUG_ASSERT), which the runner builds first (ninja), within
+             the boot's time; "" the test kernel, every check on
 A hook fails by raising (ext2img.CheckFailed carries the output to show);
 a failed hook counts as one failure. Paths are relative to the repo root.
 """
@@ -672,14 +672,31 @@ def race_pci_boot(name, arch="riscv64", machine=""):
 PRODUCTION_BANNER = ", production build (no lockdep)"
 
 
-def production_check(name):
+def production_check(name, arch="riscv64"):
     def post_check(build: Path) -> None:
         log = (build / "test-logs" / f"{name}.log").read_text(errors="replace")
-        if not re.search(r"\] whole \S+ \(.*\), riscv64" + re.escape(PRODUCTION_BANNER),
+        if not re.search(r"\] whole \S+ \(.*\), " + arch + re.escape(PRODUCTION_BANNER),
                          log):
             raise ext2img.CheckFailed("the banner does not say "
-                                      f"{PRODUCTION_BANNER.lstrip(', ')!r}")
+                                      f"{arch + PRODUCTION_BANNER!r}")
     return post_check
+
+
+def prod_boot(name, arch="riscv64"):
+    """The production kernel (prod.ninja: no lockdep, no DEBUG_ASSERT;
+    what tools/bench measures) of @arch on ext2_4k's image: the page
+    cache, ext2's write and read paths and the locks, e2fsck and debugfs
+    afterwards, and the banner's word that it is that kernel. Not here by
+    design: the suites that provoke lockdep reports or ask lockdep who
+    holds what (locks_lockdep, locks_mutex, locks_rwsem, pcache_invalidate,
+    vfs_mmap: production cannot tell) and those that need another image or
+    boot (the rest run on the test kernel)."""
+    return replace(ext2_boot(name, 4096, ext2img.DEFAULT_FEATURES, arch), build="prod",
+                   post_check=hooks(ext2_check(name), production_check(name, arch)),
+                   suites=("ext2_buffer", "ext2_read", "ext2_readpage", "ext2_tail",
+                           "ext2_write", "locks_completion", "locks_fastpath",
+                           "locks_rcu", "locks_spinlock", "mm_kmalloc",
+                           *(s for s in PCACHE_SUITES if s != "pcache_invalidate")))
 
 
 def hooks(*each):
@@ -706,7 +723,8 @@ def aarch64_boots():
     checks; the same for ext4 (one writable image, one race root, one
     read-only image, each riscv64's at one block size); errseq's and
     panic's boots; the two spoiled device trees, with the mm suites at
-    128 MiB and 1 GiB and printk_lines; one ext2_bad_* boot per suite.
+    128 MiB and 1 GiB and printk_lines; one ext2_bad_* boot per suite;
+    prod's on aarch64's production kernel (a64_prod).
     tools/test_boots_arches.py checks that no riscv64 suite is left out."""
     gicv3, pci = ",gic-version=3", ",gic-version=3,highmem=on"
     mq_mmio = blk_mq_boot("modern", "aarch64", "a64_gicv3", gicv3)
@@ -780,6 +798,9 @@ def aarch64_boots():
         # on any arch; the arch's part is the path that reports it)
         *[ext2_bad_boot(kind, "aarch64", f"a64_ext2_bad_{kind}")
           for kind in ("rootfile", "rocompat", "reclen", "blocknr")],
+        # aarch64's production kernel (what tools/bench --arch aarch64
+        # measures), with prod's suites and checks
+        prod_boot("a64_prod", "aarch64"),
     ]
 
 
@@ -992,19 +1013,7 @@ BOOTS = [
     *[ext4_boot(name, block)
       for name, block in (("ext4_1k", 1024), ("ext4_2k", 2048), ("ext4_4k", 4096))],
     *[ext2_bad_boot(kind) for kind in mkbadimg.KINDS],
-    # The production kernel (prod.ninja: no lockdep, no DEBUG_ASSERT; what
-    # tools/bench measures) on ext2_4k's image: the page cache, ext2's
-    # write and read paths and the locks, e2fsck and debugfs afterwards.
-    # Not here by design: the suites that provoke lockdep reports or ask
-    # lockdep who holds what (locks_lockdep, locks_mutex, locks_rwsem,
-    # pcache_invalidate, vfs_mmap: production cannot tell) and those that need
-    # another image or boot (the rest run on the test kernel above).
-    replace(ext2_boot("prod", 4096, ext2img.DEFAULT_FEATURES), build="prod",
-            post_check=hooks(ext2_check("prod"), production_check("prod")),
-            suites=("ext2_buffer", "ext2_read", "ext2_readpage", "ext2_tail",
-                    "ext2_write", "locks_completion", "locks_fastpath", "locks_rcu",
-                    "locks_spinlock", "mm_kmalloc",
-                    *(s for s in PCACHE_SUITES if s != "pcache_invalidate"))),
+    prod_boot("prod"),
     *aarch64_boots(),
     *msi_boots(),
     *aia_boots(),

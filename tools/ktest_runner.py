@@ -53,8 +53,13 @@ from qemu_smp import smp_arg  # noqa: E402
 
 BUILD = ROOT / "build"
 KERNEL = BUILD / "whole.elf"
-# boots.py's build field: the other riscv64 kernels (prod.ninja's)
-BUILD_KERNELS = {"prod": BUILD / "prod" / "whole.elf"}
+# The kernel QEMU boots for boots.py's (arch, build): each arch's test
+# kernel and its production kernel (prod.ninja's, which the runner builds
+# first); aarch64's as an arm64 Image
+KERNELS = {("riscv64", ""): KERNEL,
+           ("riscv64", "prod"): BUILD / "prod" / "whole.elf",
+           ("aarch64", ""): BUILD / "aarch64" / "Image",
+           ("aarch64", "prod"): BUILD / "aarch64" / "prod" / "Image"}
 LOGS = BUILD / "test-logs"
 TAIL = 30        # console lines shown for a crash or timeout
 KILL_GRACE = 5   # seconds between SIGTERM and SIGKILL
@@ -116,22 +121,20 @@ def machine_args(boot):
     (boots.ARCHES): riscv64's virt under OpenSBI with build/whole.elf, or
     aarch64's virt with build/aarch64/Image (exit code by semihosting),
     highmem=off unless the boot's machine says highmem=on (QEMU takes the
-    last)."""
+    last); the boot's build's kernel instead if it names one (KERNELS)."""
+    kernel = ["-kernel", str(KERNELS[boot.arch, boot.build].relative_to(ROOT))]
     if boot.arch == "aarch64":
         return (["qemu-system-aarch64", "-machine", "virt,highmem=off" + boot.machine,
                  "-cpu", "cortex-a57", "-net", "none",
-                 "-semihosting-config", "enable=on,target=native"],
-                ["-kernel", "build/aarch64/Image"])
+                 "-semihosting-config", "enable=on,target=native"], kernel)
     qemu = shlex.split(os.environ.get("WHOLE_QEMU", "qemu-system-riscv64"))
-    kernel = BUILD_KERNELS[boot.build] if boot.build else KERNEL
-    return (qemu + ["-machine", "virt" + boot.machine, "-bios", "default"],
-            ["-kernel", str(kernel.relative_to(ROOT))])
+    return (qemu + ["-machine", "virt" + boot.machine, "-bios", "default"], kernel)
 
 
 def build_kernel(boot):
     """Build the kernel of @boot's build field (ninja, incremental);
     raise CheckFailed with ninja's output if that fails."""
-    target = str(BUILD_KERNELS[boot.build].relative_to(ROOT))
+    target = str(KERNELS[boot.arch, boot.build].relative_to(ROOT))
     proc = subprocess.run(["ninja", target], cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:
         raise CheckFailed(f"ninja {target} failed:\n{proc.stdout[-3000:]}{proc.stderr}")

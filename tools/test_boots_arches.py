@@ -4,8 +4,9 @@ same suites as the riscv64 boots, not a subset (issue #35): every suite a
 riscv64 boot lists is listed by some aarch64 boot, but for those of
 RISCV64_ONLY, each with its reason. The machines that are the point of
 a suite (the mm suites' memory sizes, a panicking boot, a board with a
-spoiled device tree) have their aarch64 boot too; tools/pcidtb.py spoils
-aarch64's virt as it does riscv64's (dtc reads back what it wrote)."""
+spoiled device tree, the production kernel) have their aarch64 boot too;
+tools/pcidtb.py spoils aarch64's virt as it does riscv64's (dtc reads
+back what it wrote)."""
 
 import os
 import re
@@ -13,10 +14,13 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boots  # noqa: E402
+import ext2img  # noqa: E402
+import ktest_runner  # noqa: E402
 import pcidtb  # noqa: E402
 
 # Suites only riscv64 boots run, and why. Every other suite linked into
@@ -75,6 +79,51 @@ class SameSuites(unittest.TestCase):
                     found = [b for b in boots.BOOTS if b.name == name and b.arch == arch]
                     self.assertEqual(len(found), 1, name)
                     self.assertIn(f"build/{name}.dtb", found[0].qemu_args)
+
+
+class ProductionBoots(unittest.TestCase):
+    """tools/bench measures each arch's production kernel (prod.ninja):
+    each arch boots it once (riscv64's prod, aarch64's a64_prod), with the
+    same suites, and its banner must say so."""
+
+    def prod_boots(self, arch):
+        return [b for b in boots.BOOTS if b.arch == arch and b.build == "prod"]
+
+    def test_each_arch_boots_its_production_kernel(self):
+        """One boot per arch; its kernel is the test kernel's file in a
+        prod/ folder beside it (build/prod/whole.elf,
+        build/aarch64/prod/Image)."""
+        for arch in boots.ARCHES:
+            with self.subTest(arch=arch):
+                found = self.prod_boots(arch)
+                self.assertEqual(len(found), 1, [b.name for b in found])
+                test = Path(ktest_runner.machine_args(
+                    replace(found[0], build=""))[1][1])
+                self.assertEqual(ktest_runner.machine_args(found[0])[1],
+                                 ["-kernel", str(test.parent / "prod" / test.name)])
+
+    def test_same_suites_on_each_arch(self):
+        self.assertEqual(*[{s for b in self.prod_boots(arch) for s in b.required()}
+                           for arch in ("aarch64", "riscv64")])
+
+    def test_banner_names_the_arch_and_the_build(self):
+        """The check passes only on the production banner of its own arch."""
+        prod = ", production build (no lockdep)"
+        banner = "[    0.06] whole df661a2 (2026-12-07), {}{}\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "test-logs").mkdir()
+            log = Path(tmp) / "test-logs" / "p.log"
+            for arch, text, ok in (("aarch64", banner.format("aarch64", prod), True),
+                                   ("aarch64", banner.format("aarch64", ""), False),
+                                   ("aarch64", banner.format("riscv64", prod), False),
+                                   ("riscv64", banner.format("riscv64", prod), True)):
+                with self.subTest(arch=arch, banner=text):
+                    log.write_text(text)
+                    check = boots.production_check("p", arch)
+                    if ok:
+                        check(Path(tmp))
+                    else:
+                        self.assertRaises(ext2img.CheckFailed, check, Path(tmp))
 
 
 class AarchDtb(unittest.TestCase):
