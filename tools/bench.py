@@ -57,7 +57,7 @@ shuffled order (scaling_cached_read and cold_seq_read at each hart count,
 file_size_cost with the same memory and disk; no mixed: its modes are
 whole's), and the table of whole beside them follows, with Linux's own
 ratios for comparison.
---arch aarch64 boots whole's build/aarch64/Image instead, on
+--arch aarch64 boots whole's aarch64 kernel instead (its Image, below), on
 qemu-system-aarch64's virt (linuxguest.MACHINE: cortex-a57, GICv2,
 highmem=off) with the same disks, and with --linux Debian's arm64 Linux
 on that machine line (tools/linuxguest.py --arch); every object written
@@ -69,12 +69,12 @@ a table of each kernel on aarch64 beside riscv64. Not with --scaling.
 Benchmarks, not tests: nothing here passes or fails on a figure; the
 goals are read from one run's figures and printed.
 
-The kernel measured is the production build by default: build/prod/whole.elf
-(prod.ninja: no lockdep, no DEBUG_ASSERT, as Linux's distribution kernel
-has no lock debugging), whose banner must say so; --debug-build measures
-the test kernel, build/whole.elf, with every check on. Every "run" object
-says which ("build": "production" or "debug"). aarch64 has no production
-build: its boots always run build/aarch64/Image ("build": "debug").
+The kernel measured is the production build by default, on either arch:
+build/prod/whole.elf, build/aarch64/prod/Image (prod.ninja: no lockdep,
+no DEBUG_ASSERT, as Linux's distribution kernel has no lock debugging),
+whose banner must say so; --debug-build measures the test kernel,
+build/whole.elf or build/aarch64/Image, with every check on. Every "run"
+object says which ("build": "production" or "debug").
 """
 
 import argparse
@@ -96,10 +96,12 @@ import linuxguest  # noqa: E402
 from qemu_smp import smp_arg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-# riscv64's kernels: the production build (prod.ninja) and the test kernel
-BUILD_ELF = {"production": ROOT / "build" / "prod" / "whole.elf",
-             "debug": ROOT / "build" / "whole.elf"}
-ELF = BUILD_ELF["production"]  # use_build() sets it from --debug-build
+# Each arch's kernels: the production build (prod.ninja) and the test kernel
+BUILD_ELF = {"riscv64": {"production": ROOT / "build" / "prod" / "whole.elf",
+                         "debug": ROOT / "build" / "whole.elf"},
+             "aarch64": {"production": ROOT / "build" / "aarch64" / "prod" / "whole.elf",
+                         "debug": ROOT / "build" / "aarch64" / "whole.elf"}}
+ELF = BUILD_ELF["riscv64"]["production"]  # use_build() sets it from --debug-build
 # the production kernel's banner ends its first line so (kernel/banner.c)
 PRODUCTION_BANNER = ", production build (no lockdep)"
 OUT = ROOT / "build" / "bench.json"
@@ -128,36 +130,41 @@ def mq_queues(smp):
     return max(1, min(int(smp), 8))
 
 
-# --arch: whole's kernel for QEMU's -kernel, and its ELF with the tool
-# that sizes its text, per arch; the machine line is linuxguest.MACHINE's,
-# which Linux's boots of that arch get too.
-KERNEL_FILE = {"riscv64": ELF, "aarch64": ROOT / "build" / "aarch64" / "Image"}
-SIZE_ELF = {"riscv64": ("riscv64-unknown-elf-size", ELF),
-            "aarch64": ("aarch64-linux-gnu-size", ROOT / "build" / "aarch64" / "whole.elf")}
+# --arch: whole's kernel for QEMU's -kernel (aarch64's: the Image beside
+# its ELF), and its ELF with the tool that sizes its text, per arch; the
+# machine line is linuxguest.MACHINE's, which Linux's boots of that arch
+# get too. use_build() sets both from --debug-build.
+SIZE_TOOL = {"riscv64": "riscv64-unknown-elf-size", "aarch64": "aarch64-linux-gnu-size"}
+KERNEL_FILE, SIZE_ELF = {}, {}
 
 
 def use_build(build):
-    """Measure riscv64's kernel of @build ("production" or "debug")."""
+    """Measure each arch's kernel of @build ("production" or "debug")."""
     global ELF
-    ELF = BUILD_ELF[build]
-    KERNEL_FILE["riscv64"] = ELF
-    SIZE_ELF["riscv64"] = ("riscv64-unknown-elf-size", ELF)
+    ELF = BUILD_ELF["riscv64"][build]
+    for arch, elfs in BUILD_ELF.items():
+        elf = elfs[build]
+        KERNEL_FILE[arch] = elf if arch == "riscv64" else elf.with_name("Image")
+        SIZE_ELF[arch] = (SIZE_TOOL[arch], elf)
 
 
-def arch_build(args, arch=None):
-    """The build @arch's boots run ("production" or "debug")."""
-    arch = arch or getattr(args, "arch", "riscv64")
-    return "debug" if args.debug_build or arch != "riscv64" else "production"
+use_build("production")
+
+
+def arch_build(args):
+    """The build every arch's boots run ("production" or "debug")."""
+    return "debug" if args.debug_build else "production"
 
 
 def check_build(args, arch, log):
     """Raise SystemExit unless the console @log (lines) is the banner of
     the build arch_build names: a production kernel says so."""
     production = any(PRODUCTION_BANNER in line for line in log)
-    if production != (arch_build(args, arch) == "production"):
+    if production != (arch_build(args) == "production"):
         raise SystemExit(f"bench: {arch}'s kernel booted as "
                          f"{'production' if production else 'debug'}, not "
-                         f"{arch_build(args, arch)} (ninja build/prod/whole.elf?)")
+                         f"{arch_build(args)} "
+                         f"(ninja {KERNEL_FILE[arch].relative_to(ROOT)}?)")
 
 
 def arch_qemu_cmd(arch, *args, **kwargs):
@@ -927,7 +934,7 @@ def main_arches(args):
         res.append({"bench": "run", "mode": None, "params": {
             "seed": seed, "order": order, "boots": args.boots, "reps": args.reps,
             "smp": args.smp, "mem": args.mem, "commit": commit,
-            "machine": linuxguest.MACHINE[arch], "build": arch_build(args, arch),
+            "machine": linuxguest.MACHINE[arch], "build": arch_build(args),
             "start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t_start)),
             "end": end, "loadavg_before": [round(x, 2) for x in load_before],
             "loadavg_after": [round(x, 2) for x in load_after]}})
@@ -980,16 +987,17 @@ def main(argv):
                     help="issue #32's scaling rows instead: boots at 1, 2, 4 and 8 "
                     "harts, and file sizes 16 MiB to 1 GiB with 2 GiB of memory")
     ap.add_argument("--debug-build", action="store_true",
-                    help="measure the test kernel (build/whole.elf: lockdep and "
-                    "DEBUG_ASSERT on), not the production build (build/prod/whole.elf)")
+                    help="measure the test kernel (build/whole.elf, build/aarch64/Image: "
+                    "lockdep and DEBUG_ASSERT on), not the production build (prod.ninja's)")
     ap.add_argument("--arch", choices=linuxguest.ARCHES + ("both",), default="riscv64",
                     help="whole's (and with --linux, Debian's Linux's) arch, on "
                     "that arch's QEMU virt (default riscv64); both: riscv64's and "
                     "aarch64's boots in one shuffled order")
     args = ap.parse_args(argv)
-    use_build("debug" if args.debug_build else "production")
-    print(f"bench: riscv64 kernel: {arch_build(args, 'riscv64')} build "
-          f"({ELF.relative_to(ROOT)}"
+    use_build(arch_build(args))
+    arches = BOTH_ARCHES if args.arch == "both" else (args.arch,)
+    print(f"bench: {arch_build(args)} build ("
+          + ", ".join(str(KERNEL_FILE[a].relative_to(ROOT)) for a in arches)
           + ("" if args.debug_build else "; --debug-build for the test kernel") + ")",
           file=sys.stderr)
     if args.scaling and args.arch != "riscv64":

@@ -161,41 +161,66 @@ class WatchdogTest(unittest.TestCase):
 
 class BuildTest(unittest.TestCase):
     """The kernel measured: the production build unless --debug-build,
-    and the booted kernel's banner must agree."""
+    on each arch, and the booted kernel's banner must agree."""
 
     def args(self, debug=False, arch="riscv64"):
         return argparse.Namespace(debug_build=debug, arch=arch)
 
-    def test_production_unless_debug_build_and_debug_on_aarch64(self):
-        self.assertEqual(bench.arch_build(self.args()), "production")
-        self.assertEqual(bench.arch_build(self.args(debug=True)), "debug")
-        self.assertEqual(bench.arch_build(self.args(arch="aarch64")), "debug")
-        self.assertEqual(bench.arch_build(self.args(arch="both"), "aarch64"), "debug")
+    def test_production_unless_debug_build_on_every_arch(self):
+        for arch in ("riscv64", "aarch64", "both"):
+            with self.subTest(arch=arch):
+                self.assertEqual(bench.arch_build(self.args(arch=arch)), "production")
+                self.assertEqual(bench.arch_build(self.args(debug=True, arch=arch)),
+                                 "debug")
 
     def test_use_build_picks_the_kernel(self):
+        """Each arch's production kernel is prod.ninja's, in prod/ beside
+        its test kernel; aarch64's QEMU boots the Image beside the ELF."""
+        def rel(path):
+            return path.relative_to(bench.ROOT).as_posix()
         try:
             bench.use_build("debug")
-            self.assertEqual(bench.ELF.relative_to(bench.ROOT).as_posix(), "build/whole.elf")
+            self.assertEqual(rel(bench.ELF), "build/whole.elf")
             self.assertEqual(bench.KERNEL_FILE["riscv64"], bench.ELF)
+            self.assertEqual(rel(bench.KERNEL_FILE["aarch64"]), "build/aarch64/Image")
+            self.assertEqual(rel(bench.SIZE_ELF["aarch64"][1]), "build/aarch64/whole.elf")
             bench.use_build("production")
-            self.assertEqual(bench.ELF.relative_to(bench.ROOT).as_posix(),
-                             "build/prod/whole.elf")
+            self.assertEqual(rel(bench.ELF), "build/prod/whole.elf")
             self.assertEqual(bench.SIZE_ELF["riscv64"][1], bench.ELF)
+            self.assertEqual(rel(bench.KERNEL_FILE["aarch64"]), "build/aarch64/prod/Image")
+            self.assertEqual(rel(bench.SIZE_ELF["aarch64"][1]),
+                             "build/aarch64/prod/whole.elf")
+        finally:
+            bench.use_build("production")
+
+    def test_aarch64_boots_its_production_image(self):
+        """--arch aarch64's QEMU line boots the production Image unless
+        --debug-build."""
+        def kernel(build):
+            bench.use_build(build)
+            cmd = bench.arch_qemu_cmd("aarch64", 4, "512M", "vda", "vdb", "true")
+            return cmd[cmd.index("-kernel") + 1]
+        try:
+            self.assertEqual(kernel("production"),
+                             str(bench.ROOT / "build" / "aarch64" / "prod" / "Image"))
+            self.assertEqual(kernel("debug"), str(bench.ROOT / "build" / "aarch64" / "Image"))
         finally:
             bench.use_build("production")
 
     def test_the_banner_must_match_the_build(self):
-        prod = ["[    0.04] whole d8d2cdb (2026-12-06), riscv64, "
-                "production build (no lockdep)\n"]
-        debug = ["[    0.04] whole d8d2cdb (2026-12-06), riscv64\n"]
-        bench.check_build(self.args(), "riscv64", prod)
-        bench.check_build(self.args(debug=True), "riscv64", debug)
-        bench.check_build(self.args(arch="aarch64"), "aarch64", debug)
-        with self.assertRaises(SystemExit) as cm:
-            bench.check_build(self.args(), "riscv64", debug)
-        self.assertIn("booted as debug, not production", str(cm.exception))
-        with self.assertRaises(SystemExit):
-            bench.check_build(self.args(debug=True), "riscv64", prod)
+        for arch in ("riscv64", "aarch64"):
+            prod = [f"[    0.04] whole d8d2cdb (2026-12-06), {arch}, "
+                    "production build (no lockdep)\n"]
+            debug = [f"[    0.04] whole d8d2cdb (2026-12-06), {arch}\n"]
+            with self.subTest(arch=arch):
+                bench.check_build(self.args(arch=arch), arch, prod)
+                bench.check_build(self.args(debug=True, arch=arch), arch, debug)
+                with self.assertRaises(SystemExit) as cm:
+                    bench.check_build(self.args(arch=arch), arch, debug)
+                self.assertIn("booted as debug, not production", str(cm.exception))
+                self.assertIn("prod/", str(cm.exception))  # the target to build
+                with self.assertRaises(SystemExit):
+                    bench.check_build(self.args(debug=True, arch=arch), arch, prod)
 
 
 class MergeTest(unittest.TestCase):
