@@ -10,7 +10,8 @@
  * buffer that belongs to the wait context, not through the caller's: the
  * device may read or write it until it completes, however late, while
  * the caller's buffer is the caller's again as soon as the call returns.
- * Longer ranges go in rounds of SYNC_BOUNCE_SECTORS.
+ * Longer ranges go in rounds of SYNC_BOUNCE_SECTORS. blk_write_sync_vec
+ * writes several separate ranges the same way, all in flight at once.
  *
  * Context: task context, may sleep. Locking: none of its own; the counters
  * in struct sync_io are atomic.

@@ -17,7 +17,8 @@
  *
  * Locks: bcache.lock (spinlock) protects the index, the LRU, b_count and
  * b_hashed. b_io_lock (a mutex) serialises the read-in and the writes of
- * one buffer, and ext2_bforget takes it to wait for a write in flight;
+ * one buffer, and ext2_bforget takes it to wait for a write in flight
+ * (ext2_bsync_all holds a round's of them, taken by trylock: bwrite_batch);
  * b_uptodate is set under it with release and read with acquire. The contents
  * are protected by whoever owns the metadata (s_alloc_lock for bitmaps,
  * i_map_lock for indirect blocks, the dir's i_rwsem for directory blocks);
