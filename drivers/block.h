@@ -209,6 +209,21 @@ int blk_write_sync(struct block_device *dev,
 		   uint64_t sector,
 		   const void *buf,
 		   uint32_t nsect);
+/* One piece of a blk_write_sync_vec: @nsect sectors from @buf at @sector. */
+struct blk_wseg {
+	uint64_t sector;
+	const void *buf;
+	uint32_t nsect;
+};
+#define BLK_WRITE_VEC_MAX_BYTES (256u << 10) /* the pieces' sum */
+/* Write @n pieces in flight together (under one plug, so adjacent ones
+ * merge) and wait once: one round trip to the device instead of @n.
+ * Return: 0, -EINVAL (an empty piece, a buffer a device cannot reach, a
+ * sum over BLK_WRITE_VEC_MAX_BYTES), or the first error of any piece
+ * (which of the others reached the disk is then not known). */
+int blk_write_sync_vec(struct block_device *dev,
+		       const struct blk_wseg *v,
+		       unsigned int n);
 int blk_flush(struct block_device *dev);
 /* Driver command @cmd (BLK_OP_DRV_IN) reading @len bytes into @buf. */
 int blk_drv_in_sync(struct block_device *dev,

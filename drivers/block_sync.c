@@ -10,7 +10,8 @@
  * buffer that belongs to the wait context, not through the caller's: the
  * device may read or write it until it completes, however late, while
  * the caller's buffer is the caller's again as soon as the call returns.
- * Longer ranges go in rounds of SYNC_BOUNCE_SECTORS.
+ * Longer ranges go in rounds of SYNC_BOUNCE_SECTORS. blk_write_sync_vec
+ * writes several separate ranges the same way, all in flight at once.
  *
  * Context: task context, may sleep. Locking: none of its own; the counters
  * in struct sync_io are atomic.
@@ -131,6 +132,19 @@ static struct bio *rw_bio(struct block_device *dev,
 	return bio;
 }
 
+/* Building the bios failed: free the @n built, @bios and @s. */
+static int sync_abort(struct bio **bios, int n, struct sync_io *s)
+{
+	while (n-- > 0)
+		bio_free(bios[n]);
+	kfree(bios);
+	if (s) {
+		kfree(s->bounce);
+		kfree(s);
+	}
+	return -ENOMEM;
+}
+
 /*
  * Build the bios for [sector, sector + nsect) in chunks of @chunk sectors
  * and submit them; @buf is NULL for discard and write zeroes, else the
@@ -172,16 +186,8 @@ static int submit_range(struct block_device *dev,
 		bios[i]->end_io = sync_end_io_free;
 		bios[i]->private = s;
 	}
-	if (!s || i < nbios) {
-		while (i-- > 0)
-			bio_free(bios[i]);
-		kfree(bios);
-		if (s) {
-			kfree(s->bounce);
-			kfree(s);
-		}
-		return -ENOMEM;
-	}
+	if (!s || i < nbios)
+		return sync_abort(bios, i, s);
 	for (i = 0; i < nbios; i++)
 		blk_submit(bios[i]);
 	kfree(bios);
@@ -212,6 +218,60 @@ static int rw_sync(struct block_device *dev,
 			return err;
 	}
 	return 0;
+}
+
+int blk_write_sync_vec(struct block_device *dev,
+		       const struct blk_wseg *v,
+		       unsigned int n)
+{
+	uint32_t chunk = max_rw_bytes(dev);
+	size_t bytes = 0, off = 0;
+	int nbios = 0, i = 0;
+	struct blk_plug plug;
+	struct bio **bios;
+	struct sync_io *s;
+
+	for (unsigned int k = 0; k < n; k++) {
+		size_t len = (size_t)v[k].nsect << SECTOR_SHIFT;
+
+		if (!len || !blk_buf_ok(v[k].buf, len))
+			return -EINVAL;
+		bytes += len;
+		nbios += (int)DIV_ROUND_UP(len, chunk);
+	}
+	if (bytes > BLK_WRITE_VEC_MAX_BYTES)
+		return -EINVAL;
+	if (!n)
+		return 0;
+	bios = kcalloc(nbios, sizeof(*bios), GFP_KERNEL);
+	s = bios ? sync_alloc(nbios, bytes) : NULL;
+	for (unsigned int k = 0; s && k < n; k++) {
+		uint32_t len = v[k].nsect << SECTOR_SHIFT;
+
+		memcpy(s->bounce + off, v[k].buf, len);
+		for (uint32_t done = 0; done < len; done += chunk, i++) {
+			uint32_t piece = MIN(chunk, len - done);
+
+			bios[i] = rw_bio(dev,
+					 BLK_OP_WRITE,
+					 v[k].sector + (done >> SECTOR_SHIFT),
+					 s->bounce + off + done,
+					 piece);
+			if (!bios[i])
+				return sync_abort(bios, i, s);
+			bios[i]->end_io = sync_end_io_free;
+			bios[i]->private = s;
+		}
+		off += len;
+	}
+	if (!s)
+		return sync_abort(bios, 0, s);
+	blk_start_plug(&plug, dev);
+	for (i = 0; i < nbios; i++)
+		blk_submit(bios[i]);
+	blk_finish_plug(&plug);
+	kfree(bios);
+	return sync_wait(dev, s, NULL, 0);
 }
 
 /*

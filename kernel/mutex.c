@@ -146,13 +146,24 @@ void mutex_lock(struct mutex *m)
 	__mutex_lock(m, _THIS_IP_);
 }
 
-bool mutex_trylock(struct mutex *m)
+static bool
+__mutex_trylock(struct mutex *m, unsigned int subclass, uintptr_t site)
 {
 	if (!mutex_try_take(m, current_task()))
 		return false;
-	m->site = _THIS_IP_;
-	lockdep_acquire(&m->dep, LOCK_MODE_EXCLUSIVE, 0, _THIS_IP_);
+	m->site = site;
+	lockdep_acquire(&m->dep, LOCK_MODE_EXCLUSIVE, subclass, site);
 	return true;
+}
+
+bool mutex_trylock(struct mutex *m)
+{
+	return __mutex_trylock(m, 0, _THIS_IP_);
+}
+
+bool mutex_trylock_nested(struct mutex *m, unsigned int subclass)
+{
+	return __mutex_trylock(m, subclass, _THIS_IP_);
 }
 
 /* MUTEX_WAITERS is set: hand the mutex to the oldest waiter. The store

@@ -64,6 +64,10 @@ struct mutex {
 void mutex_init(struct mutex *m, const char *name, struct lock_class *class);
 void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
+/* Several of one class held at once, each taken by trylock (so none is
+ * waited for while others are held): the @subclass of each must be above
+ * the last's (0, 1, 2, ...), for lockdep. */
+bool mutex_trylock_nested(struct mutex *m, unsigned int subclass);
 void mutex_unlock(struct mutex *m);
 bool mutex_is_locked(struct mutex *m);
 /* The task holding @m, or NULL (a racy read unless it is the caller). */

@@ -17,7 +17,8 @@
  *
  * Locks: bcache.lock (spinlock) protects the index, the LRU, b_count and
  * b_hashed. b_io_lock (a mutex) serialises the read-in and the writes of
- * one buffer, and ext2_bforget takes it to wait for a write in flight;
+ * one buffer, and ext2_bforget takes it to wait for a write in flight
+ * (ext2_bsync_all holds a round's of them, taken by trylock: bwrite_batch);
  * b_uptodate is set under it with release and read with acquire. The contents
  * are protected by whoever owns the metadata (s_alloc_lock for bitmaps,
  * i_map_lock for indirect blocks, the dir's i_rwsem for directory blocks);
@@ -311,24 +312,77 @@ collect_dirty(struct ext2_bcache *bc, struct ext2_buf **v, unsigned int max)
 	return n;
 }
 
+/*
+ * Write the dirty ones of @v (@n referenced buffers) in one round trip:
+ * each one's b_io_lock taken by trylock, nested in order (no lock is
+ * waited for while others are held), its dirty flag taken, and all of
+ * them handed to the disk together (blk_write_sync_vec), each lock held
+ * until the last write is done, as ext2_bwrite holds its one. A buffer
+ * whose lock someone else has (its write or its forget in progress) is
+ * written after the others, by ext2_bwrite, which waits for it. On an
+ * error every buffer of the round is dirty again.
+ */
+static int
+bwrite_batch(struct ext2_sb_info *sbi, struct ext2_buf **v, unsigned int n)
+{
+	struct ext2_buf *held[EXT2_BSYNC_BATCH], *busy[EXT2_BSYNC_BATCH];
+	struct ext2_buf *sent[EXT2_BSYNC_BATCH];
+	struct blk_wseg seg[EXT2_BSYNC_BATCH];
+	unsigned int nheld = 0, nbusy = 0, nsent = 0;
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct ext2_buf *b = v[i];
+
+		if (!mutex_trylock_nested(&b->b_io_lock, nheld)) {
+			busy[nbusy++] = b;
+			continue;
+		}
+		held[nheld++] = b;
+		if (!__atomic_exchange_n(&b->b_dirty, 0, __ATOMIC_ACQ_REL))
+			continue;
+		race_point(RACE_BUF_WRITE, b);
+		seg[nsent] = (struct blk_wseg){ (uint64_t)b->b_blocknr *
+						    sbi->s_sect_per_block,
+						b->b_data,
+						sbi->s_sect_per_block };
+		sent[nsent++] = b;
+	}
+	if (nsent && blk_write_sync_vec(sbi->s_bdev, seg, nsent)) {
+		pr_err("ext2: I/O error writing %u metadata blocks (block %u "
+		       "first)\n",
+		       nsent,
+		       sent[0]->b_blocknr);
+		for (unsigned int i = 0; i < nsent; i++)
+			ext2_bmark_dirty(sent[i]);
+		err = -EIO;
+	}
+	while (nheld)
+		mutex_unlock(&held[--nheld]->b_io_lock);
+	for (unsigned int i = 0; i < nbusy; i++) {
+		int e = ext2_bwrite(sbi, busy[i]);
+
+		err = err ?: e;
+	}
+	return err;
+}
+
 int ext2_bsync_all(struct ext2_sb_info *sbi)
 {
-	enum { BATCH = 64 };
-	struct ext2_buf *v[BATCH];
+	/* A round's blocks fit blk_write_sync_vec's bounce. */
+	unsigned int max =
+	    MIN((unsigned int)EXT2_BSYNC_BATCH,
+		BLK_WRITE_VEC_MAX_BYTES >> sbi->s_sb->s_blocksize_bits);
+	struct ext2_buf *v[EXT2_BSYNC_BATCH];
 	unsigned int n;
 	int err = 0;
 
-	/* Each pass writes what it collected, so no buffer is found twice
+	/* Each round writes what it collected, so no buffer is found twice
 	 * unless it was dirtied again meanwhile; a failing write ends it. */
-	while ((n = collect_dirty(&sbi->s_bcache, v, BATCH)) > 0) {
-		for (unsigned int i = 0; i < n; i++) {
-			int e = ext2_bwrite(sbi, v[i]);
-			if (e && !err)
-				err = e;
+	while (!err && (n = collect_dirty(&sbi->s_bcache, v, max)) > 0) {
+		err = bwrite_batch(sbi, v, n);
+		for (unsigned int i = 0; i < n; i++)
 			ext2_brelse(sbi, v[i]);
-		}
-		if (err)
-			break;
 	}
 	return err;
 }

@@ -41,8 +41,9 @@ struct block_device;
 #define EXT2_NDIR		12 /* direct pointers in i_block[] */
 #define EXT2_BCACHE_HASH	256
 #define EXT2_BCACHE_MAX_CLEAN	2048 /* unreferenced clean buffers kept */
-#define EXT2_MAX_BLOCKSIZE_BITS 12   /* 4 KiB = PAGE_SIZE: one page */
-#define EXT2_REUSE_MAX		64   /* freed blocks a test can reuse */
+#define EXT2_BSYNC_BATCH	16 /* dirty buffers written in one round trip */
+#define EXT2_MAX_BLOCKSIZE_BITS 12 /* 4 KiB = PAGE_SIZE: one page */
+#define EXT2_REUSE_MAX		64 /* freed blocks a test can reuse */
 #define EXT2_POISON_BYTE	0xa5 /* what a test sees in a freed block */
 
 /* One cached filesystem block of metadata (buffer.c). */

@@ -14,9 +14,21 @@
  * stale buffer would land last. (Before, the sync waited 100 ms for that
  * write: a host that did not run the test that long let the bug pass.)
  *
+ * bsync_one_round_trip: ext2_bsync_all hands a round's dirty buffers to
+ * the disk together. BSYNC_BUFS dirty buffers (nothing else dirty); at
+ * each one's RACE_BUF_WRITE (dirty flag taken, write not started) the
+ * disk's count of writes is taken: it must not move between the first
+ * and the last, as it would if each write were waited for before the
+ * next was taken. Then each block's bytes are on disk.
+ *
+ * bsync_waits_for_busy_buffer: a dirty buffer whose b_io_lock another
+ * task holds is written after that task lets go, and the sync returns
+ * only then; the round's other buffers did not wait for it.
+ *
  * data_run_stops_at_metadata: the run bound of fs/ext2/super.c.
  */
 #include <string.h>
+#include <drivers/block.h>
 #include <kernel/err.h>
 #include <kernel/race.h>
 #include <kernel/sched.h>
@@ -125,6 +137,158 @@ static void forget_waits_for_write(struct ktest *t)
 	kfree(buf);
 }
 
+#define BSYNC_BUFS 8
+
+struct bsync_probe {
+	uint32_t blk[BSYNC_BUFS];
+	unsigned long writes[BSYNC_BUFS]; /* the disk's, at each race point */
+	unsigned int seen;
+	struct block_device *bdev;
+};
+
+static struct bsync_probe *probe;
+
+static void note_buffer_write(void *obj)
+{
+	struct ext2_buf *b = obj;
+
+	for (unsigned int i = 0; probe && i < BSYNC_BUFS; i++)
+		if (b->b_blocknr == probe->blk[i] && probe->seen < BSYNC_BUFS)
+			probe->writes[probe->seen++] = __atomic_load_n(
+			    &probe->bdev->stats.writes, __ATOMIC_RELAXED);
+}
+
+/* @n new blocks, zeroed on disk, everything else written: then each
+ * block's buffer made dirty with the byte 0x30 + its index. */
+static bool dirty_new_blocks(struct ktest *t,
+			     struct ext2_sb_info *sbi,
+			     uint32_t *blk,
+			     int n)
+{
+	struct super_block *sb = sbi->s_sb;
+	uint8_t *zero = kzalloc(sb->s_blocksize, GFP_KERNEL);
+
+	KTEST_EXPECT_NOT_NULL(t, zero);
+	for (int i = 0; zero && i < n; i++) {
+		KTEST_EXPECT_EQ(t, ext2_new_block(sb->s_root, 0, &blk[i]), 0);
+		if (t->failed)
+			break;
+		KTEST_EXPECT_EQ(t, ext2_write_blocks(sbi, blk[i], zero, 1), 0);
+	}
+	kfree(zero);
+	if (t->failed)
+		return false;
+	KTEST_EXPECT_EQ(t, ext2_bsync_all(sbi), 0); /* the bitmaps, ... */
+	for (int i = 0; i < n; i++) {
+		struct ext2_buf *b = ext2_bget_new(sbi, blk[i]);
+
+		KTEST_EXPECT_FALSE(t, IS_ERR(b));
+		if (IS_ERR(b))
+			return false;
+		memset(b->b_data, 0x30 + i, sb->s_blocksize);
+		ext2_bmark_dirty(b);
+		ext2_brelse(sbi, b);
+	}
+	return !t->failed;
+}
+
+/* Block @blk as the disk has it starts and ends with @byte. */
+static void expect_on_disk(struct ktest *t,
+			   struct ext2_sb_info *sbi,
+			   uint32_t blk,
+			   int byte)
+{
+	size_t bs = sbi->s_sb->s_blocksize;
+	uint8_t *buf = kzalloc(bs, GFP_KERNEL);
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	KTEST_EXPECT_EQ(t, ext2_read_blocks(sbi, blk, buf, 1), 0);
+	KTEST_EXPECT_EQ(t, buf[0], byte);
+	KTEST_EXPECT_EQ(t, buf[bs - 1], byte);
+	kfree(buf);
+}
+
+static void free_blocks(struct super_block *sb, const uint32_t *blk, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (blk[i])
+			ext2_free_blocks(sb->s_root, blk[i], 1);
+}
+
+static void bsync_one_round_trip(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+	struct bsync_probe p = { 0 };
+	struct ext2_sb_info *sbi;
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	sbi = EXT2_SBI(sb);
+	p.bdev = sbi->s_bdev;
+	if (dirty_new_blocks(t, sbi, p.blk, BSYNC_BUFS)) {
+		probe = &p;
+		race_hook_set(RACE_BUF_WRITE, note_buffer_write);
+		KTEST_EXPECT_EQ(t, ext2_bsync_all(sbi), 0);
+		race_hook_set(RACE_BUF_WRITE, NULL);
+		probe = NULL;
+		KTEST_EXPECT_EQ(t, p.seen, BSYNC_BUFS);
+		for (unsigned int i = 1; i < p.seen; i++)
+			KTEST_EXPECT_EQ(t, p.writes[i], p.writes[0]);
+		for (int i = 0; i < BSYNC_BUFS; i++)
+			expect_on_disk(t, sbi, p.blk[i], 0x30 + i);
+	}
+	free_blocks(sb, p.blk, BSYNC_BUFS);
+}
+
+struct busy_sync {
+	struct ext2_sb_info *sbi;
+	int err;
+};
+
+static int busy_sync_task(void *arg)
+{
+	struct busy_sync *bs = arg;
+
+	bs->err = ext2_bsync_all(bs->sbi);
+	return 0;
+}
+
+static bool someone_waits(void *b)
+{
+	return mutex_nr_waiters(&((struct ext2_buf *)b)->b_io_lock) > 0;
+}
+
+static void bsync_waits_for_busy_buffer(struct ktest *t)
+{
+	struct super_block *sb = vfs_root_sb();
+	struct busy_sync bs = { 0 };
+	uint32_t blk[2] = { 0 };
+	struct ext2_buf *x;
+	struct task *sync;
+
+	KTEST_ASSERT_NOT_NULL(t, sb);
+	bs.sbi = EXT2_SBI(sb);
+	if (!dirty_new_blocks(t, bs.sbi, blk, 2))
+		goto out;
+	x = ext2_bread(bs.sbi, blk[0]); /* cached: the dirty one */
+	KTEST_ASSERT_FALSE(t, IS_ERR(x));
+	mutex_lock(&x->b_io_lock);
+	sync = task_create("bsync", busy_sync_task, &bs);
+	KTEST_EXPECT_FALSE(t, IS_ERR(sync));
+	if (!IS_ERR(sync)) {
+		KTEST_EXPECT_EQ(t, race_wait_until(someone_waits, x), 0);
+		expect_on_disk(t, bs.sbi, blk[1], 0x31); /* did not wait */
+		expect_on_disk(t, bs.sbi, blk[0], 0);	 /* not yet written */
+	}
+	mutex_unlock(&x->b_io_lock);
+	if (!IS_ERR(sync))
+		KTEST_EXPECT_EQ(t, task_join(sync), 0);
+	ext2_brelse(bs.sbi, x);
+	KTEST_EXPECT_EQ(t, bs.err, 0);
+	expect_on_disk(t, bs.sbi, blk[0], 0x30);
+out:
+	free_blocks(sb, blk, 2);
+}
+
 /* ext2_data_run, which bounds a run of new or mapped blocks, stops where
  * ext2_data_blocks_valid would: it gives 0 on a group's bitmaps and inode
  * table, and a run from just past group 0's inode table ends at group
@@ -174,6 +338,8 @@ static void data_run_stops_at_metadata(struct ktest *t)
 
 static struct ktest_case buffer_cases[] = {
 	KTEST_CASE(forget_waits_for_write),
+	KTEST_CASE(bsync_one_round_trip),
+	KTEST_CASE(bsync_waits_for_busy_buffer),
 	KTEST_CASE(data_run_stops_at_metadata),
 	{},
 };

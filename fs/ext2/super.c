@@ -91,6 +91,15 @@ void ext2_sb_mark_dirty(struct ext2_sb_info *sbi)
 
 static int write_super_and_descs(struct ext2_sb_info *sbi)
 {
+	const struct blk_wseg seg[] = {
+		{ EXT2_SB_SECTOR, &sbi->s_es, EXT2_SB_SECTORS },
+		{ (uint64_t)(sbi->s_first_data_block + 1) *
+		      sbi->s_sect_per_block,
+		  sbi->s_gd,
+		  sbi->s_desc_blocks * sbi->s_sect_per_block },
+	};
+	uint64_t bytes = (uint64_t)(seg[0].nsect + seg[1].nsect)
+			 << SECTOR_SHIFT;
 	int err;
 
 	sbi->s_es.s_wtime = ext2_now(sbi);
@@ -100,6 +109,19 @@ static int write_super_and_descs(struct ext2_sb_info *sbi)
 	for (uint32_t g = 0; g < sbi->s_groups_count; g++)
 		ext2_gd_csum_set(sbi, g);
 	ext2_sb_csum_set(sbi);
+	/* Both in one round trip while they fit one bounce: up to 255 KiB
+	 * of descriptors (8160 groups of 32-byte descriptors), else one
+	 * after the other. */
+	if (bytes <= BLK_WRITE_VEC_MAX_BYTES) {
+		err = blk_write_sync_vec(sbi->s_bdev, seg, ARRAY_SIZE(seg));
+		if (err) {
+			pr_err("ext2: I/O error %d writing the superblock and "
+			       "group descriptors\n",
+			       err);
+			return -EIO;
+		}
+		return 0;
+	}
 	err = blk_write_sync(
 	    sbi->s_bdev, EXT2_SB_SECTOR, &sbi->s_es, EXT2_SB_SECTORS);
 	if (err) {
