@@ -199,6 +199,17 @@ void mutex_lock(struct mutex *m)
 	hold(&m->dep, LOCK_MODE_EXCLUSIVE);
 }
 
+/* One task: a mutex held is held by the caller, so a trylock of it
+ * fails as it would on the kernel while the caller holds it. */
+bool mutex_trylock_nested(struct mutex *m, unsigned int subclass)
+{
+	(void)subclass;
+	if (m->owner)
+		return false;
+	mutex_lock(m);
+	return true;
+}
+
 void mutex_unlock(struct mutex *m)
 {
 	if (!m->owner)
@@ -318,6 +329,20 @@ int blk_write_sync(struct block_device *dev,
 {
 	return blk_copy(
 	    dev, sector, (void *)buf, (uint64_t)nsect * SECTOR_SIZE, true);
+}
+
+int blk_write_sync_vec(struct block_device *dev,
+		       const struct blk_wseg *v,
+		       unsigned int n)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int e = blk_write_sync(dev, v[i].sector, v[i].buf, v[i].nsect);
+
+		err = err ?: e;
+	}
+	return err;
 }
 
 int blk_flush(struct block_device *dev)
