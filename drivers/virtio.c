@@ -60,8 +60,11 @@ void virtio_fail(struct virtio_device *dev, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	virtio_status_set(dev, VIRTIO_CONFIG_S_FAILED);
+	/* Reset first: the device lets go of its queues and raises no
+	 * interrupt more, so the driver may free what they used. */
+	dev->ops->set_status(dev, 0);
 	virtio_release_irqs(dev);
+	virtio_status_set(dev, VIRTIO_CONFIG_S_FAILED);
 	pr_err("%s: device %u refused: %s\n", dev->name, dev->device_id, msg);
 }
 

@@ -14,7 +14,8 @@
  *   virtio_request_irqs(dev, nq, on_queue, on_config, arg);
  *   ... virtqueue_create() for queues 0..nq-1 ...
  *   err = virtio_driver_ok(dev);             // handlers live, DRIVER_OK
- *   on any failure: virtio_fail(dev, "why") // FAILED + console message
+ *   on any failure: virtio_fail(dev, "why") // reset, FAILED + message
+ *   ... then free the queues ...            // the device let go of them
  *
  * Modern devices (virtio 1.x: VIRTIO_F_VERSION_1, 64-bit features,
  * FEATURES_OK) and legacy ones (virtio-mmio version 1 only: 32 feature
@@ -163,6 +164,9 @@ void virtio_release_irqs(struct virtio_device *dev);
 /* The line queue @index interrupts on (diagnostics). */
 unsigned int virtio_queue_irq(const struct virtio_device *dev,
 			      unsigned int index);
+/* Refuse @dev: reset it (it no longer uses its queues, so the driver may
+ * free them afterwards), release its interrupts (virtio_release_irqs), set
+ * FAILED and say why on the console. */
 __printf(2,
 	 3) void virtio_fail(struct virtio_device *dev, const char *fmt, ...);
 

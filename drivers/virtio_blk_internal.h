@@ -56,6 +56,10 @@ struct virtio_blk {
 #define VIRTBLK_WATCHDOG_NS (200 * NSEC_PER_MSEC)
 
 extern const struct block_ops virtblk_ops;
+/* Bring @vdev up as disk vd('a' + @index) and register it; a disk it
+ * refuses keeps nothing of the probe (vdev->priv NULL). Context: init, or
+ * a test probing again the disk vblk.fail_probe refused. */
+void virtblk_probe(struct virtio_device *vdev, unsigned int index);
 /* Give a request slot back to its queue's pool (the pool's lock inside). */
 void slot_put(struct virtblk_queue *q, struct virtblk_req *req);
 /* Queue @index's interrupt: hand finished slots back, complete requests. */

@@ -5,10 +5,16 @@
  * interrupt, the watchdog, the name vda..vdz - before
  * the block layer sees it. Requests and completion: drivers/virtio_blk.c.
  *
+ * A probe that fails at any step gives back everything it took: the
+ * device is refused first (virtio_fail: handlers and lines back, the
+ * device reset, so it no longer uses the rings), then the queues' memory
+ * and the driver's structure are freed.
+ *
  * Fault injection: the boot argument vblk.fail_probe=N fails the probe of
  * the disk that would be the N-th (0: vda) once its interrupts are live,
- * the last step that can fail; the device's lines must come back
- * (virtio_fail, drivers/virtio_pci_irq_test.c checks).
+ * the last step that can fail; the device's lines and every allocation
+ * must come back (drivers/virtio_pci_irq_test.c probes that disk again,
+ * failing each of its allocations in turn).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -126,15 +132,16 @@ static const char *setup_queue(struct virtio_blk *vblk, unsigned int index)
 {
 	struct blk_limits *l = &vblk->bdev.limits;
 	struct virtblk_queue *q = &vblk->queues[index];
+	struct virtqueue *vq;
 	unsigned int max_sg;
 
 	q->vblk = vblk;
 	spin_lock_init(&q->lock, "virtio_blk");
-	q->vq = virtqueue_create(vblk->vdev, index, l->max_segments + 2);
-	if (IS_ERR(q->vq))
-		return PTR_ERR(q->vq) == -ENODEV
-			   ? "a queue has size 0 or is live"
-			   : "cannot allocate a queue";
+	vq = virtqueue_create(vblk->vdev, index, l->max_segments + 2);
+	if (IS_ERR(vq))
+		return PTR_ERR(vq) == -ENODEV ? "a queue has size 0 or is live"
+					      : "cannot allocate a queue";
+	q->vq = vq;
 	max_sg =
 	    q->vq->indirect ? q->vq->max_sg : MIN(q->vq->max_sg, q->vq->num);
 	if (max_sg < 3 || (index && max_sg < l->max_segments + 2))
@@ -163,7 +170,67 @@ static const char *setup_queues(struct virtio_blk *vblk)
 	return why;
 }
 
-static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
+/* What setup_queues took, however far it got (a queue it never reached
+ * has no vq and no slots). The device must be reset: it no longer uses
+ * the rings. */
+static void free_queues(struct virtio_blk *vblk)
+{
+	for (unsigned int i = 0; i < vblk->nr_queues; i++) {
+		struct virtblk_queue *q = &vblk->queues[i];
+
+		for (unsigned int s = 0; q->slots && s < q->vq->num; s++)
+			kfree(q->slots[s].sg);
+		kfree(q->slots);
+		if (q->vq)
+			virtqueue_free(q->vq);
+	}
+}
+
+/* Negotiation to DRIVER_OK. Return: NULL, or why the device is refused
+ * (its queues may be half set up: free_queues). */
+static const char *setup_device(struct virtio_blk *vblk, unsigned int index)
+{
+	struct virtio_device *vdev = vblk->vdev;
+	const char *why;
+
+	virtio_probe_begin(vdev);
+	if (virtio_negotiate(vdev, wanted_features))
+		return virtio_is_legacy(vdev)
+			   ? "feature negotiation failed"
+			   : "no VERSION_1 or FEATURES_OK not accepted";
+	why = read_limits(vblk);
+	if (why)
+		return why;
+	if (virtio_request_irqs(vdev,
+				vblk->nr_queues,
+				virtblk_queue_interrupt,
+				virtblk_config_interrupt,
+				vblk))
+		return "too many queues for their interrupts";
+	why = setup_queues(vblk);
+	if (why)
+		return why;
+	if (virtio_driver_ok(vdev))
+		return "cannot register the interrupt";
+	if (bootarg_get_long("vblk.fail_probe", -1) == (long)index)
+		return "probe failed on purpose (vblk.fail_probe)";
+	return NULL;
+}
+
+/* Give up on the disk: its handlers off and the device reset
+ * (virtio_fail) before the memory they use goes, then everything the
+ * probe took. */
+static void virtblk_refuse(struct virtio_blk *vblk, const char *why)
+{
+	struct virtio_device *vdev = vblk->vdev;
+
+	virtio_fail(vdev, "%s", why);
+	free_queues(vblk);
+	vdev->priv = NULL;
+	kfree(vblk);
+}
+
+void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 {
 	struct virtio_blk *vblk = kzalloc(sizeof(*vblk), GFP_KERNEL);
 	const char *why;
@@ -173,26 +240,9 @@ static void virtblk_probe(struct virtio_device *vdev, unsigned int index)
 	vblk->vdev = vdev;
 	vdev->priv = vblk;
 	snprintf(vblk->bdev.name, sizeof(vblk->bdev.name), "vd%c", 'a' + index);
-	virtio_probe_begin(vdev);
-	if (virtio_negotiate(vdev, wanted_features))
-		why = virtio_is_legacy(vdev)
-			  ? "feature negotiation failed"
-			  : "no VERSION_1 or FEATURES_OK not accepted";
-	else if (!(why = read_limits(vblk)) &&
-		 virtio_request_irqs(vdev,
-				     vblk->nr_queues,
-				     virtblk_queue_interrupt,
-				     virtblk_config_interrupt,
-				     vblk))
-		why = "too many queues for their interrupts";
-	if (!why)
-		why = setup_queues(vblk);
-	if (!why && virtio_driver_ok(vdev))
-		why = "cannot register the interrupt";
-	if (!why && bootarg_get_long("vblk.fail_probe", -1) == (long)index)
-		why = "probe failed on purpose (vblk.fail_probe)";
+	why = setup_device(vblk, index);
 	if (why)
-		return virtio_fail(vdev, "%s", why);
+		return virtblk_refuse(vblk, why);
 	vblk->bdev.ops = &virtblk_ops;
 	vblk->bdev.driver = vblk;
 	describe_features(vblk);
@@ -229,8 +279,7 @@ static int virtio_blk_init(void)
 			continue;
 		}
 		virtblk_probe(vdev, disks);
-		disks +=
-		    vdev->priv && ((struct virtio_blk *)vdev->priv)->bdev.ops;
+		disks += vdev->priv != NULL; /* a refused disk keeps none */
 	}
 	return 0;
 }

@@ -9,18 +9,24 @@
  * - 1), each shared line serving all its queues, so no completion waits
  * for the watchdog; a failed probe unregisters its handlers and gives its
  * lines back, so the controller hands the same lines out again (its
- * allocator takes the lowest free run).
+ * allocator takes the lowest free run). A probe that fails at any step
+ * (drivers/virtio_blk_probe.c) gives back every page and kmalloc object
+ * it took and leaves the device reset, FAILED: the refused disk is probed
+ * again with each of several allocations failing in turn (fail_nth).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
 #include <drivers/block_testutil.h>
 #include <drivers/virtio_blk_internal.h>
+#include <kernel/bootargs.h>
 #include <kernel/cpu.h>
 #include <kernel/err.h>
 #include <kernel/irq.h>
 #include <kernel/ktest.h>
+#include <kernel/panic.h>
 #include <kernel/sched.h>
 #include <mm/kmalloc.h>
 #include "virtio_pci_internal.h"
@@ -94,21 +100,18 @@ static void queues_share_vectors(struct ktest *t)
 		    t, vblk->queues[q].watched.lost_completions, 0ul);
 }
 
-/* The disk vblk.fail_probe refused: a virtio-pci block device whose
- * driver never finished (no block_ops). */
+/* The disk vblk.fail_probe refused: a virtio-pci block device the
+ * driver kept nothing of. */
 static struct virtio_device *failed_disk(void)
 {
 	struct virtio_device *vdev;
 
 	for (unsigned int i = 0;
 	     (vdev = virtio_device_find(VIRTIO_ID_BLOCK, i));
-	     i++) {
-		struct virtio_blk *vblk = vdev->priv;
-
-		if (vblk && !vblk->bdev.ops &&
+	     i++)
+		if (!vdev->priv &&
 		    !strcmp(vdev->transport, "virtio-pci modern"))
 			return vdev;
-	}
 	return NULL;
 }
 
@@ -142,9 +145,99 @@ static void failed_probe_gives_lines_back(struct ktest *t)
 	pci_msix_disable(vp->pdev, &again);
 }
 
+/*
+ * Objects kmalloc has handed out and not had back: each slab's count and
+ * each large block, read from the struct pages of all of RAM (mapped 1:1:
+ * a page of ours is in it, virt_to_page says where it ends). Without the
+ * classes' locks: nothing else allocates while the case runs.
+ */
+static unsigned long kmalloc_objects(void)
+{
+	void *ram = alloc_pages_va(GFP_KERNEL, 0);
+	uintptr_t lo = (uintptr_t)ram;
+	unsigned long n = 0;
+	struct page *page;
+
+	if (!ram)
+		return 0;
+	free_pages_va(ram, 0); /* only its address is wanted */
+	while (lo >= PAGE_SIZE && virt_to_page((void *)(lo - PAGE_SIZE)))
+		lo -= PAGE_SIZE;
+	for (uintptr_t a = lo; (page = virt_to_page((void *)a));
+	     a += PAGE_SIZE) {
+		unsigned long flags = READ_ONCE(page->flags);
+
+		if (flags & PG_SLAB)
+			n += READ_ONCE(page->inuse);
+		else if (flags & PG_KMALLOC)
+			n++;
+	}
+	return n;
+}
+
+/* Probe the refused @vdev again as disk @index with its @nth kmalloc
+ * failing. Return: whether that kmalloc came (the probe failed there);
+ * if not, it failed on purpose at its last step (vblk.fail_probe). */
+static bool probe_failing_at(struct virtio_device *vdev,
+			     unsigned int index,
+			     unsigned int nth)
+{
+	struct task *me = current_task();
+	bool reached;
+
+	me->fail_nth = nth;
+	virtblk_probe(vdev, index);
+	reached = me->fail_nth == 0;
+	me->fail_nth = 0;
+	return reached;
+}
+
+/* Allocations 1..8 of a probe (the driver's structure, queue 0's ring
+ * books, slot pool and first slots), then every 64th (the other slots and
+ * queues); the last probe makes them all and fails on purpose. */
+#define EVERY_NTH_FROM 8
+#define NTH_STRIDE     64
+
+static void failed_probe_frees_everything(struct ktest *t)
+{
+	struct virtio_device *vdev = failed_disk();
+	long index = bootarg_get_long("vblk.fail_probe", -1);
+	unsigned long pages, objects, warns = warn_count();
+	unsigned int nth = 1, probes = 0, first_leak = 0;
+
+	KTEST_ASSERT_NOT_NULL(t, vdev);
+	KTEST_ASSERT_GE(t, index, 0l);
+	pages = pages_free();
+	objects = kmalloc_objects();
+	KTEST_ASSERT_GT(t, objects, 0ul);
+	for (;;) {
+		bool reached = probe_failing_at(vdev, (unsigned int)index, nth);
+
+		probes++;
+		if (!first_leak && pages_free() != pages)
+			first_leak = nth; /* the pages an nth refusal kept */
+		if (!reached)
+			break;
+		nth += nth < EVERY_NTH_FROM ? 1 : NTH_STRIDE;
+	}
+	/* the structure, and per queue (4) its ring's books and a slot pool
+	 * with a piece table for each of its slots */
+	KTEST_EXPECT_GT(t, probes, (unsigned int)EVERY_NTH_FROM + 4);
+	KTEST_EXPECT_EQ(t, first_leak, 0u);
+	KTEST_EXPECT_EQ(t, pages_free(), pages);
+	KTEST_EXPECT_EQ(t, kmalloc_objects(), objects);
+	KTEST_EXPECT_EQ(t, warn_count(), warns); /* nothing freed twice */
+	KTEST_EXPECT_NULL(t, vdev->priv);
+	/* reset, then FAILED: no DRIVER_OK, queue 0 no longer live */
+	KTEST_EXPECT_EQ(
+	    t, vdev->ops->get_status(vdev), (uint8_t)VIRTIO_CONFIG_S_FAILED);
+	KTEST_EXPECT_NE(t, virtio_queue_max(vdev, 0), 0u);
+}
+
 static struct ktest_case pci_irq_cases[] = {
 	KTEST_CASE(queues_share_vectors),
 	KTEST_CASE(failed_probe_gives_lines_back),
+	KTEST_CASE(failed_probe_frees_everything),
 	{},
 };
 KTEST_SUITE(virtio_pci_irq, pci_irq_cases);

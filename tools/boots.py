@@ -879,7 +879,9 @@ def msi_boots():
              qemu_args=(*blk_args("a64_msi_share", "pci",
                                   device_opts=",num-queues=4,vectors=3"), *share),
              bootargs="vblk.test=rw vblk.fail_probe=1",
-             allow=(("virtio", "<boot>"),),  # the refusal vblk.fail_probe asks for
+             # the refusal vblk.fail_probe asks for, and the test's own
+             allow=(("virtio", "<boot>"),
+                    ("virtio", "virtio_pci_irq.failed_probe_frees_everything")),
              prepare=hooks(blk_prepare("a64_msi_share"), blk_prepare("a64_msi_share_b")),
              post_check=msi_check("a64_msi_share",
                                   r"MSI-X, 3 vectors \(GICv2m SPIs \d+-\d+\), "
