@@ -19,6 +19,7 @@
  * driver asks, and read-only afterwards.
  */
 #include <errno.h>
+#include <kernel/bitmap.h>
 #include <kernel/fdt.h>
 #include <kernel/init.h>
 #include <kernel/irq.h>
@@ -44,7 +45,7 @@ static struct {
 
 static DEFINE_SPINLOCK(msi_lock);
 /* protected by msi_lock: one bit per SPI of the frame, set when handed out */
-static uint64_t used[IRQ_MAX / 64];
+static uint64_t used[BITMAP_WORDS(IRQ_MAX)];
 
 /* The SPI range: the device tree's if it says, else MSI_TYPER's. */
 static void frame_range(int node)
@@ -125,19 +126,6 @@ static int gicv2m_init(void)
 /* after the GIC (INIT_LEVEL_ARCH) and the page tables, before drivers/ */
 INIT_HOOK(gicv2m, gicv2m_init, INIT_LEVEL_DEVICE);
 
-static bool is_used(unsigned int spi)
-{
-	return used[spi / 64] & (1ull << (spi % 64));
-}
-
-static void set_used(unsigned int spi, bool on)
-{
-	if (on)
-		used[spi / 64] |= 1ull << (spi % 64);
-	else
-		used[spi / 64] &= ~(1ull << (spi % 64));
-}
-
 bool gicv2m_names(uint32_t phandle)
 {
 	return frame.base && phandle && phandle == frame.phandle;
@@ -147,25 +135,20 @@ bool gicv2m_names(uint32_t phandle)
 int gicv2m_alloc(unsigned int n, unsigned int *first)
 {
 	unsigned long flags;
-	unsigned int run = 0;
-	int err = -ENOSPC;
+	int spi;
 
 	flags = spin_lock_irqsave(&msi_lock);
-	for (unsigned int spi = frame.first; n && spi < frame.first + frame.num;
-	     spi++) {
-		run = is_used(spi) ? 0 : run + 1;
-		if (run < n)
-			continue;
-		*first = spi + 1 - n;
-		for (unsigned int i = *first; i <= spi; i++) {
-			set_used(i, true);
+	spi = bitmap_find_clear_run(
+	    used, frame.first, frame.first + frame.num, n);
+	if (spi >= 0) {
+		*first = (unsigned int)spi;
+		for (unsigned int i = *first; i < *first + n; i++) {
+			bitmap_assign(used, i, true);
 			gic_set_edge(i);
 		}
-		err = 0;
-		break;
 	}
 	spin_unlock_irqrestore(&msi_lock, flags);
-	return err;
+	return spi < 0 ? spi : 0;
 }
 
 void gicv2m_free(unsigned int first, unsigned int n)
@@ -175,7 +158,7 @@ void gicv2m_free(unsigned int first, unsigned int n)
 	for (unsigned int spi = first; spi < first + n; spi++)
 		if (!WARN_ON_ONCE(spi < frame.first ||
 				  spi >= frame.first + frame.num))
-			set_used(spi, false);
+			bitmap_assign(used, spi, false);
 	spin_unlock_irqrestore(&msi_lock, flags);
 }
 

@@ -24,6 +24,7 @@
  * msi_compose read it without the lock (their caller owns the line).
  */
 #include <errno.h>
+#include <kernel/bitmap.h>
 #include <kernel/irq.h>
 #include <kernel/msi.h>
 #include <kernel/panic.h>
@@ -42,38 +43,12 @@ static struct its_device {
 	void *itt;	      /* NULL: slot free */
 	uint32_t events_used; /* bit e: event e is a line's */
 } devices[ITS_MAX_DEVICES];
-static uint64_t lpi_used[IRQ_NR_LPIS / 64];
+static uint64_t lpi_used[BITMAP_WORDS(IRQ_NR_LPIS)];
 static struct {
 	uint32_t devid, event;
 } lines[IRQ_NR_LPIS];
 
 BUILD_BUG_ON(ITS_MAX_BATCH < 2 + 32);
-
-static bool lpi_is_used(unsigned int i)
-{
-	return lpi_used[i / 64] & (1ull << (i % 64));
-}
-
-static void lpi_set_used(unsigned int i, bool on)
-{
-	if (on)
-		lpi_used[i / 64] |= 1ull << (i % 64);
-	else
-		lpi_used[i / 64] &= ~(1ull << (i % 64));
-}
-
-/* @n free LPIs in a row: the first's index, or -ENOSPC. */
-static int find_lpis(unsigned int n)
-{
-	unsigned int run = 0;
-
-	for (unsigned int i = 0; i < IRQ_NR_LPIS; i++) {
-		run = lpi_is_used(i) ? 0 : run + 1;
-		if (run == n)
-			return (int)(i + 1 - n);
-	}
-	return -ENOSPC;
-}
 
 /* @devid's device, or a free slot for it (itt NULL), or NULL. */
 static struct its_device *find_device(uint32_t devid)
@@ -147,7 +122,7 @@ int gicv3_its_alloc(uint32_t devid, unsigned int n, unsigned int *first)
 		return -ENOSPC; /* so a device just mapped has the events */
 	flags = spin_lock_irqsave(&msi_lock);
 	dev = find_device(devid);
-	lpi = find_lpis(n);
+	lpi = bitmap_find_clear_run(lpi_used, 0, IRQ_NR_LPIS, n);
 	err = !dev || lpi < 0 ? -ENOSPC : 0;
 	if (!err && !dev->itt)
 		err = map_device(dev, devid, cmds, &ncmds);
@@ -172,7 +147,7 @@ int gicv3_its_alloc(uint32_t devid, unsigned int n, unsigned int *first)
 		goto out_unlock;
 	dev->events_used |= events;
 	for (unsigned int i = 0; i < n; i++)
-		lpi_set_used((unsigned int)lpi + i, true);
+		bitmap_assign(lpi_used, (unsigned int)lpi + i, true);
 	*first = IRQ_LPI_BASE + (unsigned int)lpi;
 out_unlock:
 	spin_unlock_irqrestore(&msi_lock, flags);
@@ -189,7 +164,7 @@ void gicv3_its_free(unsigned int first, unsigned int n)
 		struct its_cmd cmds[2];
 		struct its_device *dev;
 
-		if (WARN_ON_ONCE(i >= IRQ_NR_LPIS || !lpi_is_used(i)))
+		if (WARN_ON_ONCE(i >= IRQ_NR_LPIS || !bitmap_test(lpi_used, i)))
 			continue;
 		cmds[0] = its_cmd_discard(lines[i].devid, lines[i].event);
 		cmds[1] = its_cmd_sync();
@@ -197,7 +172,7 @@ void gicv3_its_free(unsigned int first, unsigned int n)
 		dev = find_device(lines[i].devid);
 		if (dev && dev->itt)
 			dev->events_used &= ~(1u << lines[i].event);
-		lpi_set_used(i, false);
+		bitmap_assign(lpi_used, i, false);
 	}
 	spin_unlock_irqrestore(&msi_lock, flags);
 }

@@ -10,6 +10,7 @@
  * Locking: msi_lock (irqsave) protects the bitmap.
  */
 #include <errno.h>
+#include <kernel/bitmap.h>
 #include <kernel/irq.h>
 #include <kernel/msi.h>
 #include <kernel/panic.h>
@@ -19,25 +20,12 @@
 
 static DEFINE_SPINLOCK(msi_lock);
 /* protected by msi_lock: one bit per identity, set when handed out */
-static uint64_t used[IRQ_MAX / 64];
-
-static bool is_used(unsigned int id)
-{
-	return used[id / 64] & (1ull << (id % 64));
-}
-
-static void set_used(unsigned int id, bool on)
-{
-	if (on)
-		used[id / 64] |= 1ull << (id % 64);
-	else
-		used[id / 64] &= ~(1ull << (id % 64));
-}
+static uint64_t used[BITMAP_WORDS(IRQ_MAX)];
 
 /* Is @id an identity msi_alloc() handed out? (irqchip_valid's) */
 bool msi_allocated(unsigned int id)
 {
-	return id < IRQ_MAX && READ_ONCE(used[id / 64]) & (1ull << (id % 64));
+	return id < IRQ_MAX && bitmap_test(used, id);
 }
 
 int msi_alloc(uint32_t controller,
@@ -46,25 +34,20 @@ int msi_alloc(uint32_t controller,
 	      unsigned int *first)
 {
 	unsigned long flags;
-	unsigned int run = 0;
-	int err = -ENOSPC;
+	int id;
 
 	(void)devid; /* an IMSIC's message names no device */
 	if (!aia.on || !controller || controller != platform.imsic_phandle)
 		return -ENODEV;
 	flags = spin_lock_irqsave(&msi_lock);
-	for (unsigned int id = aia.nsources + 1; n && id <= aia.num_ids; id++) {
-		run = is_used(id) ? 0 : run + 1;
-		if (run < n)
-			continue;
-		*first = id + 1 - n;
-		for (unsigned int i = *first; i <= id; i++)
-			set_used(i, true);
-		err = 0;
-		break;
+	id = bitmap_find_clear_run(used, aia.nsources + 1, aia.num_ids + 1, n);
+	if (id >= 0) {
+		*first = (unsigned int)id;
+		for (unsigned int i = 0; i < n; i++)
+			bitmap_assign(used, *first + i, true);
 	}
 	spin_unlock_irqrestore(&msi_lock, flags);
-	return err;
+	return id < 0 ? id : 0;
 }
 
 void msi_free(unsigned int first, unsigned int n)
@@ -72,8 +55,8 @@ void msi_free(unsigned int first, unsigned int n)
 	unsigned long flags = spin_lock_irqsave(&msi_lock);
 
 	for (unsigned int id = first; id < first + n; id++)
-		if (!WARN_ON_ONCE(!is_used(id)))
-			set_used(id, false);
+		if (!WARN_ON_ONCE(!bitmap_test(used, id)))
+			bitmap_assign(used, id, false);
 	spin_unlock_irqrestore(&msi_lock, flags);
 }
 
