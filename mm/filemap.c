@@ -127,25 +127,51 @@ static void page_free(struct page *page)
 	free_pages(page, 0);
 }
 
+/* A grace period has passed for the pages chained from @head's page
+ * through page->private (put_pages): free them all. */
 static void page_free_rcu(struct rcu_head *head)
 {
-	page_free(container_of(head, struct page, rcu));
+	struct page *page = container_of(head, struct page, rcu), *next;
+
+	for (; page; page = next) {
+		next = page->private;
+		page->private = NULL;
+		page_free(page);
+	}
 }
 
 void put_page(struct page *page)
 {
-	int old = __atomic_fetch_sub(&page->refcount, 1, __ATOMIC_ACQ_REL);
+	put_pages(&page, 1);
+}
 
-	if (WARN_ON_ONCE(old <= 0) || old > 1)
-		return;
-	WARN_ON_ONCE(page->mapping || page_test(page, PG_lru) ||
-		     page_test(page, PG_locked) ||
-		     page_test(page, PG_writeback));
-	/* A lock-free finder may still hold it and try a reference. */
-	if (page_test(page, PG_rcu))
-		call_rcu(&page->rcu, page_free_rcu);
-	else
-		page_free(page);
+void put_pages(struct page **pages, unsigned int n)
+{
+	struct page *chain = NULL;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct page *page = pages[i];
+		int old =
+		    __atomic_fetch_sub(&page->refcount, 1, __ATOMIC_ACQ_REL);
+
+		if (WARN_ON_ONCE(old <= 0) || old > 1)
+			continue;
+		WARN_ON_ONCE(page->mapping || page_test(page, PG_lru) ||
+			     page_test(page, PG_locked) ||
+			     page_test(page, PG_writeback));
+		/* A lock-free finder may still hold it and try a reference:
+		 * it waits a grace period, chained to the others freed here
+		 * (a page-cache page's private is free once it is out of the
+		 * index). */
+		if (page_test(page, PG_rcu)) {
+			page->private = chain;
+			chain = page;
+		} else {
+			page_free(page);
+		}
+	}
+	if (chain)
+		call_rcu(&chain->rcu, page_free_rcu);
 }
 
 static void page_cache_init(struct page *page)

@@ -268,9 +268,12 @@ extern struct lock_class invalidate_lock_class;
 unsigned long filemap_invalidate_leftovers(void);
 
 /* References. put_page frees the page when the last reference goes (a
- * page that was in an index, after a grace period). */
+ * page that was in an index, after a grace period). put_pages puts one
+ * reference on each of @n pages; the ones it frees that wait a grace
+ * period wait it together (one call_rcu for the lot). */
 void get_page(struct page *page);
 void put_page(struct page *page);
+void put_pages(struct page **pages, unsigned int n);
 /* A reference unless the count is zero (the page is being freed): for
  * lock-free finders, inside an RCU read-side section. */
 bool page_ref_tryget(struct page *page);
@@ -540,7 +543,17 @@ void writeback_mark_dirty(struct address_space *m);
  * cache's reference, if at most @max_refs references are held (0: any).
  * Return: true if deleted. Context: no spinlock held. */
 bool filemap_delete_page(struct page *page, int max_refs);
+/* Pages the removal door (mm/truncate.c) looks up, and drops, at a time. */
+#define TRUNCATE_BATCH 16
+/* Delete the @n pages of @m (each locked, in @m, referenced by the caller
+ * as well) from the index and the LRU under one hold of each lock, and
+ * drop the cache's reference on each. Context: no spinlock held. */
+void filemap_delete_pages(struct address_space *m,
+			  struct page **pages,
+			  unsigned int n);
 /* Write back @page: caller holds its lock, which write_page releases.
  * Return: 0 or the error write_page reported (also in wb_err). */
 int filemap_writeout_page(struct page *page, struct writeback_control *wbc);
 void lru_del(struct page *page);
+/* lru_del for @n pages under one hold of lru_lock. */
+void lru_del_many(struct page **pages, unsigned int n);

@@ -36,8 +36,6 @@
 #include <mm/filemap.h>
 #include <mm/mmap.h>
 
-#define TRUNCATE_BATCH 16
-
 /*
  * The walk the range operations share: @visit each page cached at an index
  * in [@first, @last], in index order, @TRUNCATE_BATCH found at a time
@@ -95,6 +93,19 @@ static int page_ref_freeze(struct page *page, int max_refs)
 	return refs;
 }
 
+/* Take @page out of @m's index and uncount it. Caller holds i_pages_lock
+ * and the page lock. */
+static void page_leave_index(struct address_space *m, struct page *page)
+{
+	radix_tree_delete(&m->i_pages, page->index);
+	m->nrpages--;
+	trace_event(TRACE_PAGE_DEL, m->host ? m->host->i_ino : 0, page->index);
+	if (page_test_and_clear(page, PG_dirty)) {
+		__atomic_fetch_sub(&m->nrdirty, 1, __ATOMIC_ACQ_REL);
+		account_page_dirty(-1);
+	}
+}
+
 bool filemap_delete_page(struct page *page, int max_refs)
 {
 	struct address_space *m = page->mapping;
@@ -108,13 +119,7 @@ bool filemap_delete_page(struct page *page, int max_refs)
 		spin_unlock(&m->i_pages_lock);
 		return false;
 	}
-	radix_tree_delete(&m->i_pages, page->index);
-	m->nrpages--;
-	trace_event(TRACE_PAGE_DEL, m->host ? m->host->i_ino : 0, page->index);
-	if (page_test_and_clear(page, PG_dirty)) {
-		__atomic_fetch_sub(&m->nrdirty, 1, __ATOMIC_ACQ_REL);
-		account_page_dirty(-1);
-	}
+	page_leave_index(m, page);
 	lru_del(page);
 	page->mapping = NULL;
 	if (frozen) /* out of the index: finders no longer reach it */
@@ -122,6 +127,23 @@ bool filemap_delete_page(struct page *page, int max_refs)
 	spin_unlock(&m->i_pages_lock);
 	put_page(page); /* the cache's reference; the caller holds another */
 	return true;
+}
+
+void filemap_delete_pages(struct address_space *m,
+			  struct page **pages,
+			  unsigned int n)
+{
+	spin_lock(&m->i_pages_lock);
+	for (unsigned int i = 0; i < n; i++) {
+		DEBUG_ASSERT(page_test(pages[i], PG_locked) &&
+			     pages[i]->mapping == m);
+		page_leave_index(m, pages[i]);
+	}
+	lru_del_many(pages, n);
+	for (unsigned int i = 0; i < n; i++)
+		pages[i]->mapping = NULL;
+	spin_unlock(&m->i_pages_lock);
+	put_pages(pages, n); /* the cache's references; not the last */
 }
 
 struct byte_range {
@@ -169,16 +191,100 @@ out_unlock:
 	return dropped;
 }
 
+/*
+ * Whole pages of the range leave in batches (Linux: find_lock_entries,
+ * then delete_from_page_cache_batch): a page that locks without waiting
+ * and is not under writeback is unmapped and kept locked in the batch;
+ * the batch then leaves the index under one hold of i_pages_lock and
+ * lru_lock, is unlocked, and its pages are put together, the freed ones
+ * waiting one grace period together (put_pages). A page that would make
+ * the door wait (locked by a reader or the flusher, under writeback), and
+ * a partial page, goes through truncate_page after the batch has left:
+ * the door never sleeps on a page lock while it holds the batch's.
+ */
+struct drop_batch {
+	struct page *pages[TRUNCATE_BATCH];
+	unsigned int n;
+};
+
+/* Take @page (referenced) into @b if it is wholly in the range, locks at
+ * once and is not under writeback. Return: true if taken, with the
+ * reference. */
+static bool batch_take(struct address_space *m,
+		       const struct byte_range *r,
+		       struct page *page,
+		       struct drop_batch *b)
+{
+	loff_t pstart = (loff_t)page->index << PAGE_SHIFT;
+
+	if (pstart < r->start || pstart + (loff_t)PAGE_SIZE - 1 > r->end ||
+	    !trylock_page(page))
+		return false;
+	if (page->mapping != m || page_test(page, PG_writeback)) {
+		unlock_page(page); /* truncate_page looks again, waiting */
+		return false;
+	}
+	if (m->a_ops->invalidate_page)
+		m->a_ops->invalidate_page(page, 0, PAGE_SIZE);
+	unmap_mapping_page(page); /* no mapping keeps it */
+	b->pages[b->n++] = page;
+	return true;
+}
+
+/* Drop the batch's pages from the cache. Return: how many. */
+static unsigned int batch_drop(struct address_space *m, struct drop_batch *b)
+{
+	unsigned int n = b->n;
+
+	if (!n)
+		return 0;
+	filemap_delete_pages(m, b->pages, n);
+	for (unsigned int i = 0; i < n; i++)
+		unlock_page(b->pages[i]);
+	put_pages(b->pages, n); /* batch_take's references */
+	b->n = 0;
+	return n;
+}
+
+/* Drop the cached pages of the range, zero the partial ones. Return: the
+ * number of pages dropped. */
+static unsigned long truncate_walk(struct address_space *m,
+				   struct byte_range *r)
+{
+	unsigned long index = r->start >> PAGE_SHIFT,
+		      last = r->end >> PAGE_SHIFT;
+	unsigned long dropped = 0;
+	struct page *pages[TRUNCATE_BATCH];
+	struct drop_batch b = { .n = 0 };
+	unsigned int n;
+
+	while (index <= last &&
+	       (n = filemap_get_pages(m, index, TRUNCATE_BATCH, pages))) {
+		for (unsigned int i = 0; i < n; i++) {
+			struct page *page = pages[i];
+
+			index = page->index + 1;
+			if (page->index > last) {
+				put_page(page);
+				continue;
+			}
+			if (batch_take(m, r, page, &b))
+				continue;
+			dropped += batch_drop(m, &b); /* before any wait */
+			dropped += truncate_page(m, page, r);
+			put_page(page);
+		}
+		dropped += batch_drop(m, &b);
+	}
+	return dropped;
+}
+
 static void truncate_range(struct address_space *m, struct byte_range *r)
 {
 	if (r->start < 0 || r->end < r->start)
 		return;
 	filemap_assert_invalidating(m, r->start, r->end);
-	if (walk_cached(m,
-			r->start >> PAGE_SHIFT,
-			r->end >> PAGE_SHIFT,
-			truncate_page,
-			r))
+	if (truncate_walk(m, r))
 		unmap_dropped_pages(m, r->start, r->end);
 	writeback_unlist_clean(m); /* off the flusher's list if now clean */
 }

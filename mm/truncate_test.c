@@ -6,11 +6,17 @@
  *
  * Suite pcache_truncate_flusher - a punch does not wait for the flusher's
  * pass over the file it punches.
+ *
+ * Suite pcache_truncate_batch - whole pages leave the cache in batches:
+ * the pages freed by one batch wait one grace period together, and a page
+ * the door must wait for is waited for only after the batch before it has
+ * left (no page lock of a batch is held across the wait).
  */
 #include <limits.h>
 #include <string.h>
 #include <kernel/err.h>
 #include <kernel/race.h>
+#include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <mm/kmalloc.h>
 #include <mm/pcache_test.h>
@@ -169,3 +175,119 @@ static struct ktest_case flusher_cases[] = {
 	{},
 };
 KTEST_SUITE(pcache_truncate_flusher, flusher_cases);
+
+#define TB_PAGES 64
+
+/* A 64-page file, every page cached. */
+static struct tdisk *cached_file(struct ktest *t)
+{
+	struct tdisk *d = tdisk_create(t, TB_PAGES * PAGE_SIZE, TDISK_RAM);
+	char *buf = kmalloc(TB_PAGES * PAGE_SIZE, GFP_KERNEL);
+
+	if (!buf) {
+		tdisk_destroy(t, d);
+		return NULL;
+	}
+	memset(buf, 0x3c, TB_PAGES * PAGE_SIZE);
+	if (tdisk_write(d, buf, TB_PAGES * PAGE_SIZE, 0) !=
+	    TB_PAGES * PAGE_SIZE) {
+		kfree(buf);
+		tdisk_destroy(t, d);
+		return NULL;
+	}
+	kfree(buf);
+	return d;
+}
+
+static void punch_all(struct tdisk *d)
+{
+	struct address_space *m = d->inode.i_mapping;
+
+	down_write(&d->inode.i_rwsem);
+	filemap_invalidate_lock(m);
+	truncate_inode_pages_range(m, 0, TB_PAGES * PAGE_SIZE - 1);
+	filemap_invalidate_unlock(m);
+	up_write(&d->inode.i_rwsem);
+}
+
+/* 64 cached pages punched: at most one grace-period callback per batch
+ * of 16 (and a few for index nodes and other tasks), not one a page. */
+static void freed_pages_share_a_grace_period(struct ktest *t)
+{
+	struct tdisk *d = cached_file(t);
+	struct address_space *m;
+	unsigned long before, after;
+
+	KTEST_ASSERT_NOT_NULL(t, d);
+	m = d->inode.i_mapping;
+	KTEST_EXPECT_EQ(t, m->nrpages, TB_PAGES);
+	rcu_barrier();
+	before = rcu_callbacks_run();
+	punch_all(d);
+	rcu_barrier();
+	after = rcu_callbacks_run();
+	KTEST_EXPECT_EQ(t, m->nrpages, 0);
+	KTEST_EXPECT_LE(t, after - before, TB_PAGES / TRUNCATE_BATCH + 8);
+	tdisk_destroy(t, d);
+}
+
+struct page_holder {
+	struct tdisk *d;
+	bool done;
+};
+
+static int punch_task(void *arg)
+{
+	struct page_holder *h = arg;
+
+	punch_all(h->d);
+	ktest_flag_raise(&h->done);
+	return 0;
+}
+
+static bool page_waited_for(void *page)
+{
+	return page_test(page, PG_waiters);
+}
+
+/* Page 5 is locked by the test: the punch drops pages 0-4 (its first
+ * batch) before it sleeps on page 5, and holds none of their locks. */
+static void batch_leaves_before_a_wait(struct ktest *t)
+{
+	struct tdisk *d = cached_file(t);
+	struct page_holder h = { .d = d };
+	struct address_space *m;
+	struct page *held;
+	struct task *p;
+
+	KTEST_ASSERT_NOT_NULL(t, d);
+	m = d->inode.i_mapping;
+	held = filemap_get_page(m, 5);
+	KTEST_ASSERT_NOT_NULL(t, held);
+	lock_page(held);
+	p = task_create("punch", punch_task, &h);
+	KTEST_EXPECT_FALSE(t, IS_ERR(p));
+	if (!IS_ERR(p)) {
+		KTEST_EXPECT_EQ(t, race_wait_until(page_waited_for, held), 0);
+		KTEST_EXPECT_FALSE(t, ktest_flag_up(&h.done));
+		KTEST_EXPECT_EQ(t, m->nrpages, TB_PAGES - 5);
+		for (unsigned long i = 0; i < 5; i++)
+			KTEST_EXPECT_FALSE(t, tdisk_cached(d, i));
+		KTEST_EXPECT_TRUE(t, tdisk_cached(d, 6));
+	}
+	unlock_page(held);
+	if (!IS_ERR(p))
+		KTEST_EXPECT_EQ(t, task_join(p), 0);
+	KTEST_EXPECT_TRUE(t, ktest_flag_up(&h.done));
+	KTEST_EXPECT_EQ(t, m->nrpages, 0);
+	KTEST_EXPECT_NULL(t, held->mapping);
+	put_page(held);
+	tdisk_destroy(t, d);
+}
+
+static struct ktest_case batch_cases[] = {
+	KTEST_CASE(freed_pages_share_a_grace_period),
+	KTEST_CASE(batch_leaves_before_a_wait),
+	{},
+};
+KTEST_SUITE(pcache_truncate_batch, batch_cases);

@@ -79,10 +79,17 @@ void lru_add_many(struct page **pages, unsigned int n)
 
 void lru_del(struct page *page)
 {
+	lru_del_many(&page, 1);
+}
+
+void lru_del_many(struct page **pages, unsigned int n)
+{
 	spin_lock(&lru_lock);
-	if (page_test_and_clear(page, PG_lru)) {
-		list_del(&page->lru);
-		nr_lru--;
+	for (unsigned int i = 0; i < n; i++) {
+		if (page_test_and_clear(pages[i], PG_lru)) {
+			list_del(&pages[i]->lru);
+			nr_lru--;
+		}
 	}
 	spin_unlock(&lru_lock);
 }

@@ -502,7 +502,8 @@ def allowed_reports(boot):
 MM_SUITES = ("mm_kmalloc", "mm_page_alloc", "mm_pgtable", "mm_vm")
 PCACHE_SUITES = ("pcache_filemap", "pcache_invalidate", "pcache_radix",
                  "pcache_readahead", "pcache_reclaim", "pcache_writeback",
-                 "pcache_truncate_flusher", "pcache_zero_range")
+                 "pcache_truncate_flusher", "pcache_truncate_batch",
+                 "pcache_zero_range")
 VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_copy_range", "vfs_cwd", "vfs_deaddir",
               "vfs_dir", "vfs_fd", "vfs_file", "vfs_icache", "vfs_mmap",
               "vfs_mmap_unmap", "vfs_mmap_write", "vfs_mmap_smp", "vfs_mmap_lockless", "vfs_mmap_inval", "vfs_namei", "vfs_ra_worker", "vfs_read_truncate", "vfs_persist", "vfs_rename_lock",
