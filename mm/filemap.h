@@ -25,7 +25,7 @@
  * page_ref_tryget, which refuses a count that reached zero, and the index
  * is read again to see that the page is still there. For that, index
  * nodes and every page that was ever in an index are freed only after a
- * grace period (put_page hands them to call_rcu).
+ * grace period (put_page and put_pages hand them to call_rcu).
  *
  * Lock order (the table is at the top of mm/filemap.c; docs/locking.md):
  * inode->i_rwsem > mapping->invalidate_lock > page lock > fs block-map
