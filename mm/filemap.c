@@ -147,7 +147,7 @@ void put_page(struct page *page)
 
 void put_pages(struct page **pages, unsigned int n)
 {
-	struct page *chain = NULL;
+	void *chain = NULL, **tail = &chain; /* through page->private */
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct page *page = pages[i];
@@ -160,18 +160,20 @@ void put_pages(struct page **pages, unsigned int n)
 			     page_test(page, PG_locked) ||
 			     page_test(page, PG_writeback));
 		/* A lock-free finder may still hold it and try a reference:
-		 * it waits a grace period, chained to the others freed here
-		 * (a page-cache page's private is free once it is out of the
-		 * index). */
+		 * it waits a grace period, chained in order to the others
+		 * freed here (a page-cache page's private is free once it is
+		 * out of the index), so they go back to the allocator in the
+		 * order they were put. */
 		if (page_test(page, PG_rcu)) {
-			page->private = chain;
-			chain = page;
+			page->private = NULL;
+			*tail = page;
+			tail = &page->private;
 		} else {
 			page_free(page);
 		}
 	}
 	if (chain)
-		call_rcu(&chain->rcu, page_free_rcu);
+		call_rcu(&((struct page *)chain)->rcu, page_free_rcu);
 }
 
 static void page_cache_init(struct page *page)
