@@ -14,7 +14,7 @@
  * Words of 8 bytes, eight to a group, when both addresses are 8-aligned;
  * bytes otherwise and for the tail.
  */
-	.section .text
+	.section .text.hot, "ax"
 	.globl arch_copy_nofault
 	.globl copy_nofault_start
 	.globl copy_nofault_fault
