@@ -43,6 +43,10 @@ ELF = ROOT / "build" / "whole.elf"
 # --prod: the production build tools/bench measures (prod.ninja)
 PROD_ELF = ROOT / "build" / "prod" / "whole.elf"
 IDLE = "arch_wait_for_interrupt"
+# A pc below the kernel: the firmware (OpenSBI on riscv64), in an SBI
+# call or an M-mode trap, or a secondary hart still waiting there for
+# the kernel to start it (samples taken while the kernel boots).
+FIRMWARE = "(firmware, or a hart not started yet)"
 # Functions whose callers matter more than they do.
 LEAVES = {"arch_cpu_relax", "arch_irq_save", "arch_irq_restore",
           "virtio_queue_notify", "memcpy", "memset", "memmove",
@@ -63,7 +67,7 @@ class Symbols:
 
     def name(self, pc):
         i = bisect.bisect_right(self.addrs, pc) - 1
-        return self.syms[i][1] if i >= 0 else "?"
+        return self.syms[i][1] if i >= 0 else FIRMWARE
 
 
 class Monitor:

@@ -30,7 +30,7 @@ class ProfileTest(unittest.TestCase):
         addr = dict((n, a) for a, n in syms.syms)["memcpy"]
         self.assertEqual(syms.name(addr), "memcpy")
         self.assertEqual(syms.name(addr + 2), "memcpy")
-        self.assertEqual(syms.name(0), "?")
+        self.assertEqual(syms.name(0x80000800), wprofile.FIRMWARE)
 
 
 if __name__ == "__main__":
