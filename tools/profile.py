@@ -7,7 +7,8 @@
 Boots whole on a fresh 512M ext2 image (as tools/bench does) with QEMU's
 monitor on a socket, runs COMMANDS, and while they run asks the monitor
 for each hart's registers (`cpu N`, `info registers`) over and over. Each
-answer's pc is one sample, named by the function of build/whole.elf that
+answer's pc is one sample (from the kernel's banner on: the firmware's
+start-up and the boot are left out), named by the function of build/whole.elf that
 holds it (from riscv64-unknown-elf-nm); for small leaf functions (lock
 spinning, the doorbell, copies) the caller, from ra, is named too, so
 "arch_cpu_relax <- __spin_lock" tells spinning on a spinlock from waiting
@@ -43,10 +44,13 @@ ELF = ROOT / "build" / "whole.elf"
 # --prod: the production build tools/bench measures (prod.ninja)
 PROD_ELF = ROOT / "build" / "prod" / "whole.elf"
 IDLE = "arch_wait_for_interrupt"
-# A pc below the kernel: the firmware (OpenSBI on riscv64), in an SBI
-# call or an M-mode trap, or a secondary hart still waiting there for
-# the kernel to start it (samples taken while the kernel boots).
+# A pc below the kernel: the firmware (OpenSBI on riscv64), mostly inside
+# the kernel's SBI calls (an IPI's ecall took about 20 us under TCG here,
+# a timer's 3-12 us), or a secondary hart not started yet.
 FIRMWARE = "(firmware, or a hart not started yet)"
+# The line the kernel prints once its harts are up, before it runs the
+# commands (kernel/banner.c): sampling starts there.
+STARTED = "bootargs \""
 # Functions whose callers matter more than they do.
 LEAVES = {"arch_cpu_relax", "arch_irq_save", "arch_irq_restore",
           "virtio_queue_notify", "memcpy", "memset", "memmove",
@@ -150,6 +154,11 @@ def profile(commands, smp=4, mem="512M", idle=False, depth=1, elf=ELF):
                 out = m.cmd(f"x /2gx {frame - 16:#x}")
                 w = re.findall(r"0x([0-9a-f]{16})", out.split(":", 1)[-1])
                 return (int(w[0], 16), int(w[1], 16)) if len(w) >= 2 else None
+            # The commands' time only: not OpenSBI's start-up and the
+            # kernel's boot, when secondary harts wait in the firmware.
+            while (q.poll() is None and time.monotonic() - t0 < TIMEOUT
+                   and STARTED not in Path(out.name).read_text(errors="replace")):
+                time.sleep(0.02)
             while q.poll() is None and time.monotonic() - t0 < TIMEOUT:
                 for c in range(smp):
                     m.cmd(f"cpu {c}")
