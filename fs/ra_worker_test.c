@@ -1,6 +1,8 @@
 /*
  * fs/ra_worker_test.c: suite vfs_ra_worker - the readahead worker
  * (mm/readahead.c) on the root ext2 (vfs boots: two harts, so it runs):
+ *   - the first 1 MiB read of a cold file fills only the pages it asked
+ *     for itself, and hands the rest of its window to the worker at once;
  *   - a stream of 1 MiB reads hands its asynchronous windows to the
  *     worker and reads back what was written; readahead_wait sleeps
  *     while the worker, held at RACE_RA_WORKER, has the window, and
@@ -9,12 +11,13 @@
  *     the cache, without waiting for the worker busy with another file;
  *     readahead_cancel of the file the worker is reading sleeps until
  *     that window is in (the worker held likewise).
- * With ra_worker=off (boot vfs_1k) both check instead that the reader
- * reads the window itself. Both files are RW_PAGES pages long; page i is
- * all 'a' + i % 26. A stream of 1 MiB reads from offset 0 reads [0, 256)
- * itself, then [256, 768) with the mark at 512; the third read reaches
- * the mark and hands [768, 1792) (cut at EOF) to the worker, while it
- * reads up to 767 only.
+ * With ra_worker=off (boot vfs_1k) each case checks instead that the reader
+ * reads the window itself. The files are RW_PAGES pages long; page i is
+ * all 'a' + i % 26. A stream of 1 MiB reads from offset 0 opens the
+ * initial window [0, 512) (mm/readahead.c: twice a 1 MiB request): the
+ * reader reads the request [0, 256) and hands [256, 512), the mark at 256,
+ * to the worker; the second read reaches the mark and hands [512, 1536)
+ * (cut at EOF).
  */
 #include <fcntl.h>
 #include <string.h>
@@ -29,7 +32,8 @@
 
 #define RW_PAGES  1024 /* 4 MiB */
 #define RW_IO	  (1 << 20)
-#define RW_HANDED 768 /* the first page of the first window handed off */
+#define RW_HANDED 256 /* the first page handed off: past the request */
+#define RW_FIRST  512 /* the first window's end */
 #define RW_A	  "/ra_worker_a"
 #define RW_B	  "/ra_worker_b"
 
@@ -145,22 +149,76 @@ start_call(struct ktest *t, struct call *c, void (*fn)(void *), void *arg)
 	return task;
 }
 
+static bool marked(int fd, unsigned long index)
+{
+	struct page *page = filemap_get_page(mapping_of(fd), index);
+	bool ret = page && page_test(page, PG_readahead);
+
+	if (page)
+		put_page(page);
+	return ret;
+}
+
 /* ra_worker=off (boot vfs_1k): the reader reads every window itself, at
- * once, and readahead_cancel and readahead_wait have nothing to do. */
+ * once - the first read the whole initial window, past its request -, and
+ * readahead_cancel and readahead_wait have nothing to do. */
 static void ra_worker_off(struct ktest *t, int fd, char *buf)
 {
 	struct ra_worker_stats before, after;
 
 	readahead_worker_stats(&before);
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 3), 0ul);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 1), 0ul);
 	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED));
-	KTEST_EXPECT_TRUE(t, cached(fd, RW_PAGES - 1));
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_FIRST - 1));
+	KTEST_EXPECT_FALSE(t, cached(fd, RW_FIRST));
+	KTEST_EXPECT_TRUE(t, marked(fd, RW_HANDED));
 	readahead_cancel(mapping_of(fd));
 	readahead_wait(mapping_of(fd));
-	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED));
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 3), 0ul);
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_FIRST - 1));
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 1), 0ul);
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_PAGES - 1));
 	readahead_worker_stats(&after);
 	KTEST_EXPECT_EQ(t, after.handed, before.handed);
+}
+
+/* The first 1 MiB read of a cold file: with the worker held before it
+ * reads, the reader returns with its request [0, RW_HANDED) cached and
+ * nothing past it, one window handed; released, the worker reads the
+ * rest of the initial window, mark included, and no more. */
+static void ra_worker_first_window(struct ktest *t)
+{
+	char *buf = kmalloc(RW_IO, GFP_KERNEL);
+	struct ra_worker_stats before, held, after;
+	int fd;
+
+	KTEST_ASSERT_NOT_NULL(t, buf);
+	fd = make_file(t, RW_A, buf);
+	if (!readahead_worker_task()) {
+		ra_worker_off(t, fd, buf);
+		goto out;
+	}
+	readahead_worker_stats(&before);
+	race_arm(RACE_RA_WORKER);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 1), 0ul);
+	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
+	readahead_worker_stats(&held);
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED - 1));
+	KTEST_EXPECT_FALSE(t, cached(fd, RW_HANDED)); /* the worker's */
+	KTEST_EXPECT_FALSE(t, cached(fd, RW_FIRST - 1));
+	KTEST_EXPECT_EQ(t, held.handed - before.handed, 1ul);
+	KTEST_EXPECT_EQ(t, held.queued, 0u); /* taken, held */
+	race_release(RACE_RA_WORKER);
+	readahead_wait(mapping_of(fd));
+	readahead_worker_stats(&after);
+	KTEST_EXPECT_EQ(t, after.read - before.read, 1ul);
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_FIRST - 1));
+	KTEST_EXPECT_FALSE(t, cached(fd, RW_FIRST));
+	KTEST_EXPECT_TRUE(t, marked(fd, RW_HANDED));
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 1), 0ul);
+out:
+	close(fd);
+	kfree(buf);
+	KTEST_EXPECT_EQ(t, unlink(RW_A), 0);
 }
 
 static void ra_worker_takes_stream(struct ktest *t)
@@ -179,18 +237,19 @@ static void ra_worker_takes_stream(struct ktest *t)
 	}
 	readahead_worker_stats(&before);
 	race_arm(RACE_RA_WORKER);
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 3), 0ul);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 1), 0ul);
 	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
 	/* readahead_wait sleeps while the worker holds the window. */
 	task = start_call(t, &w, call_wait, mapping_of(fd));
 	KTEST_EXPECT_FALSE(t, READ_ONCE(w.done));
 	race_release(RACE_RA_WORKER);
 	KTEST_EXPECT_EQ(t, task_join(task), 0);
-	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED)); /* the worker's window */
+	KTEST_EXPECT_TRUE(t, cached(fd, RW_FIRST - 1)); /* the worker's */
+	/* The second read reaches the mark: the next window, to EOF. */
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 1), 0ul);
 	KTEST_EXPECT_TRUE(t, cached(fd, RW_PAGES - 1));
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, RW_PAGES / 256 - 3), 0ul);
 	readahead_worker_stats(&after);
-	KTEST_EXPECT_GE(t, after.handed - before.handed, 1ul);
+	KTEST_EXPECT_GE(t, after.handed - before.handed, 2ul);
 	KTEST_EXPECT_EQ(t, after.queued, 0u);
 out:
 	close(fd);
@@ -216,10 +275,10 @@ static void ra_worker_cancel(struct ktest *t)
 		goto out;
 	}
 	race_arm(RACE_RA_WORKER);
-	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 3), 0ul);
+	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 1), 0ul);
 	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
 	KTEST_EXPECT_FALSE(t, cached(a, RW_HANDED)); /* taken, held */
-	KTEST_EXPECT_EQ(t, read_mib(t, b, buf, 3), 0ul);
+	KTEST_EXPECT_EQ(t, read_mib(t, b, buf, 1), 0ul);
 	readahead_worker_stats(&st);
 	KTEST_EXPECT_EQ(t, st.queued, 1u);
 	KTEST_EXPECT_FALSE(t, cached(b, RW_HANDED));
@@ -253,6 +312,7 @@ out:
 }
 
 static struct ktest_case ra_worker_cases[] = {
+	KTEST_CASE(ra_worker_first_window),
 	KTEST_CASE(ra_worker_takes_stream),
 	KTEST_CASE(ra_worker_cancel),
 	{ 0 },

@@ -6,9 +6,14 @@
  * first of those carries PG_readahead.
  *
  *  - A miss (page_cache_sync_readahead) reads a window from the missing
- *    page: the request rounded up to a power of two, or, when the miss
+ *    page: the request rounded up to a power of two; from page 0, when
+ *    the read does not continue one, Linux's initial window (four times
+ *    that for a request of at most 1/32 of ra_pages, twice up to 1/4:
+ *    a 1 MiB read of a cold file opens 2 MiB); or, when the miss
  *    continues the previous read (sequential), twice the previous window;
- *    never more than ra_pages.
+ *    never more than ra_pages. The pages past the request are its
+ *    asynchronous part (async_size, the first marked): the reader reads
+ *    the request, the worker (below) the rest, as an asynchronous window.
  *  - Reaching the PG_readahead page (page_cache_async_readahead) reads the
  *    next window, twice as large, while the reader still has pages cached.
  *  - A miss that is not sequential resets the window to the request.
@@ -27,10 +32,12 @@
  * before it frees a block (docs/locking.md). The window is per file and
  * racy by design (a lost update only misjudges the next window).
  *
- * The worker. A stream's asynchronous window of RA_WORKER_MIN pages or
- * more is read by the "readahead" task on another hart, while the reader
- * copies the window it is in: under TCG a cold read is bound by the
- * reader's own CPU (allocation, insertion, block mapping, bio building and
+ * The worker. Pages ahead of a reader, RA_WORKER_MIN or more (an
+ * asynchronous window, or a miss's window past the request), are handed
+ * to the "readahead" task on another hart at once, before the reader
+ * fills its own, and read there while the reader fills and copies the
+ * pages it asked for: under TCG a cold read is bound by the reader's own
+ * CPU (allocation, insertion, block mapping, bio building and
  * the doorbell's exit cost about as much as the copy), not by the device.
  * The worker runs the same do_readahead the reader would, so it takes
  * invalidate_lock shared per batch and reads i_size again under it: the
@@ -372,23 +379,26 @@ static int readahead_worker_init(void)
 }
 INIT_HOOK(readahead_worker, readahead_worker_init, INIT_LEVEL_LATE);
 
-/* Read the window @ra describes; an asynchronous one (@async: the reader
- * does not wait for it) may go to the worker. */
-static void
-ra_submit(struct address_space *m, struct file_ra_state *ra, bool async)
+/*
+ * Read the window @ra describes: the reader's pages [start, mark) here,
+ * and the pages ahead of it [mark, end) (async_size of them, mark the
+ * first) handed to the worker if it takes them, read here if not. The
+ * tail is handed first, so the worker fills it while the reader fills
+ * (then copies) its own pages. An asynchronous window (async_size ==
+ * size) is all tail; with no tail, mark == end marks nothing.
+ */
+static void ra_submit(struct address_space *m, struct file_ra_state *ra)
 {
-	unsigned long end = ra->start + ra->size, start = ra->start;
-	unsigned long mark =
-	    ra->async_size ? ra->start + ra->size - ra->async_size : ULONG_MAX;
+	unsigned long start = ra->start, end = ra->start + ra->size;
+	unsigned long mark = end - ra->async_size, ahead;
 
-	if (async) {
-		if (past_last(start, last_index(m)))
-			return;
-		start = first_absent(m, start, end);
-		if (start == end || ra_hand_off(m, start, end - start, mark))
-			return;
+	if (ra->async_size && !past_last(mark, last_index(m))) {
+		ahead = first_absent(m, mark, end);
+		if (ahead == end || ra_hand_off(m, ahead, end - ahead, mark))
+			end = mark;
 	}
-	do_readahead(m, start, end - start, mark);
+	if (start < end) /* a window all cached takes no lock */
+		do_readahead(m, start, end - start, mark);
 }
 
 static unsigned int roundup_pow2(unsigned long n)
@@ -398,6 +408,23 @@ static unsigned int roundup_pow2(unsigned long n)
 	while (p < n && p < (1U << 30))
 		p <<= 1;
 	return p;
+}
+
+/*
+ * The window of a read from the start of a file (not continuing one):
+ * the request rounded up to a power of two, then four times that if it
+ * is at most 1/32 of @cap, twice if at most 1/4, else @cap - Linux's
+ * initial window. The pages past the request are read ahead.
+ */
+static unsigned int first_window(unsigned long req_pages, unsigned int cap)
+{
+	unsigned int size = roundup_pow2(req_pages);
+
+	if (size <= cap / 32)
+		return 4 * size;
+	if (size <= cap / 4)
+		return 2 * size;
+	return cap;
 }
 
 void page_cache_sync_readahead(struct address_space *m,
@@ -417,12 +444,14 @@ void page_cache_sync_readahead(struct address_space *m,
 			     ULONG_MAX);
 		return;
 	}
+	if (!index && !sequential)
+		init = first_window(req_pages, ra->ra_pages);
 	ra->start = index;
 	ra->size = sequential && ra->size
 		       ? MIN(MAX(2 * ra->size, init), ra->ra_pages)
 		       : init;
 	ra->async_size = ra->size > req_pages ? ra->size - req_pages : 0;
-	ra_submit(m, ra, false);
+	ra_submit(m, ra);
 }
 
 void page_cache_async_readahead(struct address_space *m,
@@ -441,7 +470,7 @@ void page_cache_async_readahead(struct address_space *m,
 		ra->size = MIN(roundup_pow2(req_pages), ra->ra_pages);
 	}
 	ra->async_size = ra->size;
-	ra_submit(m, ra, true);
+	ra_submit(m, ra);
 }
 
 /**
