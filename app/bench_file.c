@@ -260,7 +260,7 @@ static int bench_hit_locks(int argc, char **argv)
 	kfree(buf);
 	return err;
 }
-SHELL_BENCH_JSON(cached_hit_lock_acquisitions,
-		 bench_hit_locks,
-		 "cached_hit_lock_acquisitions  (locks taken reading and "
-		 "faulting cached pages)");
+SHELL_BENCH_JSON_LAST(cached_hit_lock_acquisitions,
+		      bench_hit_locks,
+		      "cached_hit_lock_acquisitions  (locks taken reading and "
+		      "faulting cached pages)");

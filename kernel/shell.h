@@ -43,14 +43,21 @@ struct shell_bench {
 	const char *usage;
 	/* prints app/bench.h's JSON lines; run by plain `bench` */
 	bool json;
+	/* run by plain `bench` after every other: what it does slows what
+	 * would come after it in the same boot (app/bench.c, run_all) */
+	bool last;
 };
 
 #define SHELL_BENCH(bname, bfn, busage)                              \
 	static const struct shell_bench __shell_bench_##bname __used \
-	    __section(".shell_benches") = { #bname, bfn, busage, false }
+	    __section(                                               \
+		".shell_benches") = { #bname, bfn, busage, false, false }
 #define SHELL_BENCH_JSON(bname, bfn, busage)                         \
 	static const struct shell_bench __shell_bench_##bname __used \
-	    __section(".shell_benches") = { #bname, bfn, busage, true }
+	    __section(".shell_benches") = { #bname, bfn, busage, true, false }
+#define SHELL_BENCH_JSON_LAST(bname, bfn, busage)                    \
+	static const struct shell_bench __shell_bench_##bname __used \
+	    __section(".shell_benches") = { #bname, bfn, busage, true, true }
 
 /* The time counter (rdtime) in ns when the shell started, the end of the
  * boot: since the machine started (QEMU virt's timer counts from its
