@@ -48,16 +48,17 @@ struct shell_bench {
 	bool last;
 };
 
-#define SHELL_BENCH(bname, bfn, busage)                              \
+/* One entry of .shell_benches; the three below name its two flags. */
+#define __SHELL_BENCH(bname, bfn, busage, bjson, blast)              \
 	static const struct shell_bench __shell_bench_##bname __used \
 	    __section(                                               \
-		".shell_benches") = { #bname, bfn, busage, false, false }
-#define SHELL_BENCH_JSON(bname, bfn, busage)                         \
-	static const struct shell_bench __shell_bench_##bname __used \
-	    __section(".shell_benches") = { #bname, bfn, busage, true, false }
-#define SHELL_BENCH_JSON_LAST(bname, bfn, busage)                    \
-	static const struct shell_bench __shell_bench_##bname __used \
-	    __section(".shell_benches") = { #bname, bfn, busage, true, true }
+		".shell_benches") = { #bname, bfn, busage, bjson, blast }
+#define SHELL_BENCH(bname, bfn, busage) \
+	__SHELL_BENCH(bname, bfn, busage, false, false)
+#define SHELL_BENCH_JSON(bname, bfn, busage) \
+	__SHELL_BENCH(bname, bfn, busage, true, false)
+#define SHELL_BENCH_JSON_LAST(bname, bfn, busage) \
+	__SHELL_BENCH(bname, bfn, busage, true, true)
 
 /* The time counter (rdtime) in ns when the shell started, the end of the
  * boot: since the machine started (QEMU virt's timer counts from its
