@@ -159,6 +159,16 @@ static bool marked(int fd, unsigned long index)
 	return ret;
 }
 
+/* The first MiB of @fd read with the worker armed to stop at
+ * RACE_RA_WORKER. Return: race_wait's result, 1 once the worker holds
+ * the window the read handed it. */
+static int read_first_mib_held(struct ktest *t, int fd, char *buf)
+{
+	race_arm(RACE_RA_WORKER);
+	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 1), 0ul);
+	return race_wait(RACE_RA_WORKER, NULL, NULL);
+}
+
 /* ra_worker=off (boot vfs_1k): the reader reads every window itself, at
  * once - the first read the whole initial window, past its request -, and
  * readahead_cancel and readahead_wait have nothing to do. */
@@ -198,9 +208,7 @@ static void ra_worker_first_window(struct ktest *t)
 		goto out;
 	}
 	readahead_worker_stats(&before);
-	race_arm(RACE_RA_WORKER);
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 1), 0ul);
-	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
+	KTEST_ASSERT_EQ(t, read_first_mib_held(t, fd, buf), 1);
 	readahead_worker_stats(&held);
 	KTEST_EXPECT_TRUE(t, cached(fd, RW_HANDED - 1));
 	KTEST_EXPECT_FALSE(t, cached(fd, RW_HANDED)); /* the worker's */
@@ -236,9 +244,7 @@ static void ra_worker_takes_stream(struct ktest *t)
 		goto out;
 	}
 	readahead_worker_stats(&before);
-	race_arm(RACE_RA_WORKER);
-	KTEST_EXPECT_EQ(t, read_mib(t, fd, buf, 1), 0ul);
-	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
+	KTEST_ASSERT_EQ(t, read_first_mib_held(t, fd, buf), 1);
 	/* readahead_wait sleeps while the worker holds the window. */
 	task = start_call(t, &w, call_wait, mapping_of(fd));
 	KTEST_EXPECT_FALSE(t, READ_ONCE(w.done));
@@ -274,9 +280,7 @@ static void ra_worker_cancel(struct ktest *t)
 		ra_worker_off(t, b, buf);
 		goto out;
 	}
-	race_arm(RACE_RA_WORKER);
-	KTEST_EXPECT_EQ(t, read_mib(t, a, buf, 1), 0ul);
-	KTEST_ASSERT_EQ(t, race_wait(RACE_RA_WORKER, NULL, NULL), 1);
+	KTEST_ASSERT_EQ(t, read_first_mib_held(t, a, buf), 1);
 	KTEST_EXPECT_FALSE(t, cached(a, RW_HANDED)); /* taken, held */
 	KTEST_EXPECT_EQ(t, read_mib(t, b, buf, 1), 0ul);
 	readahead_worker_stats(&st);
