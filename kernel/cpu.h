@@ -37,6 +37,9 @@ struct cpu {
 				     IPI once this hart holds no lock:
 				     only this hart, interrupts off */
 	bool online;		  /* set once, read by any hart */
+	/* kernel/timer.h's TLB sizing: written by this hart's tick */
+	unsigned long busy_ticks;	  /* ticks that found a task running */
+	unsigned long tlb_sizing_flushes; /* read by any hart */
 	/* kernel/rcu.c: written by this hart, read by grace-period waiters */
 	unsigned int rcu_depth; /* read-side sections open */
 	unsigned long rcu_ends; /* outermost sections ended */

@@ -2,7 +2,8 @@
  * kernel/timer.c: tick and timer list.
  *
  * Lock: timer_lock (irqsave) protects the sorted list of pending timers.
- * Callbacks run without the lock held.
+ * Callbacks run without the lock held. The tick's TLB sizing (timer.h)
+ * touches only its own hart's struct cpu.
  */
 #include <kernel/timer.h>
 #include <kernel/race.h>
@@ -10,6 +11,9 @@
 #include <kernel/cpu.h>
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
+#include <kernel/bootargs.h>
+#include <kernel/init.h>
+#include <kernel/printk.h>
 
 static DEFINE_SPINLOCK(timer_lock);
 static struct list_head timers = LIST_HEAD_INIT(timers);
@@ -114,12 +118,52 @@ void timer_init_hart(void)
 	program_next_tick(c);
 }
 
+/* busy ticks between flushes, 0: none; set at boot, tests change it */
+static unsigned long tlb_sizing_ticks = TLB_SIZING_TICKS;
+
+bool tlb_sizing_tick(struct cpu *c)
+{
+	unsigned long every = READ_ONCE(tlb_sizing_ticks);
+
+	if (!every || c->current == c->idle || ++c->busy_ticks % every)
+		return false;
+	arch_tlb_flush_all();
+	WRITE_ONCE(c->tlb_sizing_flushes, c->tlb_sizing_flushes + 1);
+	return true;
+}
+
+unsigned long tlb_sizing_flushes(void)
+{
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < ncpus; i++)
+		n += READ_ONCE(cpus[i].tlb_sizing_flushes);
+	return n;
+}
+
+unsigned long tlb_sizing_set(unsigned long every)
+{
+	return __atomic_exchange_n(&tlb_sizing_ticks, every, __ATOMIC_RELAXED);
+}
+
+static int tlb_sizing_init(void)
+{
+	long every = bootarg_get_long("tlb_sizing", TLB_SIZING_TICKS);
+
+	tlb_sizing_ticks = every > 0 ? (unsigned long)every : 0;
+	if (!tlb_sizing_ticks)
+		pr_info("timer: no TLB sizing flushes (tlb_sizing=0)\n");
+	return 0;
+}
+INIT_HOOK(tlb_sizing, tlb_sizing_init, INIT_LEVEL_EARLY);
+
 void timer_interrupt(void)
 {
 	struct cpu *c = this_cpu();
 
 	c->ticks++;
 	program_next_tick(c);
+	tlb_sizing_tick(c);
 	run_expired();
 	sched_tick();
 }

@@ -2,7 +2,8 @@
  * kernel/timer_test.c: suite timers - a timer fires after its deadline, a
  * cancelled one never fires, cancel waits for a callback that is already
  * running (callers free timers that live on their stack), and timers
- * fire in the order of their deadlines.
+ * fire in the order of their deadlines; the tick's TLB sizing counts
+ * only busy ticks.
  *
  * No case sleeps for a time and then looks: each waits for what must
  * happen (the timer's callback; a later timer, which runs after the
@@ -191,11 +192,41 @@ static void fire_in_deadline_order(struct ktest *t)
 	KTEST_EXPECT_EQ(t, p[0].seq, 3);
 }
 
+/*
+ * The tick's TLB sizing (timer.h) on a struct cpu of the case's own: only
+ * ticks that find a task running count, every TLB_SIZING_TICKS-th of them
+ * flushes (this hart's TLB: harmless), and none does when it is off.
+ * mm_pgtable's sizing_flush_drops_stale_entry shows a real tick's flush.
+ */
+static void only_busy_ticks_flush_the_tlb(struct ktest *t)
+{
+	static struct task idle, busy;
+	struct cpu c = { .idle = &idle, .current = &idle };
+	unsigned long every = tlb_sizing_set(TLB_SIZING_TICKS);
+	unsigned int flushed = 0;
+
+	for (int i = 0; i < 10 * TLB_SIZING_TICKS; i++)
+		flushed += tlb_sizing_tick(&c);
+	KTEST_EXPECT_EQ(t, flushed, 0);
+	KTEST_EXPECT_EQ(t, c.busy_ticks, 0);
+	c.current = &busy;
+	for (int i = 0; i < 10 * TLB_SIZING_TICKS; i++)
+		flushed += tlb_sizing_tick(&c);
+	KTEST_EXPECT_EQ(t, flushed, 10);
+	KTEST_EXPECT_EQ(t, c.tlb_sizing_flushes, 10);
+	tlb_sizing_set(0);
+	for (int i = 0; i < 10 * TLB_SIZING_TICKS; i++)
+		flushed += tlb_sizing_tick(&c);
+	KTEST_EXPECT_EQ(t, flushed, 10);
+	tlb_sizing_set(every);
+}
+
 static struct ktest_case timer_cases[] = {
 	KTEST_CASE(fires_after_deadline),
 	KTEST_CASE(cancelled_never_fires),
 	KTEST_CASE(cancel_waits_for_running_callback),
 	KTEST_CASE(fire_in_deadline_order),
+	KTEST_CASE(only_busy_ticks_flush_the_tlb),
 	{},
 };
 KTEST_SUITE(timers, timer_cases);

@@ -9,6 +9,10 @@
  * swapped in place and there is no gap. On both, a reader sees the old
  * page's contents or the new one's, never anything else, and once it has
  * seen the new page it never sees the old one again.
+ *
+ * Also the tick's TLB sizing flush (kernel/timer.h): it drops this hart's
+ * translations, so an entry cleared without a flush stops working at the
+ * first one.
  */
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
@@ -16,6 +20,9 @@
 #include <kernel/ktest.h>
 #include <kernel/race.h>
 #include <kernel/sched.h>
+#include <kernel/spinlock.h>
+#include <kernel/time.h>
+#include <kernel/timer.h>
 #include <mm/page_alloc.h>
 #include <mm/pgtable.h>
 #include <mm/vm.h>
@@ -152,9 +159,57 @@ static void same_page_fewer_rights_no_break(struct ktest *t)
 	    t, pte_needs_break(0, arch_pte_leaf(pa, ARCH_PROT_R, 0)));
 }
 
+/*
+ * Map TEST_VA, read it (QEMU caches the translation), clear the entry with
+ * no flush: the read still works from the cached translation. Spin with
+ * preemption off (this hart's ticks find this task running) until its
+ * tick makes a sizing flush: from then on the read faults. If the cached
+ * entry was lost before the flush (another hart's flush, or QEMU evicted
+ * it), the round proves nothing and is done again.
+ */
+static void sizing_flush_drops_stale_entry(struct ktest *t)
+{
+	uint64_t *page = page_of(OLD_WORD), word = 0;
+	unsigned long every = tlb_sizing_set(TLB_SIZING_TICKS);
+	unsigned int rounds = 0, proved = 0;
+
+	KTEST_ASSERT_NOT_NULL(t, page);
+	while (!proved && rounds++ < 20) {
+		uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+		unsigned long flushes;
+		bool stale, flushed, after;
+
+		KTEST_ASSERT_EQ(
+		    t, vm_mmap_set(TEST_VA, 0, (uintptr_t)page, false), 0);
+		preempt_disable();
+		KTEST_EXPECT_TRUE(t, read_word(&word));
+		KTEST_EXPECT_EQ(t,
+				vm_mmap_clear(TEST_VA, (uintptr_t)page),
+				(uintptr_t)page);
+		flushes = READ_ONCE(this_cpu()->tlb_sizing_flushes);
+		stale = read_word(&word);
+		while (!(flushed = READ_ONCE(this_cpu()->tlb_sizing_flushes) !=
+				   flushes) &&
+		       time_ns() < give_up)
+			arch_cpu_relax();
+		after = read_word(&word);
+		preempt_enable();
+		vm_flush_tlb_all_harts(TEST_VA, PAGE_SIZE);
+		KTEST_EXPECT_TRUE(t, flushed);
+		KTEST_EXPECT_FALSE(t, after);
+		if (!flushed || after)
+			break;
+		proved += stale;
+	}
+	KTEST_EXPECT_EQ(t, proved, 1);
+	tlb_sizing_set(every);
+	free_pages_va(page, 0);
+}
+
 static struct ktest_case pgtable_cases[] = {
 	KTEST_CASE(remap_under_reader),
 	KTEST_CASE(same_page_fewer_rights_no_break),
+	KTEST_CASE(sizing_flush_drops_stale_entry),
 	{},
 };
 KTEST_SUITE(mm_pgtable, pgtable_cases);
