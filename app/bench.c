@@ -165,8 +165,10 @@ static int run_json(const struct shell_bench *b)
 /*
  * Every JSON benchmark, those marked last after the others: under TCG
  * cached_hit_lock_acquisitions (a 64 MiB mapping faulted in and unmapped)
- * leaves every later copy in the boot 2.4-3.5 times slower
- * (docs/benchmarks.md), so it must not come before the copy-bound ones.
+ * shrinks every hart's software TLB to its least, and the copies after
+ * it ran 2.4-3.5 times slower until the tick's TLB sizing (kernel/timer.h)
+ * grows it again, within ~64 ms of work (docs/benchmarks.md): it still
+ * comes after the copy-bound ones, so none of them pays that.
  */
 static int run_all(void)
 {
