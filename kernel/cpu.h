@@ -39,7 +39,7 @@ struct cpu {
 	bool online;		  /* set once, read by any hart */
 	/* kernel/timer.h's TLB sizing: written by this hart's tick */
 	unsigned long busy_ticks;	  /* ticks that found a task running */
-	unsigned long tlb_sizing_flushes; /* read by any hart */
+	unsigned long tlb_sizing_flushes; /* flushes it made */
 	/* kernel/rcu.c: written by this hart, read by grace-period waiters */
 	unsigned int rcu_depth; /* read-side sections open */
 	unsigned long rcu_ends; /* outermost sections ended */

@@ -132,15 +132,6 @@ bool tlb_sizing_tick(struct cpu *c)
 	return true;
 }
 
-unsigned long tlb_sizing_flushes(void)
-{
-	unsigned long n = 0;
-
-	for (unsigned int i = 0; i < ncpus; i++)
-		n += READ_ONCE(cpus[i].tlb_sizing_flushes);
-	return n;
-}
-
 unsigned long tlb_sizing_set(unsigned long every)
 {
 	return __atomic_exchange_n(&tlb_sizing_ticks, every, __ATOMIC_RELAXED);

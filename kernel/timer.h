@@ -52,7 +52,5 @@ struct cpu;
 /* From the tick on @c's own hart: count a busy tick, flush the local TLB
  * if it is due. Return: whether it flushed. */
 bool tlb_sizing_tick(struct cpu *c);
-/* Flushes the ticks have made, all harts. */
-unsigned long tlb_sizing_flushes(void);
 /* Flush every @every busy ticks, 0: never (tests). Return: the old value. */
 unsigned long tlb_sizing_set(unsigned long every);
