@@ -17,6 +17,10 @@
 #include <mm/vm.h>
 
 #define EMERGENCY_STACK_SIZE 4096
+/* How long a started hart may take to come online. Under TCG each hart
+ * is a host thread: on a loaded host one waited over a second for a core
+ * (a CI run beside other QEMU boots). arm64 Linux waits 5 s too. */
+#define ONLINE_TIMEOUT_MS 5000
 
 struct cpu cpus[MAX_CPUS];
 unsigned int ncpus = 1;
@@ -74,7 +78,7 @@ static int smp_init(void)
 			continue;
 		}
 		ncpus++; /* before it runs: for_each_cpu must see it */
-		deadline = time_ns() + NSEC_PER_SEC;
+		deadline = time_ns() + ONLINE_TIMEOUT_MS * NSEC_PER_MSEC;
 		while (!__atomic_load_n(&c->online, __ATOMIC_ACQUIRE) &&
 		       time_ns() < deadline)
 			arch_cpu_relax();
