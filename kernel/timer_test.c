@@ -17,7 +17,9 @@
 #include <kernel/race.h>
 #include <kernel/time.h>
 #include <kernel/timer.h>
+#include <kernel/err.h>
 #include <kernel/sched.h>
+#include <kernel/spinlock.h>
 
 struct probe {
 	struct ktimer tm;
@@ -167,14 +169,66 @@ static bool all_finished(void *arg)
 	return p[0].finished && p[1].finished && p[2].finished;
 }
 
+/* A hart held with interrupts off: its ticks wait, so they cannot run
+ * expired timers beside the case's hart. */
+struct hold {
+	bool held, go; /* atomic */
+};
+
+static int hold_hart(void *arg)
+{
+	struct hold *h = arg;
+	uint64_t give_up = time_ns() + RACE_TIMEOUT_MS * NSEC_PER_MSEC;
+	unsigned long flags = arch_irq_save();
+
+	ktest_flag_raise(&h->held);
+	while (!ktest_flag_up(&h->go) && time_ns() < give_up)
+		arch_cpu_relax();
+	arch_irq_restore(flags);
+	return 0;
+}
+
+static bool all_held(void *arg)
+{
+	struct hold *h = arg;
+
+	for (unsigned int c = 0; c < ncpus; c++)
+		if (!ktest_flag_up(&h[c].held))
+			return false;
+	return true;
+}
+
+/*
+ * The other harts are held first: with several harts' ticks taking
+ * expired timers at once, callbacks taken in one order can run in
+ * another (a hart that took the first may be slower to run it), and a
+ * list kept unsorted could pass by that luck. On one hart the callbacks
+ * run in the order the list gives them.
+ */
 static void fire_in_deadline_order(struct ktest *t)
 {
 	static const unsigned int ms[3] = { 30,
 					    10,
 					    20 }; /* armed in this order */
-	uint64_t now = time_ns();
+	struct hold h[MAX_CPUS] = {};
+	struct task *holder[MAX_CPUS] = {};
 	struct probe p[3];
+	unsigned int me;
+	uint64_t now;
 
+	preempt_disable();
+	me = cpu_id();
+	preempt_enable();
+	ktest_flag_raise(&h[me].held);
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (c == me)
+			continue;
+		holder[c] =
+		    task_create_on("timer_hold", hold_hart, &h[c], (int)c);
+		KTEST_ASSERT_FALSE(t, IS_ERR(holder[c]));
+	}
+	KTEST_EXPECT_EQ(t, race_wait_until(all_held, h), 0);
+	now = time_ns();
 	__atomic_store_n(&fire_seq, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < 3; i++) {
 		probe_init(&p[i]);
@@ -182,6 +236,11 @@ static void fire_in_deadline_order(struct ktest *t)
 		timer_arm(&p[i].tm, now + ms[i] * NSEC_PER_MSEC);
 	}
 	KTEST_EXPECT_EQ(t, race_wait_until(all_finished, p), 0);
+	for (unsigned int c = 0; c < ncpus; c++) {
+		ktest_flag_raise(&h[c].go);
+		if (holder[c])
+			KTEST_EXPECT_EQ(t, task_join(holder[c]), 0);
+	}
 	for (int i = 0; i < 3; i++) {
 		KTEST_EXPECT_GE(t, p[i].fired_at, now + ms[i] * NSEC_PER_MSEC);
 		timer_cancel(&p[i].tm); /* they live on this stack */
