@@ -143,10 +143,11 @@ static int tlb_sizing_init(void)
 
 	tlb_sizing_ticks = every > 0 ? (unsigned long)every : 0;
 	if (!tlb_sizing_ticks)
-		pr_info("timer: no TLB sizing flushes (tlb_sizing=0)\n");
+		pr_info("timer: no TLB sizing flushes (tlb_sizing=%ld)\n",
+			every);
 	return 0;
 }
-INIT_HOOK(tlb_sizing, tlb_sizing_init, INIT_LEVEL_EARLY);
+INIT_HOOK(tlb_sizing, tlb_sizing_init, INIT_LEVEL_SCHED);
 
 void timer_interrupt(void)
 {
