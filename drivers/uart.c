@@ -31,7 +31,7 @@ int uart_register(const struct uart_ops *ops)
 	if (uart)
 		return -EBUSY;
 	uart = ops;
-	console_putc = ops->putc;
+	console_register(ops->putc);
 	return 0;
 }
 

@@ -16,12 +16,24 @@
 static DEFINE_SPINLOCK(console_lock);
 static int console_level = LOGLEVEL_INFO;
 
-static void null_putc(char c)
+/*
+ * Output before a console registers (an INIT_LEVEL_EARLY hook's warning,
+ * say a malformed loglevel=) is kept here, under console_lock, and written
+ * out first when one does (console_register); what does not fit is
+ * counted and reported then.
+ */
+static char early_buf[CONSOLE_EARLY_MAX];
+static size_t early_len, early_lost;
+
+static void early_putc(char c)
 {
-	(void)c;
+	if (early_len < CONSOLE_EARLY_MAX)
+		early_buf[early_len++] = c;
+	else
+		early_lost++;
 }
 
-void (*console_putc)(char c) = null_putc;
+void (*console_putc)(char c) = early_putc;
 
 static void emit(const char *s, size_t len)
 {
@@ -30,6 +42,35 @@ static void emit(const char *s, size_t len)
 			console_putc('\r');
 		console_putc(s[i]);
 	}
+}
+
+void console_register(console_putc_t putc)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+	char mark[64];
+	int n = 0;
+
+	console_putc = putc;
+	for (size_t i = 0; i < early_len; i++)
+		putc(early_buf[i]);
+	if (early_lost)
+		n = snprintf(mark,
+			     sizeof(mark),
+			     "[... %zu bytes of early output lost]\n",
+			     early_lost);
+	emit(mark, n > 0 ? (size_t)n : 0);
+	early_len = early_lost = 0;
+	spin_unlock_irqrestore(&console_lock, flags);
+}
+
+console_putc_t console_unregister(void)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+	console_putc_t was = console_putc;
+
+	console_putc = early_putc;
+	spin_unlock_irqrestore(&console_lock, flags);
+	return was;
 }
 
 void console_write(const char *s, size_t len)

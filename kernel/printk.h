@@ -31,8 +31,15 @@ __printf(1, 2) void console_printf(const char *fmt, ...);
 void console_set_level(int level);
 /* Take the console from whoever holds it: panic only. */
 void console_force_unlock(void);
-/* Raw character output, set by the console driver. */
-extern void (*console_putc)(char c);
+/* Raw character output, set by the console driver through
+ * console_register, which first writes what was printed before it: the
+ * first CONSOLE_EARLY_MAX bytes, then a line saying how many were lost.
+ * console_unregister goes back to keeping output (tests). */
+#define CONSOLE_EARLY_MAX 4096
+typedef void (*console_putc_t)(char c);
+extern console_putc_t console_putc;
+void console_register(console_putc_t putc);
+console_putc_t console_unregister(void);
 
 #define pr_emerg(...)  printk(LOGLEVEL_EMERG, __VA_ARGS__)
 #define pr_err(...)    printk(LOGLEVEL_ERR, __VA_ARGS__)

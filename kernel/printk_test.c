@@ -6,7 +6,8 @@
  *
  * Suite printk_cut - a line longer than the console's line buffer keeps its
  * start and ends with a mark saying how many bytes were cut (the console
- * output is captured at console_putc to check it).
+ * output is captured at console_putc to check it); and output made while
+ * no console is registered waits for the next one, its overflow counted.
  */
 #include <stdio.h>
 #include <string.h>
@@ -58,7 +59,7 @@ KTEST_SUITE(printk_lines, printk_cases);
 /* Starts with '[' so the KTAP runner takes the line for a log line. */
 #define CUT_TAG "[cut-test] "
 
-static char captured[2 * CONSOLE_LINE_MAX];
+static char captured[CONSOLE_EARLY_MAX + 2 * CONSOLE_LINE_MAX];
 static size_t ncaptured;
 static void (*real_putc)(char c);
 
@@ -134,8 +135,37 @@ static void long_lines_mark_the_cut(struct ktest *t)
 		       strlen(" end\n"));
 }
 
+#define EARLY_TAG  "[early-test] "
+#define EARLY_OVER 100 /* bytes past what is kept */
+
+/* Output while no console is registered waits for the next one: the first
+ * CONSOLE_EARLY_MAX bytes, then a line counting the rest. */
+static void early_output_waits_for_the_console(struct ktest *t)
+{
+	static const char mark[] = "[... 100 bytes of early output lost]\r\n";
+	size_t tag = strlen(EARLY_TAG),
+	       ys = CONSOLE_EARLY_MAX + EARLY_OVER - tag;
+	char y[64];
+
+	memset(y, 'y', sizeof(y));
+	real_putc = console_unregister();
+	console_write(EARLY_TAG, tag);
+	for (size_t n = 0; n < ys; n += MIN(sizeof(y), ys - n))
+		console_write(y, MIN(sizeof(y), ys - n));
+	ncaptured = 0;
+	console_register(capture_putc); /* writes what waited */
+	console_register(real_putc);
+	captured[ncaptured] = '\0';
+	KTEST_EXPECT_EQ(t, ncaptured, CONSOLE_EARLY_MAX + strlen(mark));
+	KTEST_EXPECT_EQ(t, strncmp(captured, EARLY_TAG, tag), 0);
+	KTEST_EXPECT_EQ(
+	    t, strspn(captured + tag, "y"), CONSOLE_EARLY_MAX - tag);
+	KTEST_EXPECT_STREQ(t, captured + CONSOLE_EARLY_MAX, mark);
+}
+
 static struct ktest_case printk_cut_cases[] = {
 	KTEST_CASE(long_lines_mark_the_cut),
+	KTEST_CASE(early_output_waits_for_the_console),
 	{},
 };
 KTEST_SUITE(printk_cut, printk_cut_cases);

@@ -232,6 +232,16 @@ class ShellTest(unittest.TestCase):
                       "first 8 (MAX_CPUS), the other 2 stay stopped", res.stdout)
         self.assertIn("whole: 8 harts", res.stdout)
 
+    def test_early_warning_reaches_the_console(self):
+        """A malformed boot argument read before the UART is up (printk's
+        loglevel=, at INIT_LEVEL_EARLY) is still reported, and ignored:
+        the info lines after it are printed."""
+        res = wholerun.run([*ARGS, "--append", "loglevel=abc", "-c", "uptime"],
+                           allow=(("bootargs", "*"),))
+        self.assertEqual(res.returncode, 0, res.stdout[-800:])
+        self.assertRegex(res.stdout, r"\] bootargs: ignoring malformed loglevel=abc\r?\n")
+        self.assertIn("whole: 2 harts, 128 MiB RAM", res.stdout)
+
     def test_disks_lists_the_attached_disk(self):
         res = run_c("disks")
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
