@@ -10,15 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FILE_PATH   "/bench.dat"
-#define FILE_SIZE   (64u << 20)
-#define BIG_IO	    (1u << 20)
-#define SMALL_IO    4096u
-#define RAW_IO	    (128u << 10)
-#define RAW_DEPTH   32
-#define RAND_IOS    2000u /* rand_read_4k's reads per figure */
-#define CREATES	    500u  /* create_unlink's files */
-#define SCALE_READS 8192u /* scaling_cached_read's reads per hart */
+#define FILE_PATH "/bench.dat"
+#define FILE_SIZE (64u << 20)
+#define BIG_IO	  (1u << 20)
+#define SMALL_IO  4096u
+#define RAW_IO	  (128u << 10)
+#define RAW_DEPTH 32
+#define RAND_IOS  2000u /* rand_read_4k's reads per figure */
+#define CREATES	  500u	/* create_unlink's files */
+#define SCALE_MS  250u	/* scaling_cached_read: a round's reading time */
 
 /* A 2 MiB buffer (kmalloc), or NULL with a message. */
 uint8_t *bench_big_buf(void);

@@ -61,6 +61,25 @@ class GuestBenchTest(unittest.TestCase):
         self.assertEqual(figs[3]["params"], {"clock": "rdtime since the machine started",
                                              "to": "shell"})
 
+    def test_scaling_rounds_are_a_time_of_reading(self):
+        """scaling_cached_read reads for read_ms a round (app/bench_io.c),
+        on as many harts as the boot has; the file is removed after."""
+        res = run_c("uptime; bench -r 2 scaling_cached_read; uptime; ls /")
+        self.assertEqual(res.returncode, 0, res.stdout[-1500:])
+        figs = figures(res.stdout)
+        self.assertEqual([(f["mode"], "skipped" in f) for f in figs],
+                         [("1", False), ("2", False), ("4", True), ("8", True)])
+        for f in figs[:2]:
+            self.assertEqual(f["params"], {"file_mib": 64, "read_ms": 250})
+            self.assertEqual(f["samples"], 2)
+            self.assertGreater(f["min"], 0)
+        # four rounds of 250 ms at least, between the two uptimes
+        up = [float(l.split()[1]) for l in res.stdout.replace("\r", "").splitlines()
+              if l.startswith("up ")]
+        self.assertEqual(len(up), 2, res.stdout[-1500:])
+        self.assertGreaterEqual(up[1] - up[0], 1.0)
+        self.assertNotIn("bench.dat", res.stdout.split('"mode": "8"')[-1])
+
     def test_the_mmap_benchmark_runs_last(self):
         """Plain `bench` runs cached_hit_lock_acquisitions after every
         other JSON benchmark (it slows later copies in its boot: app/bench.c,

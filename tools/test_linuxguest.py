@@ -205,6 +205,8 @@ class Selection(unittest.TestCase):
             if int(f["mode"]) <= cpus:
                 self.assertEqual(f["samples"], 1)
                 self.assertGreater(f["median"], 0)
+                # a round is a time of reading, as whole's (app/bench_io.c)
+                self.assertEqual(f["params"]["read_ms"], 250)
             else:
                 self.assertEqual(f["skipped"], "fewer harts online")
             self.assertEqual(f["kernel"], "linux-host")
