@@ -480,6 +480,14 @@ def ratios(results):
     cached_mb_s = mib / cached_1m * 1000 if cached_1m else None  # MB/s
     add("cold_seq_read readahead / raw", find(results, "cold_seq_read", "readahead"),
         find(results, "cold_seq_read", "raw"), ">= 0.8")
+    # The most that ratio can be on this host: read() copies every byte, so
+    # a cold read takes at least memcpy_1m a MiB, however well the device's
+    # reads overlap the copies; the raw read takes 2^20 B / its MB/s.
+    raw = find(results, "cold_seq_read", "raw")
+    copy = find(results, "memcpy_1m")
+    if raw and copy:
+        out.append(("cold_seq_read raw MiB time / memcpy_1m (the ceiling above)",
+                    mib * 1000 / raw / copy, "-"))
     # The written file read back in the same rounds (mode reread); runs
     # from before it had that figure: cached_read_1m, another stretch.
     add("buffered_write cache / cached read", find(results, "buffered_write", "cache"),

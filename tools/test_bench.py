@@ -282,6 +282,13 @@ class MergeTest(unittest.TestCase):
         got = {what: value for what, value, _ in bench.ratios(res)}
         self.assertAlmostEqual(got["cold_seq_read readahead / raw"], 0.25)
         self.assertAlmostEqual(got["cached_read 4k / 1m per byte"], 2.0)
+        # no copy figure, no ceiling; with one: a raw MiB's ns over the copy's
+        self.assertNotIn("cold_seq_read raw MiB time / memcpy_1m (the ceiling above)", got)
+        res.append({"bench": "memcpy_1m", "mode": None, "median": 2048.0 * 1024})
+        got = {what: value for what, value, _ in bench.ratios(res)}
+        self.assertAlmostEqual(
+            got["cold_seq_read raw MiB time / memcpy_1m (the ceiling above)"],
+            (1 << 20) * 1000 / 400.0 / (2048.0 * 1024))
         # The write against cached_read_1m's 1000 MB/s, or, once the
         # round's own reread is there, against that.
         res.append({"bench": "buffered_write", "mode": "cache", "median": 500.0})
