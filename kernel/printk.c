@@ -1,8 +1,9 @@
 /*
  * kernel/printk.c: formatted, line-atomic console output.
  *
- * Lock: console_lock (spinlock, irqsave) serialises whole lines. Under panic
- * the lock is broken so the report always gets out.
+ * Lock: console_lock (spinlock, irqsave) serialises whole lines and guards
+ * the early buffer and console_putc. Under panic the lock is broken so the
+ * report always gets out.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static void early_putc(char c)
 		early_lost++;
 }
 
-void (*console_putc)(char c) = early_putc;
+console_putc_t console_putc = early_putc;
 
 static void emit(const char *s, size_t len)
 {
@@ -47,18 +48,19 @@ static void emit(const char *s, size_t len)
 void console_register(console_putc_t putc)
 {
 	unsigned long flags = spin_lock_irqsave(&console_lock);
-	char mark[64];
-	int n = 0;
 
 	console_putc = putc;
 	for (size_t i = 0; i < early_len; i++)
 		putc(early_buf[i]);
-	if (early_lost)
-		n = snprintf(mark,
-			     sizeof(mark),
-			     "[... %zu bytes of early output lost]\n",
-			     early_lost);
-	emit(mark, n > 0 ? (size_t)n : 0);
+	if (early_lost) {
+		char mark[64];
+		int n = snprintf(mark,
+				 sizeof(mark),
+				 "[... %zu bytes of early output lost]\n",
+				 early_lost);
+
+		emit(mark, (size_t)n);
+	}
 	early_len = early_lost = 0;
 	spin_unlock_irqrestore(&console_lock, flags);
 }
