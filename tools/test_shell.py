@@ -25,8 +25,9 @@ import wholerun  # noqa: E402
 ARGS = ["--smp", "2", "--mem", "128M"]
 
 
-def run_c(commands, timeout=120, extra=()):
-    return wholerun.run([*ARGS, *extra, "-c", commands], timeout=timeout)
+def run_c(commands, timeout=120, extra=(), allow=()):
+    return wholerun.run([*ARGS, *extra, "-c", commands], timeout=timeout,
+                        allow=allow)
 
 
 def console(res):
@@ -236,8 +237,8 @@ class ShellTest(unittest.TestCase):
         """A malformed boot argument read before the UART is up (printk's
         loglevel=, at INIT_LEVEL_EARLY) is still reported, and ignored:
         the info lines after it are printed."""
-        res = wholerun.run([*ARGS, "--append", "loglevel=abc", "-c", "uptime"],
-                           allow=(("bootargs", "*"),))
+        res = run_c("uptime", extra=["--append", "loglevel=abc"],
+                    allow=(("bootargs", "*"),))
         self.assertEqual(res.returncode, 0, res.stdout[-800:])
         self.assertRegex(res.stdout, r"\] bootargs: ignoring malformed loglevel=abc\r?\n")
         self.assertIn("whole: 2 harts, 128 MiB RAM", res.stdout)
