@@ -293,8 +293,8 @@ static void check_nowait(struct ktest *t, struct race_case *rc)
 		    t, rc->m->invalidate_lock.stats.contended, tries + 1);
 }
 
-/* G, read back from disk, must hold only 'G'. */
-void race_check_g_intact(struct ktest *t, char *buf)
+/* G, read back from disk, must hold only 'G'. Return: true if it does. */
+bool race_check_g_intact(struct ktest *t, char *buf)
 {
 	int fd = open(RACE_G_PATH, O_RDONLY), bad = 0;
 
@@ -307,6 +307,7 @@ void race_check_g_intact(struct ktest *t, char *buf)
 	}
 	close(fd);
 	KTEST_EXPECT_EQ(t, bad, 0);
+	return !bad;
 }
 
 void race_setup_kind(struct race_case *rc)

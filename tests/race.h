@@ -94,8 +94,9 @@ void race_setup_kind(struct race_case *rc);
 int race_filler(void *rc);
 /* B ended with @code: 0, or killed by a bus error past EOF. */
 void race_check_filler(struct ktest *t, struct race_case *rc, int code);
-/* G, read back from disk, holds only 'G'. */
-void race_check_g_intact(struct ktest *t, char *buf);
+/* G, read back from disk, holds only 'G'. Return: true if so (else
+ * @t fails). */
+bool race_check_g_intact(struct ktest *t, char *buf);
 /* A task waits for @mapping's invalidate_lock (a race_wait condition). */
 bool race_waits_for_lock(void *mapping);
 /* fallocate(@mode, @off, @len) on F. Return: 0 or the errno. */

@@ -9,8 +9,9 @@
  * the NOWAIT read (its fill is a plain read; its own check needs the
  * forced schedule) and the readahead worker's (the same readahead, run by
  * a task that is neither A nor B), the two tasks A (the operation) and B
- * (the fill) run under a controller. Each stops at every race point it
- * passes and only goes on when the controller lets it:
+ * (the fill) run under the controller of tests/race_enum.h. Each stops at
+ * every race point it passes and only goes on when the controller lets
+ * it:
  *   A: its start, RACE_INVAL_DROPPED (cache dropped), RACE_INVAL_FREED
  *      (block map changed), RACE_INVAL_UNLOCK (edges zeroed, the lock
  *      dropped next);
@@ -23,7 +24,9 @@
  * and a depth-first search over them runs each one from a fresh F
  * (stateless model checking: replay, not restore). Bound: the first
  * ENUM_BOUND picks of a schedule branch; past them the one waiting
- * longest goes first (the log says when a pair reached it).
+ * longest goes first (the log says when a pair reached it). The third
+ * parties - writeback and reclaim - have their own enumeration against
+ * the same operations (tests/race_enum_wb.c).
  *
  * After each schedule the model's invariant (docs/model/) is checked:
  * pages 1 to 3 of F (the range and a page either side) read what the
@@ -47,219 +50,19 @@
 #include <linux/falloc.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
-#include <kernel/printk.h>
 #include <kernel/race.h>
 #include <kernel/sched.h>
-#include <kernel/time.h>
-#include <kernel/wait.h>
 #include <fs/ext2/ext2.h>
 #include <fs/vfs.h>
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include "race.h"
-
-#define ENUM_BOUND	   12  /* branching picks per schedule */
-#define ENUM_MAX_SCHEDULES 256 /* per pair: more is a bug in the search */
-#define ENUM_BLOCKED_MS	   30
-#define ENUM_TIMEOUT_MS	   20000
-#define ENUM_LOG	   160
-
-enum { ENUM_RUNNING = -1, ENUM_DONE = -2, ENUM_START = NR_RACE_POINTS };
-enum { ROLE_A, ROLE_B, NR_ROLES };
-
-static const char *const point_names[] = {
-	[RACE_FILL_START] = "FILL_START",
-	[RACE_FILL_INSERTED] = "FILL_INSERTED",
-	[RACE_FILL_MAPPED] = "FILL_MAPPED",
-	[RACE_INVAL_DROPPED] = "INVAL_DROPPED",
-	[RACE_INVAL_FREED] = "INVAL_FREED",
-	[RACE_INVAL_UNLOCK] = "INVAL_UNLOCK",
-};
-/* The points the controller stops tasks at. */
-static const enum race_id enum_points[] = {
-	RACE_FILL_START,    RACE_FILL_INSERTED, RACE_FILL_MAPPED,
-	RACE_INVAL_DROPPED, RACE_INVAL_FREED,	RACE_INVAL_UNLOCK,
-};
-
-/* The controller's view; en.lock guards it, tasks sleep on en.wq. */
-static struct {
-	struct spinlock lock;
-	struct wait_queue_head wq;
-	struct task *task[NR_ROLES];
-	struct address_space *m;  /* F's */
-	int at[NR_ROLES];	  /* a point it waits at, or RUNNING/DONE */
-	bool go[NR_ROLES];	  /* let it go on */
-	uint64_t since[NR_ROLES]; /* when it stopped at its point */
-	char log[ENUM_LOG];	  /* the schedule: "B.FILL_START A.end ..." */
-	size_t len;
-} en = { .lock = SPINLOCK_INIT(en.lock), .wq = WAIT_QUEUE_HEAD_INIT(en.wq) };
-
-static void log_event(int role, const char *what)
-{
-	int n = snprintf(en.log + en.len,
-			 sizeof(en.log) - en.len,
-			 "%s%c.%s",
-			 en.len ? " " : "",
-			 role == ROLE_A ? 'A' : 'B',
-			 what);
-
-	if (n > 0)
-		en.len = MIN(en.len + n, sizeof(en.log) - 1);
-}
-
-static int role_of(struct task *t)
-{
-	for (int r = 0; r < NR_ROLES; r++)
-		if (READ_ONCE(en.task[r]) == t)
-			return r;
-	return -1;
-}
-
-/* A point: an enrolled task stops until the controller lets it go. */
-static void stop_at(int point)
-{
-	int r = role_of(current_task());
-
-	if (r < 0)
-		return;
-	spin_lock(&en.lock);
-	if (point != ENUM_START)
-		log_event(r, point_names[point]);
-	en.at[r] = point;
-	en.since[r] = time_ns();
-	spin_unlock(&en.lock);
-	wake_up_all(&en.wq);
-	wait_event(&en.wq, READ_ONCE(en.go[r]));
-	spin_lock(&en.lock);
-	en.go[r] = false;
-	spin_unlock(&en.lock);
-}
-
-/* A hook knows its object, not its point: one per point. */
-#define ENUM_HOOK(point)                  \
-	static void at_##point(void *obj) \
-	{                                 \
-		(void)obj;                \
-		stop_at(point);           \
-	}
-ENUM_HOOK(RACE_FILL_START)
-ENUM_HOOK(RACE_FILL_INSERTED)
-ENUM_HOOK(RACE_FILL_MAPPED)
-ENUM_HOOK(RACE_INVAL_DROPPED)
-ENUM_HOOK(RACE_INVAL_FREED)
-ENUM_HOOK(RACE_INVAL_UNLOCK)
-
-static race_fn *const enum_hooks[] = {
-	at_RACE_FILL_START,    at_RACE_FILL_INSERTED, at_RACE_FILL_MAPPED,
-	at_RACE_INVAL_DROPPED, at_RACE_INVAL_FREED,   at_RACE_INVAL_UNLOCK,
-};
-
-static void set_hooks(bool on)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(enum_points); i++)
-		race_hook_set(enum_points[i], on ? enum_hooks[i] : NULL);
-}
-
-struct body {
-	int role;
-	int (*fn)(void *);
-	void *arg;
-	int ret;
-};
-
-static int enrolled(void *arg)
-{
-	struct body *b = arg;
-
-	WRITE_ONCE(en.task[b->role], current_task());
-	stop_at(ENUM_START);
-	b->ret = b->fn(b->arg);
-	spin_lock(&en.lock);
-	log_event(b->role, "end");
-	en.at[b->role] = ENUM_DONE;
-	spin_unlock(&en.lock);
-	wake_up_all(&en.wq);
-	return 0;
-}
+#include "race_enum.h"
 
 static int run_op(void *arg)
 {
 	return ((const struct race_op *)arg)->run();
 }
-
-/* Waiting for a lock the other task holds: queued for F's
- * invalidate_lock, or asleep long enough away from any point (a page
- * lock; a page read sleeps too, but ends within milliseconds). */
-static bool blocked(int r)
-{
-	struct task *t = READ_ONCE(en.task[r]);
-
-	if (en.at[r] != ENUM_RUNNING || !t ||
-	    READ_ONCE(t->state) != TASK_SLEEPING)
-		return false;
-	if (en.m && rwsem_is_waiting(&en.m->invalidate_lock, t))
-		return true;
-	return time_ns() - en.since[r] > ENUM_BLOCKED_MS * NSEC_PER_MSEC;
-}
-
-/* Something moved: a task reached a point or ended. */
-static bool moved(void *arg)
-{
-	int *seen = arg;
-
-	return READ_ONCE(en.at[ROLE_A]) != seen[ROLE_A] ||
-	       READ_ONCE(en.at[ROLE_B]) != seen[ROLE_B];
-}
-
-/* Every task at a point, done or blocked. Return: false on timeout. */
-static bool quiescent(void)
-{
-	uint64_t end = time_ns() + ENUM_TIMEOUT_MS * NSEC_PER_MSEC;
-
-	for (;;) {
-		bool still = true;
-
-		spin_lock(&en.lock);
-		for (int r = 0; r < NR_ROLES; r++) {
-			struct task *task = READ_ONCE(en.task[r]);
-
-			/* killed (a bus error past EOF): it will not end */
-			if (en.at[r] == ENUM_RUNNING && task &&
-			    READ_ONCE(task->state) == TASK_DEAD) {
-				log_event(r, "killed");
-				en.at[r] = ENUM_DONE;
-			}
-			if (en.at[r] == ENUM_RUNNING && !blocked(r))
-				still = false;
-		}
-		spin_unlock(&en.lock);
-		if (still)
-			return true;
-		if (time_ns() > end)
-			return false;
-		wait_event_timeout(&en.wq, false, NSEC_PER_MSEC);
-	}
-}
-
-static void let_go(int r)
-{
-	spin_lock(&en.lock);
-	en.go[r] = true;
-	en.at[r] = ENUM_RUNNING; /* at once: the next look must not see it
-				  * waiting where it was */
-	en.since[r] = time_ns(); /* blocked() measures from here */
-	spin_unlock(&en.lock);
-	wake_up_all(&en.wq);
-}
-
-struct search {
-	int pick[ENUM_BOUND]; /* this schedule's choices (0: A first) */
-	int npicks;	      /* branching points met */
-	int prefix;	      /* choices forced from the last schedule */
-	bool deep;	      /* more branching points than the bound */
-	int b_first; /* 1: try B first at each pick (a search that stops at
-		      * the first failure finds it sooner) */
-};
 
 #define F_BYTES ((loff_t)(RACE_NPAGES + 1) * PAGE_SIZE) /* insert grows */
 #define P	((loff_t)PAGE_SIZE)
@@ -444,14 +247,14 @@ static bool store_before(const char *log)
 static const char *run_schedule(struct ktest *t,
 				const struct enum_op *eo,
 				enum fill_kind kind,
-				struct search *s,
+				struct enum_search *s,
 				bool *timed_out)
 {
 	const struct race_op *op = eo->op;
 	struct race_case rc = { .kind = kind, .store = op->victim_after };
 	unsigned long leftovers = filemap_invalidate_leftovers();
-	struct body a = { ROLE_A, run_op, (void *)op, 0 };
-	struct body b = { ROLE_B, race_filler, &rc, 0 };
+	struct enum_body a = { ROLE_A, run_op, (void *)op, 0 };
+	struct enum_body b = { ROLE_B, race_filler, &rc, 0 };
 	struct task *ta, *tb;
 	const char *bug = NULL;
 	struct file *f;
@@ -471,64 +274,13 @@ static const char *run_schedule(struct ktest *t,
 	KTEST_ASSERT_NOT_NULL(t, rc.buf);
 	race_setup_kind(&rc);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, true);
-	memset(&en.task, 0, sizeof(en.task));
-	en.m = rc.m;
-	en.len = 0;
-	en.log[0] = 0;
-	for (int r = 0; r < NR_ROLES; r++) {
-		en.at[r] = ENUM_RUNNING;
-		en.go[r] = false;
-		en.since[r] = time_ns();
-	}
-	set_hooks(true);
-	ta = task_create_on(op->name, enrolled, &a, 1);
-	tb = task_create_on("filler", enrolled, &b, 2 % ncpus);
+	enum_begin(rc.m, ENUM_FILL);
+	ta = enum_start(&a, op->name, 1);
+	tb = enum_start(&b, "filler", 2);
 	KTEST_ASSERT_FALSE(t, IS_ERR(ta));
 	KTEST_ASSERT_FALSE(t, IS_ERR(tb));
 	rc.filler = tb;
-	s->npicks = 0;
-	while (quiescent()) {
-		int waiting[NR_ROLES], n = 0, r;
-
-		for (r = 0; r < NR_ROLES; r++)
-			if (en.at[r] >= 0)
-				waiting[n++] = r;
-		if (!n) {
-			int seen[NR_ROLES] = { en.at[ROLE_A], en.at[ROLE_B] };
-
-			if (seen[ROLE_A] == ENUM_DONE &&
-			    seen[ROLE_B] == ENUM_DONE)
-				break;
-			/* One asleep (a read in flight), none to let go:
-			 * wait for it to move; forever would be a deadlock. */
-			if (!wait_event_timeout(&en.wq,
-						moved(seen),
-						ENUM_TIMEOUT_MS *
-						    NSEC_PER_MSEC))
-				break;
-			continue;
-		}
-		if (n == 1) {
-			let_go(waiting[0]);
-			continue;
-		}
-		if (s->npicks < ENUM_BOUND) {
-			if (s->npicks >= s->prefix)
-				s->pick[s->npicks] = 0;
-			r = waiting[s->pick[s->npicks++] ^ s->b_first];
-		} else {
-			s->deep = true;
-			r = en.since[0] <= en.since[1] ? 0 : 1;
-		}
-		let_go(r);
-	}
-	if (en.at[ROLE_A] != ENUM_DONE || en.at[ROLE_B] != ENUM_DONE)
-		*timed_out = true;
-	set_hooks(false);
-	if (*timed_out) { /* let everything go: the boot reports the rest */
-		for (int r = 0; r < NR_ROLES; r++)
-			let_go(r);
-	}
+	*timed_out = !enum_drive(s);
 	a_code = task_join(ta);
 	code = task_join(tb);
 	if (rc.map)
@@ -545,7 +297,7 @@ static const char *run_schedule(struct ktest *t,
 	ext2_debug_reuse_freed(f->f_inode->i_sb, false);
 	/* A store linearizes before or after the operation: which one, the
 	 * log of the schedule says (B ended before A dropped the cache). */
-	rc.store_first = store_before(en.log);
+	rc.store_first = store_before(enum_log());
 	bug = op->observe(t, &rc) ?: check_f(t, eo, &rc, bs, false);
 	bug = check_f(t, eo, &rc, bs, true) ?: bug; /* and after a drop */
 	race_check_g_intact(t, rc.buf);
@@ -577,7 +329,7 @@ static int
 enumerate(struct ktest *t, const struct enum_op *eo, enum fill_kind kind)
 {
 	bool full = eo->op == &op_punch && kind == FILL_READ_MISS;
-	struct search s = { .b_first = filemap_legacy_mode() && !full };
+	struct enum_search s = { .b_first = filemap_legacy_mode() && !full };
 	int schedules = 0, failed = 0;
 	bool deep = false;
 
@@ -594,7 +346,7 @@ enumerate(struct ktest *t, const struct enum_op *eo, enum fill_kind kind)
 				  "race_enum: %s x %s: fails: %s: %s",
 				  eo->op->name,
 				  kind_names[kind],
-				  en.log,
+				  enum_log(),
 				  timed_out ? "a task never ended" : bug);
 		}
 		/* Legacy mode: one failing schedule shows the bug, but for
@@ -602,14 +354,8 @@ enumerate(struct ktest *t, const struct enum_op *eo, enum fill_kind kind)
 		 * with SPIN's (every one of them is printed). */
 		if (failed && filemap_legacy_mode() && !full)
 			break;
-		/* The next schedule: the deepest pick with an untried
-		 * option (two tasks: pick 0 then 1), the rest fresh. */
-		while (s.npicks > 0 && s.pick[s.npicks - 1] == 1)
-			s.npicks--;
-		if (!s.npicks || schedules >= ENUM_MAX_SCHEDULES)
+		if (schedules >= ENUM_MAX_SCHEDULES || !enum_next(&s))
 			break;
-		s.pick[s.npicks - 1] = 1;
-		s.prefix = s.npicks;
 	}
 	KTEST_EXPECT_LT(t, schedules, ENUM_MAX_SCHEDULES);
 	ktest_log(t,

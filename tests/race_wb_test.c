@@ -32,6 +32,8 @@
  * legacy boots too and must pass there: what keeps W out is the page lock
  * of the partial pages, held by the operation across the block change
  * (mm/truncate.c, truncate_inode_pages_hold_edges).
+ * F, the range, the operation's rule and the third party's work are
+ * shared with race_enum_wb, which runs every schedule (tests/race_wb.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,35 +50,18 @@
 #include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include "race.h"
+#include "race_wb.h"
 
-#define F_SIZE ((loff_t)RACE_NPAGES * PAGE_SIZE)
 #define VICTIM ((loff_t)RACE_VICTIM * PAGE_SIZE)
 
-enum wb_op { OP_PUNCH, OP_ZERO, OP_TRUNCATE, OP_COLLAPSE, OP_INSERT, NR_OPS };
-enum third { BY_FLUSH, BY_FSYNC, BY_RECLAIM, BY_RECLAIM_FIRST, NR_THIRD };
-
-static const char *const op_names[] = {
+const char *const race_wb_op_names[NR_WB_OPS] = {
 	"punch", "zero", "truncate", "collapse", "insert"
 };
-static const char *const third_names[] = {
+const char *const race_wb_third_names[NR_THIRD] = {
 	"flush", "fsync", "reclaim", "reclaim chose first"
 };
 
-struct wb_case {
-	enum wb_op op;
-	enum third by;
-	loff_t bs;	     /* F's block size */
-	loff_t start, len;   /* the range (truncate: the new size at start) */
-	struct page *victim; /* page 2, referenced for the case */
-	struct super_block *sb;
-	struct task *a, *w;
-	bool go; /* W may start: its gate is armed */
-	int a_ret;
-};
-
-/* The range inside page 2: its second block when a page holds several,
- * else the whole page (truncate: into the block after the first). */
-static void pick_range(struct wb_case *c)
+void race_wb_pick_range(struct wb_case *c)
 {
 	bool small = c->bs < (loff_t)PAGE_SIZE;
 
@@ -87,7 +72,7 @@ static void pick_range(struct wb_case *c)
 			   (small ? c->bs + c->bs / 2 : (loff_t)PAGE_SIZE / 2);
 }
 
-static int run_op(void *arg)
+int race_wb_run_op(void *arg)
 {
 	struct wb_case *c = arg;
 	int fd = open(RACE_F_PATH, O_RDWR), err = 0;
@@ -109,9 +94,7 @@ static int run_op(void *arg)
 	return 0;
 }
 
-/* The operation's rule, on @model (F_SIZE + len bytes); return the new
- * size. */
-static loff_t apply_model(const struct wb_case *c, char *model)
+loff_t race_wb_apply_model(const struct wb_case *c, char *model)
 {
 	loff_t s = c->start, l = c->len;
 
@@ -134,13 +117,10 @@ static bool may_go(void *arg)
 	return READ_ONCE(((struct wb_case *)arg)->go);
 }
 
-static int third_party(void *arg)
+int race_wb_third_act(const struct wb_case *c)
 {
-	struct wb_case *c = arg;
 	int fd;
 
-	if (race_wait_until(may_go, c))
-		return -ETIMEDOUT;
 	switch (c->by) {
 	case BY_FLUSH: return writeback_all(false);
 	case BY_RECLAIM:
@@ -153,6 +133,15 @@ static int third_party(void *arg)
 		close(fd);
 		return 0;
 	}
+}
+
+static int third_party(void *arg)
+{
+	struct wb_case *c = arg;
+
+	if (race_wait_until(may_go, c))
+		return -ETIMEDOUT;
+	return race_wb_third_act(c);
 }
 
 static bool sleeps_on_victim(struct task *task, struct page *victim)
@@ -182,7 +171,7 @@ static bool a_done_or_waits(void *arg)
 
 /* F: pages 'a'..'d' on disk, page 2 rewritten with 'C', dirty, not
  * marked referenced (reclaim takes it at its first look). */
-static void make_f(struct ktest *t, struct wb_case *c, char *model)
+void race_wb_make_f(struct ktest *t, struct wb_case *c, char *model)
 {
 	struct address_space *m;
 	struct file *f;
@@ -210,8 +199,7 @@ static void make_f(struct ktest *t, struct wb_case *c, char *model)
 	page_clear(c->victim, PG_referenced);
 }
 
-/* F read back from the disk equals @model's @size bytes. */
-static void check_f(struct ktest *t, const char *model, loff_t size)
+bool race_wb_check_f(struct ktest *t, const char *model, loff_t size)
 {
 	char *buf = kmalloc(F_SIZE + PAGE_SIZE, GFP_KERNEL);
 	int fd = open(RACE_F_PATH, O_RDONLY);
@@ -236,18 +224,19 @@ static void check_f(struct ktest *t, const char *model, loff_t size)
 	KTEST_EXPECT_EQ(t, bad, -1);
 	close(fd);
 	kfree(buf);
+	return n == size && bad < 0;
 }
 
 /* Reclaim holds page 2, chosen, while A runs from start to end; G takes
  * what A freed; then reclaim goes on. */
 static void reclaim_first(struct ktest *t, struct wb_case *c)
 {
-	c->w = task_create(third_names[c->by], third_party, c);
+	c->w = task_create(race_wb_third_names[c->by], third_party, c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(c->w));
 	race_arm_for_obj(RACE_RECLAIM_CHOSEN, c->w, c->victim);
 	WRITE_ONCE(c->go, true);
 	KTEST_EXPECT_EQ(t, race_wait(RACE_RECLAIM_CHOSEN, NULL, NULL), 1);
-	c->a = task_create(op_names[c->op], run_op, c);
+	c->a = task_create(race_wb_op_names[c->op], race_wb_run_op, c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(c->a));
 	task_join(c->a);
 	KTEST_EXPECT_EQ(t, c->a_ret, 0);
@@ -267,9 +256,9 @@ static void run_case(struct ktest *t, enum wb_op op, enum third by)
 
 	KTEST_ASSERT_NOT_NULL(t, model);
 	writeback_hold_flusher(true); /* page 2 stays dirty until W */
-	make_f(t, &c, model);
-	pick_range(&c);
-	size = apply_model(&c, model);
+	race_wb_make_f(t, &c, model);
+	race_wb_pick_range(&c);
+	size = race_wb_apply_model(&c, model);
 	sb = c.sb;
 	ext2_debug_reuse_freed(sb, true);
 
@@ -278,10 +267,10 @@ static void run_case(struct ktest *t, enum wb_op op, enum third by)
 		goto check;
 	}
 	race_arm(RACE_INVAL_DROPPED);
-	c.a = task_create(op_names[op], run_op, &c);
+	c.a = task_create(race_wb_op_names[op], race_wb_run_op, &c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(c.a));
 	KTEST_ASSERT_EQ(t, race_wait(RACE_INVAL_DROPPED, NULL, NULL), 1);
-	c.w = task_create(third_names[by], third_party, &c);
+	c.w = task_create(race_wb_third_names[by], third_party, &c);
 	KTEST_ASSERT_FALSE(t, IS_ERR(c.w));
 	race_arm_for(RACE_WB_MAPPED, c.w);
 	WRITE_ONCE(c.go, true);
@@ -289,8 +278,8 @@ static void run_case(struct ktest *t, enum wb_op op, enum third by)
 	KTEST_EXPECT_GE(t, stopped, 0);
 	ktest_log(t,
 		  "%s x %s, %lld-byte blocks: %s",
-		  op_names[op],
-		  third_names[by],
+		  race_wb_op_names[op],
+		  race_wb_third_names[by],
 		  (long long)c.bs,
 		  stopped == 1 ? "W mapped page 2's blocks first"
 		  : READ_ONCE(c.w->state) == TASK_DEAD
@@ -315,7 +304,7 @@ check:
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	race_check_g_intact(t, buf);
-	check_f(t, model, size);
+	race_wb_check_f(t, model, size);
 	kfree(buf);
 	kfree(model);
 	KTEST_EXPECT_EQ(t, unlink(RACE_F_PATH), 0);

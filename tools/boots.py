@@ -509,7 +509,7 @@ VFS_SUITES = ("vfs_attr", "vfs_cache", "vfs_cksum", "vfs_copy_range", "vfs_cwd",
               "vfs_mmap_unmap", "vfs_mmap_write", "vfs_mmap_smp", "vfs_mmap_lockless", "vfs_mmap_inval", "vfs_namei", "vfs_ra_worker", "vfs_read_truncate", "vfs_persist", "vfs_rename_lock",
               "vfs_special", "vfs_symlink")
 # tests/race*.c: one suite per invalidating operation.
-RACE_SUITES = ("race_collapse", "race_enum", "race_fill_scope", "race_hit",
+RACE_SUITES = ("race_collapse", "race_enum", "race_enum_wb", "race_fill_scope", "race_hit",
                "race_insert", "race_prealloc", "race_punch", "race_trunc_hit",
                "race_truncate", "race_writeback", "race_zero")
 
