@@ -7,11 +7,12 @@
  * and a zero range of one block inside page 2, which stays cached: cases
  * punch_partial and zero_partial) and each fill path of tests/race.h but
  * the NOWAIT read (its fill is a plain read; its own check needs the
- * forced schedule) and the readahead worker's (the same readahead, run by
- * a task that is neither A nor B), the two tasks A (the operation) and B
- * (the fill) run under the controller of tests/race_enum.h. Each stops at
- * every race point it passes and only goes on when the controller lets
- * it:
+ * forced schedule), the two tasks A (the operation) and B (the fill) run
+ * under the controller of tests/race_enum.h. The readahead worker's fill
+ * is B's too: B's read hands its window to the worker, which stops at
+ * B's points as the controller's helper of B, and B waits for it. Each
+ * stops at every race point it passes and only goes on when the
+ * controller lets it:
  *   A: its start, RACE_INVAL_DROPPED (cache dropped), RACE_INVAL_FREED
  *      (block map changed), RACE_INVAL_UNLOCK (edges zeroed, the lock
  *      dropped next);
@@ -62,6 +63,18 @@
 static int run_op(void *arg)
 {
 	return ((const struct race_op *)arg)->run();
+}
+
+/* FILL_RA_WORKER's B: the read that hands the window to the worker (the
+ * controller's helper of B, which stops at the fill points), then the
+ * wait until the worker has read it. */
+static int worker_filler(void *arg)
+{
+	struct race_case *rc = arg;
+	int ret = race_filler(rc);
+
+	readahead_wait(rc->m);
+	return ret;
 }
 
 #define F_BYTES ((loff_t)(RACE_NPAGES + 1) * PAGE_SIZE) /* insert grows */
@@ -254,7 +267,12 @@ static const char *run_schedule(struct ktest *t,
 	struct race_case rc = { .kind = kind, .store = op->victim_after };
 	unsigned long leftovers = filemap_invalidate_leftovers();
 	struct enum_body a = { ROLE_A, run_op, (void *)op, 0 };
-	struct enum_body b = { ROLE_B, race_filler, &rc, 0 };
+	struct enum_body b = { ROLE_B,
+			       kind == FILL_RA_WORKER ? worker_filler
+						      : race_filler,
+			       &rc,
+			       0 };
+	unsigned int worker_min = 0;
 	struct task *ta, *tb;
 	const char *bug = NULL;
 	struct file *f;
@@ -274,7 +292,13 @@ static const char *run_schedule(struct ktest *t,
 	KTEST_ASSERT_NOT_NULL(t, rc.buf);
 	race_setup_kind(&rc);
 	ext2_debug_reuse_freed(f->f_inode->i_sb, true);
+	if (kind == FILL_RA_WORKER) { /* B's one-page window goes to it */
+		KTEST_ASSERT_NOT_NULL(t, readahead_worker_task());
+		worker_min = readahead_set_worker_min(1);
+	}
 	enum_begin(rc.m, ENUM_FILL);
+	if (kind == FILL_RA_WORKER)
+		enum_enrol_helper(ROLE_B, readahead_worker_task());
 	ta = enum_start(&a, op->name, 1);
 	tb = enum_start(&b, "filler", 2);
 	KTEST_ASSERT_FALSE(t, IS_ERR(ta));
@@ -283,6 +307,8 @@ static const char *run_schedule(struct ktest *t,
 	*timed_out = !enum_drive(s);
 	a_code = task_join(ta);
 	code = task_join(tb);
+	if (kind == FILL_RA_WORKER)
+		readahead_set_worker_min(worker_min);
 	if (rc.map)
 		munmap(rc.map, RACE_NPAGES * PAGE_SIZE);
 	/* A fault after the truncate ends B (SIGBUS); one before it not. */
@@ -382,9 +408,7 @@ static void enumerate_op(struct ktest *t, const struct enum_op *eo)
 			      (eo->legacy_safe & (1u << k));
 		int failed;
 
-		/* NOWAIT: see the head; the worker's fill: the controller
-		 * knows two tasks, A and B, and the worker is neither. */
-		if (k == FILL_NOWAIT || k == FILL_RA_WORKER)
+		if (k == FILL_NOWAIT) /* see the head */
 			continue;
 		failed = enumerate(t, eo, k);
 		if (!legacy || immune)

@@ -56,6 +56,10 @@ struct enum_body {
 
 /* A fresh schedule on F (@m): no task enrolled, empty log, the hooks on. */
 void enum_begin(struct address_space *m, enum enum_watch watch);
+/* @t (a kernel task, such as the readahead worker) stops at @role's
+ * points too, as if it were that role's task; the role's task waits for
+ * it, so that the role ends after it. Call after enum_begin. */
+void enum_enrol_helper(int role, struct task *t);
 /* Start @b's task @name on hart @cpu (modulo the harts online), enrolled
  * as @b->role: it stops at its start first. */
 struct task *enum_start(struct enum_body *b, const char *name, int cpu);

@@ -41,7 +41,8 @@ static struct {
 	struct spinlock lock;
 	struct wait_queue_head wq;
 	struct task *task[NR_ROLES];
-	struct address_space *m;  /* F's */
+	struct task *helper[NR_ROLES]; /* stops at the role's points too */
+	struct address_space *m;       /* F's */
 	int at[NR_ROLES];	  /* a point it waits at, or RUNNING/DONE */
 	bool go[NR_ROLES];	  /* let it go on */
 	uint64_t since[NR_ROLES]; /* when it stopped at its point */
@@ -66,7 +67,7 @@ static void log_event(int role, const char *what)
 static int role_of(struct task *t)
 {
 	for (int r = 0; r < NR_ROLES; r++)
-		if (READ_ONCE(en.task[r]) == t)
+		if (READ_ONCE(en.task[r]) == t || READ_ONCE(en.helper[r]) == t)
 			return r;
 	return -1;
 }
@@ -177,6 +178,7 @@ static int enrolled(void *arg)
 void enum_begin(struct address_space *m, enum enum_watch watch)
 {
 	memset(&en.task, 0, sizeof(en.task));
+	memset(&en.helper, 0, sizeof(en.helper));
 	en.m = m;
 	en.len = 0;
 	en.log[0] = 0;
@@ -190,6 +192,11 @@ void enum_begin(struct address_space *m, enum enum_watch watch)
 	set_hooks(true, watch);
 }
 
+void enum_enrol_helper(int role, struct task *t)
+{
+	WRITE_ONCE(en.helper[role], t);
+}
+
 struct task *enum_start(struct enum_body *b, const char *name, int cpu)
 {
 	return task_create_on(name, enrolled, b, cpu % (int)ncpus);
@@ -201,8 +208,10 @@ const char *enum_log(void)
 }
 
 /* Waiting for a lock the other task holds: queued for F's
- * invalidate_lock, or asleep long enough away from any point (a page
- * lock; a page read sleeps too, but ends within milliseconds). */
+ * invalidate_lock (it or its helper), or asleep long enough away from
+ * any point (a page lock; a page read sleeps too, but ends within
+ * milliseconds; a task that waits for its helper sleeps as long as the
+ * helper is blocked). */
 static bool blocked(int r)
 {
 	struct task *t = READ_ONCE(en.task[r]);
@@ -210,7 +219,9 @@ static bool blocked(int r)
 	if (en.at[r] != ENUM_RUNNING || !t ||
 	    READ_ONCE(t->state) != TASK_SLEEPING)
 		return false;
-	if (en.m && rwsem_is_waiting(&en.m->invalidate_lock, t))
+	if (en.m && (rwsem_is_waiting(&en.m->invalidate_lock, t) ||
+		     (en.helper[r] &&
+		      rwsem_is_waiting(&en.m->invalidate_lock, en.helper[r]))))
 		return true;
 	return time_ns() - en.since[r] > ENUM_BLOCKED_MS * NSEC_PER_MSEC;
 }
