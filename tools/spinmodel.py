@@ -101,6 +101,14 @@ CHECKS = [
                                         "-DINVAL=GROW", "-DFILL=5"], "assert",
           "truncate up leaves the old EOF page writable: a store's data "
           "has no block"),
+    Check("reclaim", ["-DRECLAIM"], "pass",
+          "kernel protocol with reclaim beside writeback and file B: every "
+          "operation x every fill path"),
+    Check("reclaim_no_hole", ["-DRECLAIM", "-DNO_HOLE"], "pass",
+          "the same with block 2 on disk"),
+    Check("no_reclaim_lock", ["-DRECLAIM", "-DNO_RECLAIM_LOCK"], "assert",
+          "reclaim drops a page it has not locked: data an operation put "
+          "in the page is lost"),
 ]
 
 Result = collections.namedtuple(

@@ -92,6 +92,18 @@ class SpinModelTest(unittest.TestCase):
                 self.assertIn("not zeroed yet", story)
                 self.assertIn("fill maps index 0 to block", story)
 
+    def test_reclaim_holds_and_breaks_without_the_page_lock(self):
+        # Reclaim as a third task: the protocol holds with it; a drop that
+        # ignores the page lock loses what the operation put in the page.
+        for name in ("reclaim", "reclaim_no_hole"):
+            with self.subTest(name):
+                self.assertHolds(name)
+        self.assertBroken("no_reclaim_lock")
+        story = "\n".join(spinmodel.replay(CHECKS["no_reclaim_lock"].defines,
+                                            self.tmp.name))
+        self.assertIn("reclaim drops index", story)
+        self.assertIn("FILE: the file is neither wantE nor wantS", story)
+
     def test_each_fill_path_breaks_without_the_lock(self):
         for name in ("legacy_read_miss", "legacy_read_notuptodate",
                      "legacy_fault_mkwrite", "legacy_readahead",

@@ -35,6 +35,9 @@
  *                        at block 0, whose old block is free and poisoned;
  *                        NO_FILL_WAIT drops its wait for the fills' locked
  *                        pages (it must fail)
+ *   RECLAIM              adds reclaim (see reclaim_page) beside writeback;
+ *                        NO_RECLAIM_LOCK lets it drop a locked page (it
+ *                        must fail)
  *   LOCK_TWO             filemap_invalidate_lock_two instead: two tasks
  *                        lock the same two mappings in opposite argument
  *                        orders, one locks a mapping with itself;
@@ -93,6 +96,8 @@
  *              in it: "dirty data ... no disk block: not written", data
  *              lost, an assertion), unlocks; later the bio writes the
  *              page's data to the blocks it mapped and writeback ends
+ *   reclaim    (RECLAIM) writes a dirty page as writeback does, drops a
+ *              clean one it could lock (mm/vmscan.c shrink_page)
  *   init       at the end (every task done, no write in flight) writes
  *              back what is dirty, as sync would, and checks the file
  *
@@ -499,6 +504,51 @@ end_idle:
 	:: d_step { !over && pwb[0] -> wb_write(0) }
 	:: d_step { !over && pstate[1] == DIRTY && !plocked[1] && !pwb[1] -> wb_map(1) }
 	:: d_step { !over && pwb[1] -> wb_write(1) }
+	od
+}
+
+/* Reclaim (mm/vmscan.c shrink_page), with RECLAIM. It chooses a page by
+ * a reference (RACE_RECLAIM_CHOSEN), then trylocks it: a page locked or
+ * under writeback stays, and so does one a shared mapping maps writable
+ * (the mapping's reference: filemap_delete_page refuses it). A dirty page
+ * is written as the flusher writes it (write_for_reclaim: wb_map, and
+ * writeback() ends the bio); a clean one, uptodate or not, leaves the
+ * cache. The kernel skips a page that left the cache after it was chosen
+ * (its page->mapping is gone); here reclaim takes whatever page is at the
+ * index then, which it could have chosen as well. It drops each index
+ * once at most: a fill that finds its page gone starts again, and
+ * unbounded drops would make that a loop with no end (the kernel's
+ * reclaim does not choose one page forever either). NO_RECLAIM_LOCK: the
+ * drop ignores the page lock (it must fail). */
+#ifdef NO_RECLAIM_LOCK
+#define reclaim_lock_ok(p) true
+#else
+#define reclaim_lock_ok(p) (!plocked[p])
+#endif
+
+bool rdropped[NPAGE];	/* reclaim dropped the page at that index */
+
+inline reclaim_page(p) {
+	d_step {
+		!over && pstate[p] != ABSENT && !pwb[p] && !pwrite[p] &&
+		(pstate[p] == DIRTY -> !plocked[p] :
+					 !rdropped[p] && reclaim_lock_ok(p)) ->
+		printf("point RACE_RECLAIM_CHOSEN by task %d\n", _pid);
+		if
+		:: pstate[p] == DIRTY -> wb_map(p)
+		:: else ->
+			printf("reclaim drops index %d\n", p);
+			pstate[p] = ABSENT; rdropped[p] = 1;
+			pd[BPP * p] = ZEROES; pd[BPP * p + 1] = ZEROES
+		fi
+	}
+}
+
+proctype reclaim() {
+end_idle:
+	do
+	:: reclaim_page(0)
+	:: reclaim_page(1)
 	od
 }
 
@@ -1162,6 +1212,9 @@ init {
 		choose_op(op);
 		nrun = 2;
 		run inval(op); run other(); run writeback();
+#ifdef RECLAIM
+		run reclaim();
+#endif
 #ifdef READERS
 		nrun = 4;
 		run fast(0); run nowait(1);
