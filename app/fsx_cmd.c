@@ -1,8 +1,9 @@
 /*
  * app/fsx_cmd.c: the fsx shell command - its options, the files (and
  * with -k the mappings held of them), the reader tasks started on every
- * hart beside the mutator (and the storer), and the final check after
- * dropping the caches. What fsx does: tests/fsx.c.
+ * hart beside the mutator (and the storer, and the third-party task),
+ * and the final check after dropping the caches. What fsx does:
+ * tests/fsx.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,7 +229,7 @@ static int run(struct fsx *x)
 {
 	struct reader_arg ra[FSX_MAX_FILES * FSX_MAX_READERS];
 	struct task *t[FSX_MAX_FILES * FSX_MAX_READERS];
-	struct task *storer = NULL;
+	struct task *storer = NULL, *third;
 	unsigned int n = 0;
 	unsigned long checks = 0;
 	uint64_t start = time_ns(), ns;
@@ -264,8 +265,15 @@ static int run(struct fsx *x)
 		if (IS_ERR(storer))
 			fsx_fail(x, "cannot start the storer");
 	}
+	x->third.rnd = x->seed * 15485863 + 1;
+	third = task_create_on(
+	    "fsx-third", fsx_third_task, x, (int)((n + 2) % ncpus));
+	if (IS_ERR(third))
+		fsx_fail(x, "cannot start the third-party task");
 	err = fsx_mutator(x);
 	__atomic_store_n(&x->stop, 1, __ATOMIC_SEQ_CST);
+	if (!IS_ERR(third) && task_join(third))
+		fsx_fail(x, "the third-party task ended abnormally");
 	for (unsigned int i = 0; i < n && !IS_ERR(t[i]); i++) {
 		if (task_join(t[i]))
 			fsx_fail(x, "a reader ended abnormally (a bus error?)");
@@ -285,6 +293,12 @@ static int run(struct fsx *x)
 		       (unsigned long long)(x->ops_done * NSEC_PER_SEC / ns),
 		       checks,
 		       n);
+	console_printf("fsx: third parties: %lu flush rounds, %lu fsyncs, "
+		       "%lu reclaim calls (%lu pages freed)\n",
+		       x->third.flushes,
+		       x->third.fsyncs,
+		       x->third.reclaims,
+		       x->third.reclaimed);
 	if (x->keep)
 		console_printf(
 		    "fsx: held mappings: %lu stores by the mutator, "

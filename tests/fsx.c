@@ -20,6 +20,11 @@
  * readers meet it there: the fixed kernel makes them wait, legacy mode
  * lets them cache what is being freed.
  *
+ * Beside them a third-party task (fsx_third_task) writes back and
+ * reclaims as nobody's caller would: flush rounds, fsyncs of the files
+ * from its own descriptors, and reclaim of a few clean pages at a time,
+ * at random moments, so that writeback and reclaim meet every change.
+ *
  * -k holds a shared, writable mapping of each file for the whole run:
  * the mutator stores through it (mapstore, letter M) and a storer task
  * stores through it beside every change, outside the bytes that change
@@ -43,6 +48,7 @@
 #include <sys/uio.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
+#include <mm/filemap.h>
 #include <mm/kmalloc.h>
 #include "fsx.h"
 
@@ -335,6 +341,49 @@ int fsx_storer_task(void *arg)
 		s->stores++;
 		done = go;
 		__atomic_store_n(&s->done, done, __ATOMIC_SEQ_CST);
+	}
+	return 0;
+}
+
+/*
+ * The third parties, between 0 and 2 ms apart: writeback that no
+ * operation asked for, while the mutator invalidates and the readers
+ * fill. A flush round writes every dirty file; an fsync, from this task's
+ * own descriptor, one file; reclaim frees up to 64 clean pages of the
+ * cache (writing dirty ones first), so the readers and the mutator's
+ * reads miss and fill again. None takes invalidate_lock; the page locks
+ * keep them out of an invalidation's way. Errors are not theirs to
+ * report: the mutator's fsync and the final check see a lost write.
+ */
+int fsx_third_task(void *arg)
+{
+	struct fsx *x = arg;
+	struct fsx_third *th = &x->third;
+
+	while (!__atomic_load_n(&x->stop, __ATOMIC_SEQ_CST)) {
+		uint64_t r = fsx_rand(&th->rnd);
+		struct fsx_file *f = &x->files[(r >> 8) % x->nfiles];
+		int fd;
+
+		switch (r % 3) {
+		case 0:
+			writeback_all(false);
+			th->flushes++;
+			break;
+		case 1:
+			fd = open(f->path, O_RDONLY);
+			if (fd >= 0) {
+				fsync(fd);
+				close(fd);
+				th->fsyncs++;
+			}
+			break;
+		default:
+			th->reclaimed += reclaim_pages(1 + (r >> 16) % 64);
+			th->reclaims++;
+			break;
+		}
+		task_sleep_ms((unsigned int)((r >> 24) % 3));
 	}
 	return 0;
 }

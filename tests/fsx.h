@@ -74,6 +74,14 @@ struct fsx_storer {
 	uint8_t buf[FSX_STORE_MAX];
 };
 
+/* The tasks nobody calls, as one task beside the mutator: a flush round,
+ * an fsync of a file from outside the mutator, or reclaim, at random. */
+struct fsx_third {
+	uint64_t rnd;
+	unsigned long flushes, fsyncs, reclaims; /* calls of each */
+	unsigned long reclaimed;		 /* pages reclaim freed */
+};
+
 struct fsx {
 	/* options */
 	unsigned long nops;	/* -N: 0 = until -t */
@@ -94,6 +102,7 @@ struct fsx {
 	int failed;		/* atomic */
 	struct task *mutator;
 	struct fsx_storer storer; /* -k */
+	struct fsx_third third;
 	char log[FSX_LOG][272];
 	unsigned long logged;
 	unsigned long counts[32]; /* operations run, by letter index */
@@ -134,6 +143,8 @@ static inline unsigned int fsx_slot(unsigned long ver)
 int fsx_reader_task(void *arg);
 /* -k: the storer task (@arg: the struct fsx), until x->stop. */
 int fsx_storer_task(void *arg);
+/* Task: the third parties (struct fsx_third) until x->stop. */
+int fsx_third_task(void *arg);
 /* The mutator task: runs -N operations or -t seconds. Return: 0 or 1. */
 int fsx_mutator(void *arg);
 /* Report a mismatch or failed call (sets failed and stop). */

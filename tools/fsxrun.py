@@ -9,7 +9,8 @@ Makes an ext2 image (tools/ext2img.py) over a file full of 0xA5 (free
 blocks hold old bytes, as on a used disk), boots whole on it with
 `fsx ... /fsx; cksum /fsx/fsx*` (app/fsx_cmd.c; --keep: fsx -k, a
 shared writable mapping of each file held for the whole run, stored
-through by the mutator and by a storer task beside every change), and:
+through by the mutator and by a storer task beside every change; a
+third-party task flushes, fsyncs and reclaims throughout), and:
   - the console must hold no kernel report of a bug (tools/kconsole.py:
     WARNING, lockdep, an oops, a page left in an invalidated range, an
     ext2 inconsistency, ...); legacy mode allows the last two, which are
@@ -40,6 +41,8 @@ RESULT = re.compile(r"^fsx: (passed|FAILED)(?:,| after) (\d+) operations?")
 RATE = re.compile(r"^fsx: (\d+) operations in (\d+) ms \((\d+)/s\), (\d+) reads "
                   r"checked by (\d+) readers")
 CKSUM = re.compile(r"^(\d+) (\d+) (/fsx/fsx\d+)$")
+THIRD = re.compile(r"^fsx: third parties: (\d+) flush rounds, (\d+) fsyncs, "
+                   r"(\d+) reclaim calls \((\d+) pages freed\)")
 HELD = re.compile(r"^fsx: held mappings: (\d+) stores by the mutator, (\d+) by "
                   r"the storer \((\d+) begun before")
 # Kernel reports legacy mode's bug may make (tools/kconsole.py kinds): a
@@ -159,11 +162,13 @@ def check(a, image, text):
     kernel = {m.group(3): (int(m.group(1)), int(m.group(2)))
               for m in map(CKSUM.match, lines) if m}
     held = [m for m in map(HELD.match, lines) if m]
+    third = [m for m in map(THIRD.match, lines) if m]
     out = {"passed": result[-1].group(1) == "passed",
            "ops": int(result[-1].group(2)),
            "rate": int(rate[-1].group(3)) if rate else 0,
            "checks": int(rate[-1].group(4)) if rate else 0,
            "stores": tuple(map(int, held[-1].groups())) if held else None,
+           "third": tuple(map(int, third[-1].groups())) if third else None,
            "console": text}
     try:
         ext2img.check_image(image)
@@ -224,6 +229,8 @@ def main(argv):
         print("\n".join(l for l in r["console"].splitlines() if l.startswith("fsx:")))
     print(f"fsxrun: fsx {'passed' if r['passed'] else 'failed'} after {r['ops']} "
           f"operations ({r['rate']}/s, {r['checks']} reads checked"
+          + (", beside {} flush rounds, {} fsyncs and {} reclaim calls "
+             "({} pages freed)".format(*r["third"]) if r["third"] else "")
           + (", {} mapped stores by the mutator, {} by the storer ({} begun "
              "before the call beside them returned)".format(*r["stores"])
              if r["stores"] else "") + "); e2fsck -fn "

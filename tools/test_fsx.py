@@ -5,7 +5,10 @@ tools/fsxrun.py with fixed seeds on 4 harts: one mutator changes two
 files with every operation while two readers per file read, fault,
 NOWAIT-read and read ahead beside it, every byte checked against the
 model. -w holds each invalidation open at the race point, so that the
-readers meet it there. Every boot's console must hold no kernel report
+readers meet it there. A third-party task flushes, fsyncs and reclaims
+beside them all; each of the three must have run in every fixed-mode
+run, and reclaim must have freed pages. Every boot's console must hold
+no kernel report
 (tools/kconsole.py; legacy mode's own excepted).
   - fixed mode: fsx passes, e2fsck -fn is strictly clean and every file's
     kernel cksum equals the host cksum of its debugfs dump (4, 2 and 1 KiB
@@ -116,6 +119,9 @@ class FsxTest(unittest.TestCase):
                         r["console"][-3000:])
         self.assertEqual(r["ops"], ops)
         self.assertGreater(r["checks"], ops)  # the readers did read
+        # the third parties ran: flushes, fsyncs, reclaim that freed pages
+        self.assertIsNotNone(r["third"], r["console"][-3000:])
+        self.assertTrue(all(n > 0 for n in r["third"]), r["third"])
         return r
 
     def test_fixed_mode_passes(self):
@@ -123,7 +129,9 @@ class FsxTest(unittest.TestCase):
             with self.subTest(block=block):
                 r = self.passes(OPS, block)
                 print(f"\n    fsx fixed, {block}-byte blocks: {r['ops']} operations, "
-                      f"{r['checks']} concurrent reads checked", )
+                      f"{r['checks']} concurrent reads checked, beside "
+                      "{} flush rounds, {} fsyncs and {} reclaim calls ({} "
+                      "pages freed)".format(*r["third"]))
 
     def test_fixed_mode_passes_ext4(self):
         """The same on writable ext4 images: extent trees, unwritten
