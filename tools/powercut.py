@@ -4,7 +4,8 @@
     python3 tools/powercut.py [--cuts N] [--seed S] [--image IMG]
                               [--arch riscv64|aarch64] [--fs ext2|ext4]
 
-One image, N boots: ext2 of 4 KiB blocks, or with --fs ext4 the writable
+One image, N boots: ext2 of 4 KiB blocks (--block 1024 or 2048: a page
+of several blocks), or with --fs ext4 the writable
 ext4 of `mke2fs -t ext4 -O ^has_journal` (tools/ext2img.EXT4_DEFAULT:
 extent trees, metadata_csum, dir_index, flex_bg, 64bit) at 1 KiB blocks,
 so that a page holds four blocks and a cut can come between them. Each boot runs `powercut SEED /pcI` (app/powercut.c)
@@ -153,17 +154,17 @@ def sealed_files(text, sealed=None):
     return sealed
 
 
-def make_image(image, fs):
+def make_image(image, fs, block=4096):
     if fs == "ext4":
         ext2img.make_image(image, "128M", block=1024,
                            features=ext2img.EXT4_DEFAULT)
     else:
-        ext2img.make_image(image, "128M")
+        ext2img.make_image(image, "128M", block=block)
 
 
-def run(cuts, seed, image, log=print, arch="riscv64", fs="ext2"):
+def run(cuts, seed, image, log=print, arch="riscv64", fs="ext2", block=4096):
     rng = random.Random(seed)
-    make_image(image, fs)
+    make_image(image, fs, block)
     sealed = {}
     ever = 0
     repaired = 0
@@ -191,13 +192,17 @@ def main(argv):
     ap.add_argument("--arch", default="riscv64", choices=("riscv64", "aarch64"))
     ap.add_argument("--fs", default="ext2", choices=("ext2", "ext4"),
                     help="ext4: the writable ext4 image, 1 KiB blocks")
+    ap.add_argument("--block", type=int, default=4096, choices=(1024, 2048, 4096),
+                    help="ext2's block size (a page of several blocks below 4096)")
     args = ap.parse_args(argv[1:])
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-    print(f"powercut: seed {seed}, {args.cuts} cuts, {args.fs}")
+    print(f"powercut: seed {seed}, {args.cuts} cuts, {args.fs}"
+          + (f", {args.block}-byte blocks" if args.fs == "ext2" else ""))
     with tempfile.TemporaryDirectory() as tmp:
         image = Path(args.image) if args.image else Path(tmp) / "powercut.img"
         try:
-            s = run(args.cuts, seed, image, arch=args.arch, fs=args.fs)
+            s = run(args.cuts, seed, image, arch=args.arch, fs=args.fs,
+                    block=args.block)
         except (Failed, ext2img.CheckFailed) as e:
             print(f"powercut: FAILED (seed {seed}): {e}")
             return 1

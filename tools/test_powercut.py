@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/test_powercut.py: 20 power cuts under app/powercut.c's workload
-(ext2; 8 more on the writable ext4 image, 6 on the aarch64 kernel).
+(ext2; 8 more on ext2 at 1 KiB blocks, 8 on the writable ext4 image,
+6 on the aarch64 kernel).
 
 tools/powercut.py with a fixed seed: QEMU is killed 20 times at seeded
 moments during writes, punches, renames and fsyncs on one image; after
@@ -20,6 +21,7 @@ SEED = 20261203
 CUTS = 20
 A64_CUTS = 6  # the aarch64 kernel: fewer, the workload is the same
 EXT4_CUTS = 8  # the writable ext4 image at 1 KiB blocks: extent trees
+EXT2_1K_CUTS = 8  # ext2 at 1 KiB blocks: a page over four blocks
 
 
 class SealedLinesTest(unittest.TestCase):
@@ -75,6 +77,17 @@ class PowerCutTest(unittest.TestCase):
         self.assertGreater(s["kept"], 0)
         print(f"\n    powercut ext4: {s['cuts']} cuts, {s['sealed']} fsynced "
               f"files, {s['kept']} kept and intact, "
+              f"{s['repaired']} repaired by e2fsck -fy")
+
+    def test_ext2_1k_fsynced_files_survive_power_cuts(self):
+        """ext2 at 1 KiB blocks: a page holds four blocks, so a cut can
+        come between the blocks of one page, and a punch or a truncate
+        inside a page frees blocks under a page that stays cached."""
+        s = self.cut(EXT2_1K_CUTS, ", ext2 1 KiB blocks", block=1024)
+        self.assertGreaterEqual(s["sealed"], EXT2_1K_CUTS)
+        self.assertGreater(s["kept"], 0)
+        print(f"\n    powercut ext2 1 KiB: {s['cuts']} cuts, {s['sealed']} "
+              f"fsynced files, {s['kept']} kept and intact, "
               f"{s['repaired']} repaired by e2fsck -fy")
 
     def test_fsynced_files_survive_power_cuts(self):
