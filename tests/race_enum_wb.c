@@ -9,7 +9,10 @@
  * the controller of tests/race_enum.h runs all of them, on the same F
  * (tests/race_wb.h: page 2 dirty, the range inside it where a page holds
  * several blocks):
- *   A: its start, RACE_INVAL_DROPPED, RACE_INVAL_FREED, RACE_INVAL_UNLOCK;
+ *   A: its start, RACE_INVAL_DROPPED, RACE_INVAL_FREED, RACE_INVAL_UNLOCK
+ *      (punch, zero, truncate, collapse, insert; and swapext of F with a
+ *      file H, whose blocks a write of F mapped before the exchange and
+ *      submitted after it would land in);
  *      after the operation A writes G with fsync, the blocks it freed
  *      handed out first, so a write mapped before the free and submitted
  *      after G lands in G;
@@ -19,13 +22,15 @@
  *      only: it may stay chosen while A runs to its end).
  * After each schedule: A's operation and G's write succeeded, B ended
  * with 0, G reads back whole from the disk, and F, written back and read
- * from the disk, holds what the operation's rule says. Neither B takes
+ * from the disk, holds what the operation's rule says (after swapext, H
+ * holds what F held). Neither B takes
  * invalidate_lock, in either mode, so every schedule must pass in the
  * legacy boots too: what keeps B out is the page lock of page 2, held by
  * the operation from its zeroing to the block change (docs/locking.md).
  * A pair stops at its first failing schedule and prints it.
  */
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 #include <kernel/err.h>
 #include <kernel/ktest.h>
@@ -68,6 +73,7 @@ static const char *run_schedule(struct ktest *t,
 	struct enum_body a = { ROLE_A, op_then_g, &we, 0 };
 	struct enum_body b = { ROLE_B, third_body, &we.c, 0 };
 	char *model = kmalloc(F_SIZE + PAGE_SIZE, GFP_KERNEL);
+	char *was = kmalloc(F_SIZE, GFP_KERNEL); /* F before: swapext's H */
 	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	const char *bug = NULL;
 	struct task *ta, *tb;
@@ -75,9 +81,10 @@ static const char *run_schedule(struct ktest *t,
 	int a_code, b_code;
 	loff_t size;
 
-	KTEST_ASSERT_TRUE(t, model && buf);
+	KTEST_ASSERT_TRUE(t, model && was && buf);
 	writeback_hold_flusher(true); /* page 2 stays dirty until B */
 	race_wb_make_f(t, &we.c, model);
+	memcpy(was, model, F_SIZE);
 	race_wb_pick_range(&we.c);
 	size = race_wb_apply_model(&we.c, model);
 	f = vfs_open(RACE_F_PATH, O_RDONLY, 0); /* F's mapping lives on */
@@ -107,8 +114,14 @@ static const char *run_schedule(struct ktest *t,
 		bug = bug ?: "G's data overwritten on the disk";
 	if (!race_wb_check_f(t, model, size))
 		bug = bug ?: "F on the disk is not what the rule says";
+	if (op == OP_SWAPEXT) {
+		if (!race_wb_check_file(t, WB_H_PATH, was, F_SIZE))
+			bug = bug ?: "H on the disk is not what F was";
+		KTEST_EXPECT_EQ(t, unlink(WB_H_PATH), 0);
+	}
 	fput(f);
 	kfree(model);
+	kfree(was);
 	kfree(buf);
 	KTEST_EXPECT_EQ(t, unlink(RACE_F_PATH), 0);
 	KTEST_EXPECT_EQ(t, unlink(RACE_G_PATH), 0);
@@ -162,10 +175,15 @@ ENUM_WB_CASE(zero, OP_ZERO)
 ENUM_WB_CASE(truncate, OP_TRUNCATE)
 ENUM_WB_CASE(collapse, OP_COLLAPSE)
 ENUM_WB_CASE(insert, OP_INSERT)
+ENUM_WB_CASE(swapext, OP_SWAPEXT)
 
 static struct ktest_case race_enum_wb_cases[] = {
-	KTEST_CASE(race_enum_wb_punch),	   KTEST_CASE(race_enum_wb_zero),
-	KTEST_CASE(race_enum_wb_truncate), KTEST_CASE(race_enum_wb_collapse),
-	KTEST_CASE(race_enum_wb_insert),   {},
+	KTEST_CASE(race_enum_wb_punch),
+	KTEST_CASE(race_enum_wb_zero),
+	KTEST_CASE(race_enum_wb_truncate),
+	KTEST_CASE(race_enum_wb_collapse),
+	KTEST_CASE(race_enum_wb_insert),
+	KTEST_CASE(race_enum_wb_swapext),
+	{},
 };
 KTEST_SUITE(race_enum_wb, race_enum_wb_cases);

@@ -16,7 +16,8 @@
 #include <mm/filemap.h>
 #include "race.h"
 
-#define F_SIZE ((loff_t)RACE_NPAGES * PAGE_SIZE)
+#define F_SIZE	  ((loff_t)RACE_NPAGES * PAGE_SIZE)
+#define WB_H_PATH "/race_wb_h" /* OP_SWAPEXT's donor: pages 'p'..'s' */
 
 enum wb_op {
 	OP_PUNCH,
@@ -24,6 +25,7 @@ enum wb_op {
 	OP_TRUNCATE,
 	OP_COLLAPSE,
 	OP_INSERT,
+	OP_SWAPEXT, /* F <-> H, whole files (race_enum_wb only) */
 	NR_WB_OPS
 };
 /* The task nobody calls; BY_RECLAIM_FIRST: reclaim chooses the page
@@ -45,17 +47,25 @@ struct wb_case {
 	int a_ret;
 };
 
-/* F as above, @model its bytes; takes a reference on page 2 (victim). */
+/* F as above, @model its bytes (OP_SWAPEXT: H too, on disk);
+ * takes a reference on page 2 (victim). */
 void race_wb_make_f(struct ktest *t, struct wb_case *c, char *model);
 /* The range inside page 2: its second block when a page holds several,
  * else the whole page (truncate: into the block after the first). */
 void race_wb_pick_range(struct wb_case *c);
-/* The operation's rule on @model (F_SIZE + len bytes): the new size. */
+/* The operation's rule on @model (F_SIZE + len bytes): the new size.
+ * OP_SWAPEXT: F becomes H (and H what F was: the caller's copy). */
 loff_t race_wb_apply_model(const struct wb_case *c, char *model);
 /* Task body: @arg's operation on F; its errno goes to a_ret. */
 int race_wb_run_op(void *arg);
 /* The third party's work: a flush round, an fsync of F, or reclaim. */
 int race_wb_third_act(const struct wb_case *c);
-/* F, written back and read from the disk, equals @model's @size bytes.
- * Return: true if it does (a difference is logged and fails @t). */
+/* The file at @path (F, or OP_SWAPEXT's H), written back and read from
+ * the disk, equals @model's @size bytes. Return: true if it does (a
+ * difference is logged and fails @t). */
+bool race_wb_check_file(struct ktest *t,
+			const char *path,
+			const char *model,
+			loff_t size);
+/* F's check: race_wb_check_file of RACE_F_PATH. */
 bool race_wb_check_f(struct ktest *t, const char *model, loff_t size);

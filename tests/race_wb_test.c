@@ -54,9 +54,9 @@
 
 #define VICTIM ((loff_t)RACE_VICTIM * PAGE_SIZE)
 
-const char *const race_wb_op_names[NR_WB_OPS] = {
-	"punch", "zero", "truncate", "collapse", "insert"
-};
+const char *const race_wb_op_names[NR_WB_OPS] = { "punch",    "zero",
+						  "truncate", "collapse",
+						  "insert",   "swapext" };
 const char *const race_wb_third_names[NR_THIRD] = {
 	"flush", "fsync", "reclaim", "reclaim chose first"
 };
@@ -85,7 +85,13 @@ int race_wb_run_op(void *arg)
 
 	if (fd < 0)
 		return errno;
-	if (c->op == OP_TRUNCATE)
+	if (c->op == OP_SWAPEXT) {
+		int h = open(WB_H_PATH, O_RDWR);
+
+		err = h < 0 || swapext(fd, h) ? errno : 0;
+		if (h >= 0)
+			close(h);
+	} else if (c->op == OP_TRUNCATE)
 		err = ftruncate(fd, c->start) ? errno : 0;
 	else if (fallocate(fd, modes[c->op], c->start, c->len))
 		err = errno;
@@ -102,6 +108,10 @@ loff_t race_wb_apply_model(const struct wb_case *c, char *model)
 	case OP_PUNCH:
 	case OP_ZERO: memset(model + s, 0, l); return F_SIZE;
 	case OP_TRUNCATE: return s;
+	case OP_SWAPEXT:
+		for (int i = 0; i < RACE_NPAGES; i++)
+			memset(model + i * PAGE_SIZE, 'p' + i, PAGE_SIZE);
+		return F_SIZE;
 	case OP_COLLAPSE:
 		memmove(model + s, model + s + l, F_SIZE - s - l);
 		return F_SIZE - l;
@@ -179,6 +189,9 @@ void race_wb_make_f(struct ktest *t, struct wb_case *c, char *model)
 
 	KTEST_ASSERT_EQ(
 	    t, race_write_file(RACE_F_PATH, 'a', 1, RACE_NPAGES), 0);
+	if (c->op == OP_SWAPEXT)
+		KTEST_ASSERT_EQ(
+		    t, race_write_file(WB_H_PATH, 'p', 1, RACE_NPAGES), 0);
 	for (int i = 0; i < RACE_NPAGES; i++)
 		memset(model + i * PAGE_SIZE, 'a' + i, PAGE_SIZE);
 	memset(model + VICTIM, 'C', PAGE_SIZE);
@@ -201,8 +214,16 @@ void race_wb_make_f(struct ktest *t, struct wb_case *c, char *model)
 
 bool race_wb_check_f(struct ktest *t, const char *model, loff_t size)
 {
+	return race_wb_check_file(t, RACE_F_PATH, model, size);
+}
+
+bool race_wb_check_file(struct ktest *t,
+			const char *path,
+			const char *model,
+			loff_t size)
+{
 	char *buf = kmalloc(F_SIZE + PAGE_SIZE, GFP_KERNEL);
-	int fd = open(RACE_F_PATH, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 	loff_t bad = -1;
 	ssize_t n;
 
@@ -217,7 +238,8 @@ bool race_wb_check_f(struct ktest *t, const char *model, loff_t size)
 			bad = i;
 	if (bad >= 0)
 		ktest_log(t,
-			  "F byte %lld is %#x, the rule says %#x",
+			  "%s byte %lld is %#x, the rule says %#x",
+			  path,
 			  (long long)bad,
 			  (unsigned char)buf[bad],
 			  (unsigned char)model[bad]);
