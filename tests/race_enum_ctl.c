@@ -49,6 +49,7 @@ static struct {
 	char log[ENUM_LOG];	  /* the schedule: "B.FILL_START A.end ..." */
 	size_t len;
 	bool chosen; /* reclaim chose F's page once in this schedule */
+	enum enum_watch watch; /* the points whose hooks are on */
 } en = { .lock = SPINLOCK_INIT(en.lock), .wq = WAIT_QUEUE_HEAD_INIT(en.wq) };
 
 static void log_event(int role, const char *what)
@@ -158,8 +159,6 @@ static void set_hooks(bool on, enum enum_watch watch)
 				      on ? enum_points[i].hook : NULL);
 }
 
-static enum enum_watch watching;
-
 static int enrolled(void *arg)
 {
 	struct enum_body *b = arg;
@@ -188,7 +187,7 @@ void enum_begin(struct address_space *m, enum enum_watch watch)
 		en.go[r] = false;
 		en.since[r] = time_ns();
 	}
-	watching = watch;
+	en.watch = watch;
 	set_hooks(true, watch);
 }
 
@@ -317,7 +316,7 @@ bool enum_drive(struct enum_search *s)
 		let_go(r);
 	}
 	ended = en.at[ROLE_A] == ENUM_DONE && en.at[ROLE_B] == ENUM_DONE;
-	set_hooks(false, watching);
+	set_hooks(false, en.watch);
 	if (!ended) /* let everything go: the boot reports the rest */
 		for (int r = 0; r < NR_ROLES; r++)
 			let_go(r);

@@ -112,7 +112,7 @@ static const char *run_schedule(struct ktest *t,
 		bug = bug ?: "a task failed";
 	if (!race_check_g_intact(t, buf))
 		bug = bug ?: "G's data overwritten on the disk";
-	if (!race_wb_check_f(t, model, size))
+	if (!race_wb_check_file(t, RACE_F_PATH, model, size))
 		bug = bug ?: "F on the disk is not what the rule says";
 	if (op == OP_SWAPEXT) {
 		if (!race_wb_check_file(t, WB_H_PATH, was, F_SIZE))

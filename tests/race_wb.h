@@ -67,5 +67,3 @@ bool race_wb_check_file(struct ktest *t,
 			const char *path,
 			const char *model,
 			loff_t size);
-/* F's check: race_wb_check_file of RACE_F_PATH. */
-bool race_wb_check_f(struct ktest *t, const char *model, loff_t size);

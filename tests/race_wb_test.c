@@ -212,11 +212,6 @@ void race_wb_make_f(struct ktest *t, struct wb_case *c, char *model)
 	page_clear(c->victim, PG_referenced);
 }
 
-bool race_wb_check_f(struct ktest *t, const char *model, loff_t size)
-{
-	return race_wb_check_file(t, RACE_F_PATH, model, size);
-}
-
 bool race_wb_check_file(struct ktest *t,
 			const char *path,
 			const char *model,
@@ -326,7 +321,7 @@ check:
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	KTEST_ASSERT_NOT_NULL(t, buf);
 	race_check_g_intact(t, buf);
-	race_wb_check_f(t, model, size);
+	race_wb_check_file(t, RACE_F_PATH, model, size);
 	kfree(buf);
 	kfree(model);
 	KTEST_EXPECT_EQ(t, unlink(RACE_F_PATH), 0);
