@@ -237,7 +237,10 @@ static bool all_clean(void *arg)
 
 /* The flusher writes the pages by itself (it wakes every
  * WRITEBACK_INTERVAL_MS); the wait is for that, bounded by
- * RACE_TIMEOUT_MS (it was 5 s: a busy host may not run it that soon). */
+ * RACE_TIMEOUT_MS (it was 5 s: a busy host may not run it that soon).
+ * A batch is cleaned before its pages are written one by one, so the
+ * dirty count reaches 0 while the writes are still under way: then the
+ * wait is for the pages' writeback to end. */
 static void writeback_flusher_writes_dirty_pages(struct ktest *t)
 {
 	struct tdisk *d = tdisk_create(t, 8 * PAGE_SIZE, TDISK_RAM);
@@ -247,6 +250,8 @@ static void writeback_flusher_writes_dirty_pages(struct ktest *t)
 		    t, tdisk_write(d, "z", 1, i * 2 * PAGE_SIZE), 1);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 3);
 	KTEST_EXPECT_EQ(t, race_wait_until(all_clean, d), 0);
+	KTEST_EXPECT_EQ(
+	    t, filemap_fdatawait_range(&d->inode.i_data, 0, LLONG_MAX), 0);
 	KTEST_EXPECT_EQ(t, d->inode.i_data.nrdirty, 0);
 	KTEST_EXPECT_EQ(t, d->write_calls, 3);
 	KTEST_EXPECT_EQ(t, d->data[2 * PAGE_SIZE], 'z');
