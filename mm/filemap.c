@@ -503,6 +503,60 @@ unsigned int filemap_get_pages(struct address_space *m,
 	return n;
 }
 
+/*
+ * The leaves are read as filemap_get_read_batch reads them: a page is
+ * taken only once a reference is held and its slot still shows it. A page
+ * seen without PG_writeback (an acquire load: its write's end and error,
+ * set before the flag cleared, are seen) needs no wait; a page no longer
+ * in its slot is no longer the page at that index. Where no leaf holds the
+ * index, one locked look-up finds the next page and takes it as it is.
+ */
+struct page *filemap_next_writeback(struct address_space *m,
+				    unsigned long *index,
+				    unsigned long last)
+{
+	unsigned long at = *index;
+	struct page *page;
+
+	while (at <= last) {
+		void *const *slots;
+		unsigned int n, i = 0;
+
+		rcu_read_lock();
+		slots = radix_tree_leaf_slots(&m->i_pages, at, &n);
+		while (slots && i < n && at + i <= last) {
+			page = rcu_dereference(slots[i]);
+			if (!page || !page_test(page, PG_writeback)) {
+				i++;
+				continue;
+			}
+			if (!page_ref_tryget(page))
+				continue; /* leaving: read the slot again */
+			if (rcu_dereference(slots[i]) == page) {
+				rcu_read_unlock();
+				*index = at + i;
+				return page;
+			}
+			put_page(page);
+		}
+		rcu_read_unlock();
+		if (slots) {
+			at += i;
+			continue;
+		}
+		if (!filemap_get_pages(m, at, 1, &page))
+			break;
+		at = page->index;
+		if (at <= last && page_test(page, PG_writeback)) {
+			*index = at;
+			return page;
+		}
+		put_page(page);
+		at++;
+	}
+	return NULL;
+}
+
 /* Insert @pages[i] at @index + i until one cannot go in. Return: how
  * many went in; *@err says why the rest did not. */
 static unsigned int insert_pages(struct address_space *m,

@@ -335,6 +335,14 @@ unsigned int filemap_get_pages(struct address_space *m,
 			       unsigned int max,
 			       struct page **pages);
 
+/* The first page under writeback at an index in [*@index, @last],
+ * referenced, its index in *@index; NULL if none. No lock where a leaf of
+ * the index holds *@index: a page not under writeback costs a look at its
+ * slot and its flags, no reference (fdatawait's walk). */
+struct page *filemap_next_writeback(struct address_space *m,
+				    unsigned long *index,
+				    unsigned long last);
+
 /* The one insertion door. @page is locked and referenced by the caller; the
  * cache takes its own reference. Return: 0, -EEXIST or -ENOMEM. */
 int filemap_add_page(struct address_space *m,

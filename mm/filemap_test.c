@@ -412,6 +412,91 @@ static void filemap_truncate_waits_for_writeback(struct ktest *t)
 	tdisk_destroy(t, d);
 }
 
+struct fdatawait_arg {
+	struct address_space *m;
+	loff_t end;
+	struct task *task;
+	volatile int done;
+};
+
+static int fdatawait_to(void *arg)
+{
+	struct fdatawait_arg *a = arg;
+
+	a->done = filemap_fdatawait_range(a->m, 0, a->end) == 0 ? 1 : -1;
+	return 0;
+}
+
+static bool fdatawait_done_or_asleep(void *arg)
+{
+	struct fdatawait_arg *a = arg;
+
+	return a->done || (READ_ONCE(a->task->state) == TASK_SLEEPING &&
+			   !READ_ONCE(a->task->on_cpu));
+}
+
+static struct page *start_writeback(struct address_space *m,
+				    unsigned long index)
+{
+	struct page *page = filemap_get_page(m, index);
+
+	if (page) { /* as filemap_writeout_page sets it */
+		account_page_writeback(1);
+		page_set(page, PG_writeback);
+	}
+	return page;
+}
+
+/*
+ * fdatawait looks only at the pages under writeback, found without a
+ * reference on the others (filemap_next_writeback), and must still find
+ * each: page 70 (a leaf after page 0's) and page 200, past a leaf that is
+ * absent (128-191), where one locked look-up finds it. A wait that ends
+ * before the range's last write has ended is the bug; a wait for a page
+ * past the range's end is one too.
+ */
+static void filemap_fdatawait_finds_each_writeback(struct ktest *t)
+{
+	static const unsigned long cached[] = { 0, 1, 70, 200 };
+	struct tdisk *d = tdisk_create(t, 256 * PAGE_SIZE, TDISK_RAM);
+	struct address_space *m = d->inode.i_mapping;
+	struct fdatawait_arg before = { m, 70 * PAGE_SIZE - 1, NULL, 0 };
+	struct fdatawait_arg all = { m, LLONG_MAX, NULL, 0 };
+	struct page *p70, *p200;
+	char c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cached); i++)
+		KTEST_ASSERT_EQ(
+		    t, tdisk_read(d, &c, 1, cached[i] * PAGE_SIZE), 1);
+	p70 = start_writeback(m, 70);
+	p200 = start_writeback(m, 200);
+	KTEST_ASSERT_NOT_NULL(t, p70);
+	KTEST_ASSERT_NOT_NULL(t, p200);
+
+	/* [0, 69]: nothing there is under writeback. */
+	before.task = task_create("fdatawait", fdatawait_to, &before);
+	KTEST_ASSERT_FALSE(t, IS_ERR(before.task));
+	KTEST_EXPECT_EQ(
+	    t, race_wait_until(fdatawait_done_or_asleep, &before), 0);
+	KTEST_EXPECT_EQ(t, before.done, 1);
+
+	/* The whole file: asleep on page 70, then on page 200. */
+	all.task = task_create("fdatawait", fdatawait_to, &all);
+	KTEST_ASSERT_FALSE(t, IS_ERR(all.task));
+	KTEST_EXPECT_EQ(t, race_wait_until(fdatawait_done_or_asleep, &all), 0);
+	KTEST_EXPECT_EQ(t, all.done, 0);
+	end_page_writeback(p70);
+	KTEST_EXPECT_EQ(t, race_wait_until(fdatawait_done_or_asleep, &all), 0);
+	KTEST_EXPECT_EQ(t, all.done, 0);
+	end_page_writeback(p200);
+	task_join(before.task);
+	task_join(all.task);
+	KTEST_EXPECT_EQ(t, all.done, 1);
+	put_page(p70);
+	put_page(p200);
+	tdisk_destroy(t, d);
+}
+
 struct dropper {
 	struct address_space *m;
 	bool done;
@@ -630,6 +715,7 @@ static struct ktest_case filemap_cases[] = {
 	KTEST_CASE(filemap_write_error_reported_once),
 	KTEST_CASE(filemap_truncate_range_exact),
 	KTEST_CASE(filemap_truncate_waits_for_writeback),
+	KTEST_CASE(filemap_fdatawait_finds_each_writeback),
 	KTEST_CASE(filemap_lockless_find_outlives_truncate),
 	KTEST_CASE(filemap_read_batch_stops),
 	KTEST_CASE(filemap_read_batch_rechecks),

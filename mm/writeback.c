@@ -219,21 +219,19 @@ long writeback_mapping(struct address_space *m, struct writeback_control *wbc)
 	return submitted;
 }
 
-/* Wait for writeback of [@start, @end]. */
+/* Wait for writeback of [@start, @end]: only the pages under it are
+ * referenced and waited for (filemap_next_writeback), so the wait after a
+ * write of the range is not a second walk of its every page. */
 static void wait_range(struct address_space *m, loff_t start, loff_t end)
 {
 	unsigned long index = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
-	struct page *pages[WB_BATCH];
-	unsigned int n;
+	struct page *page;
 
-	while (index <= last &&
-	       (n = filemap_get_pages(m, index, WB_BATCH, pages))) {
-		for (unsigned int i = 0; i < n; i++) {
-			index = pages[i]->index + 1;
-			if (pages[i]->index <= last)
-				wait_on_page_writeback(pages[i]);
-			put_page(pages[i]);
-		}
+	while ((page = filemap_next_writeback(m, &index, last))) {
+		wait_on_page_writeback(page);
+		put_page(page);
+		if (index++ == last)
+			break;
 	}
 }
 
