@@ -33,6 +33,7 @@ struct cpu {
 	uint64_t ticks;		  /* timer interrupts taken */
 	uint64_t next_tick;	  /* counter value of the next tick */
 	unsigned long ipis_sent;  /* wake-up IPIs sent */
+	unsigned long ipis_taken; /* wake-up IPIs taken (this hart only) */
 	unsigned long kicks;	  /* harts (bit per cpu id) owed a wake-up
 				     IPI once this hart holds no lock:
 				     only this hart, interrupts off */

@@ -176,9 +176,10 @@ void irq_dispatch(void)
 	if (!platform.gic_version)
 		return;
 	while (!special(irq = intid(iar = ack()))) {
-		if (irq == GIC_SGI_RESCHED)
+		if (irq == GIC_SGI_RESCHED) {
 			this_cpu()->need_resched = true;
-		else if (irq == platform.timer_irq)
+			this_cpu()->ipis_taken++;
+		} else if (irq == platform.timer_irq)
 			timer_interrupt();
 		else
 			irq_handle(irq);

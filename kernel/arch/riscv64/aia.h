@@ -6,7 +6,10 @@
  * (an identity is handed out once, not per hart):
  *   1 .. aplic_nsources        wired sources of the S-level APLIC, which
  *                              sends source n as identity n (EIID = n);
- *   aplic_nsources+1 .. num_ids  identities for msi_alloc() (msi.c).
+ *   aplic_nsources+1 .. num_ids-1  identities for msi_alloc() (msi.c);
+ *   num_ids                    the wake-up IPI (ipi_id), on every hart:
+ *                              a hart's message to another's file, with
+ *                              no SBI call and no M-mode interrupt.
  * Each identity goes to one hart, aia_irq_cpu()'s: interrupt n to logical
  * cpu n % nharts, so a device's vectors (and the board's wired sources)
  * are spread over the harts; an APLIC source's target register and an
@@ -31,6 +34,8 @@ struct aia {
 	bool aplic_on;		  /* wired sources come through the APLIC */
 	unsigned int num_ids;	  /* identities 1..num_ids */
 	unsigned int nsources;	  /* wired: 1..nsources (0 if no APLIC) */
+	unsigned int ipi_id;	  /* the wake-up IPI's identity (0: none,
+				     IPIs go through SBI) */
 	uintptr_t file[MAX_CPUS]; /* each hart's S-level interrupt file */
 };
 
@@ -43,6 +48,12 @@ bool aia_probe(void);
 unsigned int aia_irq_cpu(unsigned int irq);
 /* The hart's file index, as an APLIC target's hart index counts. */
 unsigned int aia_hart_index(unsigned int cpu);
+
+/* Send @cpu the wake-up IPI as a message to its file. Return: false if
+ * the AIA has no identity for it (the caller uses SBI). */
+bool aia_send_ipi(unsigned int cpu);
+/* The end (exclusive) of the identities msi_alloc() hands out. */
+unsigned int aia_msi_end(void);
 
 /* imsic.c */
 void imsic_init_hart(void);

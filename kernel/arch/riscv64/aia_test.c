@@ -8,9 +8,12 @@
  *    file its address is (the CPU writes the message, as a device would);
  *  - one claim loop takes every pending identity (two raised with
  *    interrupts off, one irq_dispatch());
- *  - an identity that comes while masked is held and runs when unmasked.
+ *  - an identity that comes while masked is held and runs when unmasked;
+ *  - the wake-up IPI is a message to the target's file (its own identity,
+ *    which no device can be given), taken by every hart.
  */
 #include <kernel/arch.h>
+#include <kernel/cpu.h>
 #include <kernel/irq.h>
 #include <kernel/ktest.h>
 #include <kernel/msi.h>
@@ -107,7 +110,7 @@ static void claim_loop_takes_every_pending(struct ktest *t)
 	flags = arch_irq_save();
 	imsic_raise(cpu_id(), first + 1);
 	imsic_raise(cpu_id(), first);
-	irq_dispatch(); /* what the trap would do */
+	irq_dispatch();		/* what the trap would do */
 	counts[0] = h[0].count; /* before a leftover could interrupt */
 	counts[1] = h[1].count;
 	arch_irq_restore(flags);
@@ -142,11 +145,53 @@ static void masked_identity_is_held(struct ktest *t)
 	msi_free(id, 1);
 }
 
+static bool wait_ipi(struct cpu *c, unsigned long before)
+{
+	for (unsigned long i = 0; i < SPIN_LIMIT; i++) {
+		if (READ_ONCE(c->ipis_taken) != before)
+			return true;
+		arch_cpu_relax();
+	}
+	return false;
+}
+
+static void ipi_is_a_message_to_the_file(struct ktest *t)
+{
+	unsigned long flags, before;
+	struct cpu *me;
+	bool pending;
+
+	KTEST_ASSERT_TRUE(t, aia.on);
+	KTEST_ASSERT_EQ(t, aia.ipi_id, aia.num_ids);
+	KTEST_EXPECT_EQ(t, aia_msi_end(), aia.ipi_id);
+	KTEST_EXPECT_FALSE(t, irqchip_valid(aia.ipi_id));
+	/* To this hart with interrupts off: it waits in this hart's file
+	 * (an SBI IPI would be a pending software interrupt instead). */
+	flags = arch_irq_save();
+	me = this_cpu();
+	before = me->ipis_taken;
+	arch_send_ipi(me);
+	pending = imsic_pending(aia.ipi_id);
+	arch_irq_restore(flags);
+	KTEST_EXPECT_TRUE(t, pending);
+	KTEST_EXPECT_TRUE(t, wait_ipi(me, before));
+	for (unsigned int i = 0; i < platform.nharts; i++) {
+		struct cpu *c = &cpus[i];
+
+		if (c == me || !READ_ONCE(c->online))
+			continue;
+		before = READ_ONCE(c->ipis_taken);
+		arch_send_ipi(c);
+		KTEST_EXPECT_TRUE(t, wait_ipi(c, before));
+	}
+}
+
 static struct ktest_case aia_cases[] = {
 	KTEST_CASE(wired_source_reaches_its_hart),
 	KTEST_CASE(msi_reaches_its_hart),
 	KTEST_CASE(claim_loop_takes_every_pending),
 	KTEST_CASE(masked_identity_is_held),
+	KTEST_CASE(ipi_is_a_message_to_the_file),
 	{},
 };
 KTEST_SUITE(aia_irq, aia_cases);

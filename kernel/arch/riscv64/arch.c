@@ -4,6 +4,7 @@
 #include <kernel/arch.h>
 #include <kernel/irq.h>
 #include <kernel/platform.h>
+#include <kernel/arch/riscv64/aia.h>
 #include <kernel/arch/riscv64/csr.h>
 #include <kernel/arch/riscv64/sbi.h>
 #include <errno.h>
@@ -115,7 +116,8 @@ void arch_timer_set(uint64_t when)
 
 void arch_send_ipi(const struct cpu *c)
 {
-	sbi_send_ipi_one(c->hartid);
+	if (!aia_send_ipi(c->id))
+		sbi_send_ipi_one(c->hartid);
 }
 
 int arch_start_cpu(struct cpu *c)

@@ -132,13 +132,23 @@ static void imsic_handle(unsigned int id)
  *
  * Claims one at a time with stopei (read and clear in one csrrw) until it
  * reads 0: each handler runs after its claim, so a message that comes
- * again while it runs is pending again and taken by the next round.
+ * again while it runs is pending again and taken by the next round. The
+ * wake-up IPI's identity has no handler and no mask: it asks this hart
+ * to reschedule, as the SBI IPI's software interrupt does.
  * Context: interrupt (the trap path), this hart, interrupts off.
  */
 void imsic_dispatch(void)
 {
 	unsigned long v;
 
-	while ((v = csr_swap(stopei, 0)) != 0)
-		imsic_handle(STOPEI_ID(v));
+	while ((v = csr_swap(stopei, 0)) != 0) {
+		unsigned int id = STOPEI_ID(v);
+
+		if (id == aia.ipi_id) { /* a wake-up: as SSIP (trap.c) */
+			this_cpu()->need_resched = true;
+			this_cpu()->ipis_taken++;
+			continue;
+		}
+		imsic_handle(id);
+	}
 }

@@ -126,20 +126,42 @@ bool aia_probe(void)
 	} else if (platform.plic.base) {
 		return false;
 	}
+	/* The last identity wakes harts, if the APLIC left one. */
+	if (aia.num_ids > aia.nsources + 1)
+		aia.ipi_id = aia.num_ids;
 	aia.on = true;
 	if (aia.aplic_on)
 		pr_info("aia: IMSIC files at %#lx, identities 1-%u: wired 1-%u "
-			"through the APLIC, MSIs %u-%u\n",
+			"through the APLIC, MSIs %u-%u, IPIs %u\n",
 			(unsigned long)aia.file[0],
 			aia.num_ids,
 			aia.nsources,
 			aia.nsources + 1,
-			aia.num_ids);
+			aia_msi_end() - 1,
+			aia.ipi_id);
 	else
-		pr_info(
-		    "aia: IMSIC files at %#lx, identities 1-%u: MSIs only\n",
-		    (unsigned long)aia.file[0],
-		    aia.num_ids);
+		pr_info("aia: IMSIC files at %#lx, identities 1-%u: MSIs "
+			"1-%u, IPIs %u\n",
+			(unsigned long)aia.file[0],
+			aia.num_ids,
+			aia_msi_end() - 1,
+			aia.ipi_id);
+	return true;
+}
+
+unsigned int aia_msi_end(void)
+{
+	return aia.ipi_id ? aia.ipi_id : aia.num_ids + 1;
+}
+
+/* One store to the target's file: no firmware on either side (an SBI IPI
+ * is an ecall into OpenSBI, a CLINT write and an M-mode interrupt on the
+ * target that OpenSBI turns into the supervisor one). */
+bool aia_send_ipi(unsigned int cpu)
+{
+	if (!aia.on || !aia.ipi_id)
+		return false;
+	imsic_raise(cpu, aia.ipi_id);
 	return true;
 }
 

@@ -40,7 +40,7 @@ int msi_alloc(uint32_t controller,
 	if (!aia.on || !controller || controller != platform.imsic_phandle)
 		return -ENODEV;
 	flags = spin_lock_irqsave(&msi_lock);
-	id = bitmap_find_clear_run(used, aia.nsources + 1, aia.num_ids + 1, n);
+	id = bitmap_find_clear_run(used, aia.nsources + 1, aia_msi_end(), n);
 	if (id >= 0) {
 		*first = (unsigned int)id;
 		for (unsigned int i = 0; i < n; i++)
