@@ -211,8 +211,9 @@ static int kick_sleeper_fn(void *arg)
 	return 0;
 }
 
-#define WAKER_HART   0
-#define SLEEPER_HART 1
+#define WAKER_HART     0
+#define SLEEPER_HART   1
+#define SELF_IPI_SPINS 100000000ul /* a lost interrupt, not a deadline */
 
 static bool asleep_off_its_hart(void *arg)
 {
@@ -222,17 +223,19 @@ static bool asleep_off_its_hart(void *arg)
 }
 
 /* One wake-up, on WAKER_HART, of a task asleep on SLEEPER_HART, made under
- * a spinlock. Return: 1 if it owed that hart an IPI (a kick was chosen)
- * and sent it only after the lock was dropped, 0 if no IPI was chosen
- * (another task ran on that hart), -1 if the IPI went under the lock or
- * was still owed after it, or the sleeper never slept. */
+ * a spinlock, with an interrupt (an IPI to itself) taken under it too.
+ * Return: 1 if it owed that hart an IPI (a kick was chosen) and sent it
+ * only after the lock was dropped, 0 if no IPI was chosen (another task
+ * ran on that hart), -1 if the IPI went under the lock (the wake-up's or
+ * the interrupt's exit sent it) or was still owed after it, or the
+ * sleeper never slept, or the interrupt never came. */
 static int wake_under_lock_once(void)
 {
 	static DEFINE_SPINLOCK(lock);
 	struct kick_sleeper s = { .go = 0 };
 	unsigned int other = SLEEPER_HART;
 	struct task *sl;
-	unsigned long ipis, owed, left, flags;
+	unsigned long ipis, owed, left, flags, taken;
 	int ret = 0;
 
 	wait_queue_init(&s.wq);
@@ -251,10 +254,20 @@ static int wake_under_lock_once(void)
 	ipis = READ_ONCE(this_cpu()->ipis_sent);
 	__atomic_store_n(&s.go, 1, __ATOMIC_RELEASE);
 	wake_up_all(&s.wq);
+	/* An interrupt taken under the lock: its exit must leave the owed
+	 * IPI to the lock's release too. */
+	taken = READ_ONCE(this_cpu()->ipis_taken);
+	arch_send_ipi(this_cpu());
+	for (unsigned long i = 0;
+	     READ_ONCE(this_cpu()->ipis_taken) == taken && i < SELF_IPI_SPINS;
+	     i++)
+		arch_cpu_relax();
+	if (READ_ONCE(this_cpu()->ipis_taken) == taken)
+		ret = -1; /* never came */
 	flags = arch_irq_save();
 	owed = this_cpu()->kicks;
 	arch_irq_restore(flags);
-	if (READ_ONCE(this_cpu()->ipis_sent) != ipis)
+	if (!ret && READ_ONCE(this_cpu()->ipis_sent) != ipis)
 		ret = owed & (1UL << other) ? 1 : -1;
 	spin_unlock(&lock);
 	flags = arch_irq_save();
