@@ -97,6 +97,19 @@ class FsxReportTest(unittest.TestCase):
         self.assertEqual([r.kind for r in fsxrun.kernel_reports(lines, True)],
                          ["warning"])
 
+    def test_legacy_unclean_unmount_only_after_a_bus_error(self):
+        """A reader killed by legacy mode's bus error keeps its mapping,
+        so the root stays busy at poweroff: allowed beside that bus error,
+        and only there."""
+        unmount = "[    2.0] poweroff: root not unmounted cleanly (-16)"
+        sigbus = ("[    1.9] Oops: bus error (SIGBUS) at 0x80201140, address "
+                  "0xffffffc040000845 in task fsx-reader on cpu 3")
+        self.assertEqual([r.kind for r in fsxrun.kernel_reports([unmount], True)],
+                         ["unclean-unmount"])
+        self.assertEqual(fsxrun.kernel_reports([sigbus, unmount], True), [])
+        self.assertEqual([r.kind for r in fsxrun.kernel_reports([sigbus, unmount], False)],
+                         ["sigbus", "unclean-unmount"])
+
 
     def test_free_blocks_hold_dirt_and_e2fsck_is_clean(self):
         with tempfile.TemporaryDirectory() as tmp:
