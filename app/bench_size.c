@@ -81,11 +81,23 @@ static uint64_t size_read(unsigned int mib, uint8_t *buf)
 	return MAX(time_ns() - t0, 1);
 }
 
+/* Why a file of @mib MiB is not measured, or NULL if it is. */
+static const char *size_skip(unsigned int mib)
+{
+	uint64_t mem_mib = pages_total() >> (20 - PAGE_SHIFT);
+	struct statfs sf;
+
+	if (4 * (uint64_t)mib > 3 * mem_mib)
+		return "the file over 3/4 of the memory";
+	if (statfs("/", &sf) ||
+	    (uint64_t)sf.f_bavail * sf.f_bsize < ((uint64_t)mib << 20))
+		return "no room on the disk";
+	return NULL;
+}
+
 static int bench_size(int argc, char **argv)
 {
 	uint8_t *buf = bench_big_buf();
-	uint64_t mem_mib = pages_total() >> (20 - PAGE_SHIFT);
-	struct statfs sf;
 	int err = !buf;
 	char p[96], mode[8];
 
@@ -93,9 +105,7 @@ static int bench_size(int argc, char **argv)
 	/* One round of the smallest size first, not counted: the boot's
 	 * one-time costs (the paths' first run, the first file's metadata
 	 * read from the disk) are no size's. */
-	if (!err && 4 * (uint64_t)size_mib[0] <= 3 * mem_mib &&
-	    !statfs("/", &sf) &&
-	    (uint64_t)sf.f_bavail * sf.f_bsize >= ((uint64_t)size_mib[0] << 20))
+	if (!err && !size_skip(size_mib[0]))
 		err = !size_write(size_mib[0], buf) ||
 		      !size_read(size_mib[0], buf);
 	unlink(SIZE_PATH);
@@ -103,18 +113,11 @@ static int bench_size(int argc, char **argv)
 		struct bench_samples w = BENCH_SAMPLES_INIT;
 		struct bench_samples r = BENCH_SAMPLES_INIT;
 		unsigned int mib = size_mib[k];
+		const char *skip = size_skip(mib);
 
 		snprintf(mode, sizeof(mode), "%u", mib);
-		if (4 * (uint64_t)mib > 3 * mem_mib) {
-			bench_skip("file_size_cost",
-				   mode,
-				   "the file over 3/4 of the memory");
-			continue;
-		}
-		if (statfs("/", &sf) || (uint64_t)sf.f_bavail * sf.f_bsize <
-					    ((uint64_t)mib << 20)) {
-			bench_skip(
-			    "file_size_cost", mode, "no room on the disk");
+		if (skip) {
+			bench_skip("file_size_cost", mode, skip);
 			continue;
 		}
 		for (int rep = 0; rep < bench_reps() && !err; rep++) {

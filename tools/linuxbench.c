@@ -770,36 +770,40 @@ static uint64_t size_read(const char *name, unsigned int mib)
 	return now_ns() - t0;
 }
 
-static void bench_size(void)
+/* Why a file of @mib MiB is not measured, or NULL if it is (as whole's). */
+static const char *size_skip(unsigned int mib)
 {
-	static const unsigned int size_mib[] = { 16, 64, 256, 1024 };
 	uint64_t mem_mib = (uint64_t)sysconf(_SC_PHYS_PAGES) *
 			       (uint64_t)sysconf(_SC_PAGESIZE) >>
 			   20;
+	struct statvfs sv;
+
+	if (4 * (uint64_t)mib > 3 * mem_mib)
+		return "the file over 3/4 of the memory";
+	if (statvfs(dir, &sv) ||
+	    (uint64_t)sv.f_bavail * sv.f_frsize < ((uint64_t)mib << 20))
+		return "no room on the disk";
+	return NULL;
+}
+
+static void bench_size(void)
+{
+	static const unsigned int size_mib[] = { 16, 64, 256, 1024 };
 	double w[MAX_REPS], r[MAX_REPS];
 	char name[256], p[64], mode[8];
-	struct statvfs sv;
 
 	snprintf(name, sizeof(name), "%s/bench_size.dat", dir);
 	/* One round of the smallest size first, not counted, as whole's. */
-	if (4 * (uint64_t)size_mib[0] <= 3 * mem_mib && !statvfs(dir, &sv) &&
-	    (uint64_t)sv.f_bavail * sv.f_frsize >=
-		((uint64_t)size_mib[0] << 20)) {
+	if (!size_skip(size_mib[0])) {
 		size_write(name, size_mib[0]);
 		size_read(name, size_mib[0]);
 		unlink(name);
 	}
 	for (unsigned int k = 0; k < 4; k++) {
 		unsigned int mib = size_mib[k];
-		const char *skip = NULL;
+		const char *skip = size_skip(mib);
 
 		snprintf(mode, sizeof(mode), "%u", mib);
-		if (4 * (uint64_t)mib > 3 * mem_mib)
-			skip = "the file over 3/4 of the memory";
-		else if (statvfs(dir, &sv) ||
-			 (uint64_t)sv.f_bavail * sv.f_frsize <
-			     ((uint64_t)mib << 20))
-			skip = "no room on the disk";
 		if (skip) {
 			printf("{\"bench\": \"file_size_cost\", "
 			       "\"mode\": \"%s\", \"kernel\": \"%s\", "
