@@ -72,9 +72,7 @@ void preempt_check_resched(void)
 	unsigned long flags = arch_irq_save();
 	bool resched = this_cpu()->need_resched && this_cpu()->online;
 
-	if (this_cpu()->kicks && !in_locked_section())
-		sched_send_kicks();
-
+	sched_send_owed_kicks();
 	arch_irq_restore(flags);
 	if (resched && preemptible())
 		schedule_preempt();
@@ -107,6 +105,12 @@ static void send_kick(struct cpu *c)
 		return;
 	}
 	arch_send_ipi(c);
+}
+
+void sched_send_owed_kicks(void)
+{
+	if (this_cpu()->kicks && !in_locked_section())
+		sched_send_kicks();
 }
 
 void sched_send_kicks(void)

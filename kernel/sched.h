@@ -126,6 +126,9 @@ void preempt_check_resched(void);
 /* Send the wake-up IPIs this hart put off while it held a lock
  * (kernel/sched.c, send_kick). */
 void sched_send_kicks(void);
+/* The same, unless this hart still holds a lock or runs a handler (then
+ * the lock's release or the handler's end sends them). Interrupts off. */
+void sched_send_owed_kicks(void);
 /* Tasks hart @cpu took from other harts' queues so far (tests). */
 unsigned long sched_steals(unsigned int cpu);
 

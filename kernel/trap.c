@@ -101,8 +101,7 @@ void trap_irq_exit(struct trap_frame *tf)
 	/* Owed by the handler's wakes, or by the interrupted code's: sent
 	 * now unless that code holds a lock (a spinlock keeps preemption
 	 * off), whose release sends them (send_kick in kernel/sched.c). */
-	if (c->kicks && c->irq_depth == 0 && current_task()->preempt_count == 0)
-		sched_send_kicks();
+	sched_send_owed_kicks();
 	if (c->need_resched && current_task()->preempt_count == 0 &&
 	    c->irq_depth == 0 && trap_frame_irqs_on(tf))
 		schedule_preempt();
