@@ -65,4 +65,14 @@ static inline unsigned int cpu_id(void)
 	return this_cpu()->id;
 }
 
+/* A wake-up IPI arrived on this hart (whichever way the board sends it):
+ * reschedule on the way out of the interrupt. Interrupts off. */
+static inline void cpu_take_wake_ipi(void)
+{
+	struct cpu *c = this_cpu();
+
+	c->need_resched = true;
+	c->ipis_taken++;
+}
+
 #define for_each_cpu(c) for (c = &cpus[0]; c < &cpus[ncpus]; c++)

@@ -176,10 +176,9 @@ void irq_dispatch(void)
 	if (!platform.gic_version)
 		return;
 	while (!special(irq = intid(iar = ack()))) {
-		if (irq == GIC_SGI_RESCHED) {
-			this_cpu()->need_resched = true;
-			this_cpu()->ipis_taken++;
-		} else if (irq == platform.timer_irq)
+		if (irq == GIC_SGI_RESCHED)
+			cpu_take_wake_ipi();
+		else if (irq == platform.timer_irq)
 			timer_interrupt();
 		else
 			irq_handle(irq);

@@ -144,11 +144,9 @@ void imsic_dispatch(void)
 	while ((v = csr_swap(stopei, 0)) != 0) {
 		unsigned int id = STOPEI_ID(v);
 
-		if (id == aia.ipi_id) { /* a wake-up: as SSIP (trap.c) */
-			this_cpu()->need_resched = true;
-			this_cpu()->ipis_taken++;
-			continue;
-		}
-		imsic_handle(id);
+		if (id == aia.ipi_id) /* a wake-up: as SSIP (trap.c) */
+			cpu_take_wake_ipi();
+		else
+			imsic_handle(id);
 	}
 }

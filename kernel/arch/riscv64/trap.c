@@ -147,8 +147,7 @@ static void handle_interrupt(struct trap_frame *tf)
 	case IRQ_S_EXT: irq_dispatch(); break;
 	case IRQ_S_SOFT:
 		csr_clear(sip, 1UL << IRQ_S_SOFT);
-		c->need_resched = true;
-		c->ipis_taken++;
+		cpu_take_wake_ipi();
 		break;
 	default: pr_warn("trap: unexpected interrupt %lu\n", irq);
 	}
