@@ -13,8 +13,8 @@
  *
  * A task holds two references: its own, dropped after its last context
  * switch, and its joiner's; task_join waits for the first and drops the
- * second, which frees the task (stack, descriptors, struct) before it
- * returns.
+ * second, which frees the task (stack, descriptors, file mappings,
+ * struct) before it returns.
  *
  * A task ends by returning from fn or by task_exit(code). A task that traps
  * is killed with a report; its joiner sees TASK_EXIT_KILLED.
@@ -87,6 +87,8 @@ struct task {
 	struct lockdep_task lockdep; /* only the task itself touches it */
 	struct _reent reent;	     /* newlib state: errno, strtok ... */
 	void *files;		     /* descriptor table, owned by the vfs */
+	unsigned int nr_areas;	     /* its file mappings still mapped
+				      * (mm/mmap.c, under mmap_lock) */
 	struct inode *cwd;	     /* working directory, owned by the vfs */
 	struct blk_plug *plug;	     /* held block I/O (drivers/block.h) */
 	unsigned int fail_nth;	     /* tests: the nth kmalloc from now fails */

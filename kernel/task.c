@@ -18,6 +18,7 @@
 #include <kernel/sched.h>
 #include <kernel/trace.h>
 #include <mm/kmalloc.h>
+#include <mm/mmap.h>
 #include <mm/vm.h>
 #include <fs/vfs.h>
 #include "sched_internal.h"
@@ -111,6 +112,7 @@ static void task_put(struct task *t)
 	flags = spin_lock_irqsave(&tasks_lock);
 	list_del(&t->all_node);
 	spin_unlock_irqrestore(&tasks_lock, flags);
+	vm_release_task(t);
 	files_release(t);
 	vm_free_stack(t->stack, t->stack_size);
 	kfree(t);

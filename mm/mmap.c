@@ -21,6 +21,7 @@
 #include <kernel/err.h>
 #include <kernel/panic.h>
 #include <kernel/rcu.h>
+#include <kernel/sched.h>
 #include <mm/kmalloc.h>
 #include <mm/mmap.h>
 #include <mm/vm.h>
@@ -121,6 +122,7 @@ static void area_free(struct vm_area *a)
 	list_del(&a->shared);
 	mutex_unlock(&m->i_mmap_lock);
 	list_del(&a->node);
+	a->owner->nr_areas--;
 	fput(a->file);
 	kfree(a);
 }
@@ -166,7 +168,8 @@ void *vm_mmap(struct file *f, size_t len, int prot, int flags, loff_t off)
 			       .prot = prot,
 			       .flags = flags == MAP_PRIVATE ? MAP_PRIVATE
 							     : MAP_SHARED,
-			       .file = fget(f) };
+			       .file = fget(f),
+			       .owner = current_task() };
 	down_write(&mm->mmap_lock);
 	a->start = find_gap(mm, len, &before);
 	a->end = a->start + len;
@@ -174,6 +177,7 @@ void *vm_mmap(struct file *f, size_t len, int prot, int flags, loff_t off)
 		mm_write_begin(mm);
 		list_add_tail(&a->node, before ? &before->node : &mm->areas);
 		area_link_file(a);
+		a->owner->nr_areas++;
 		mm_write_end(mm);
 	}
 	up_write(&mm->mmap_lock);
@@ -205,6 +209,7 @@ static int area_cut(struct vm_area *a, uintptr_t start, uintptr_t end)
 		tail->pgoff += (end - a->start) >> PAGE_SHIFT;
 		fget(a->file);
 		list_add(&tail->node, &a->node);
+		tail->owner->nr_areas++;
 	}
 	mutex_lock(&m->i_mmap_lock);
 	if (start <= a->start) {
@@ -249,6 +254,27 @@ int vm_munmap(void *addr, size_t len)
 	mm_write_end(mm);
 	up_write(&mm->mmap_lock);
 	return err;
+}
+
+/* The count is @t's own once it is dead: only @t adds areas it owns
+ * (a split needs one of them), so 0 stays 0 with no lock. */
+void vm_release_task(struct task *t)
+{
+	struct mm *mm = &kernel_mm;
+	struct vm_area *a, *next;
+
+	if (!READ_ONCE(t->nr_areas))
+		return;
+	down_write(&mm->mmap_lock);
+	mm_write_begin(mm);
+	list_for_each_entry_safe (a, next, &mm->areas, node) {
+		if (a->owner != t)
+			continue;
+		area_zap(a->start, a->end, NULL);
+		area_free(a);
+	}
+	mm_write_end(mm);
+	up_write(&mm->mmap_lock);
 }
 
 /* The next area at or past @addr that ends after it, its file

@@ -13,6 +13,11 @@
  * never takes a mapped page away; unmapping flushes every hart's TLB
  * before it drops that reference.
  *
+ * A mapping belongs to the task that made it, as its descriptors do: any
+ * task may use or unmap it, and what is left when its maker ends goes
+ * when that task is joined (vm_release_task), so a task killed by a bus
+ * error leaves no mapping, and no open file, behind.
+ *
  * Lock order (kernel/lockdep.h, docs/locking.md):
  *   i_rwsem > mm->mmap_lock > invalidate_lock > page lock > i_mmap_lock
  *     > the page-table lock (mm/vm.c)
@@ -30,6 +35,7 @@
 #include <mm/filemap.h>
 
 struct file;
+struct task;
 
 struct vm_area {
 	uintptr_t start, end;	 /* [start, end), page aligned */
@@ -37,6 +43,7 @@ struct vm_area {
 	unsigned int prot;	 /* PROT_READ | PROT_WRITE */
 	unsigned int flags;	 /* MAP_SHARED or MAP_PRIVATE */
 	struct file *file;	 /* referenced */
+	struct task *owner;	 /* its maker (vm_release_task) */
 	struct list_head node;	 /* mm->areas, under mmap_lock */
 	struct list_head shared; /* mapping->i_mmap, under i_mmap_lock */
 };
@@ -67,6 +74,10 @@ void *vm_mmap(struct file *f, size_t len, int prot, int flags, loff_t off);
  * with nothing mapped is fine. Return: 0 or -EINVAL (unaligned, len 0,
  * outside the area). */
 int vm_munmap(void *addr, size_t len);
+/* Unmap what task @t mapped and did not unmap: its joiner calls it
+ * (task_put), as it closes the task's descriptors. Context: task, may
+ * sleep; takes mmap_lock exclusive, only if @t left a mapping. */
+void vm_release_task(struct task *t);
 /* Write back the shared mappings' dirty pages of the range (MS_SYNC: and
  * wait). Return: 0, -EINVAL, -ENOMEM (not all mapped) or the I/O error. */
 int vm_msync(void *addr, size_t len, int flags);

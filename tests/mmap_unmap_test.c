@@ -3,7 +3,8 @@
  * of a file mapping, in the vfs_* boots (tools/vfsimg.py's image).
  *
  * Rules checked: an access wholly past EOF (a bus error) or to an
- * unmapped page (a segmentation fault) ends only its task; truncate
+ * unmapped page (a segmentation fault) ends only its task; what a task
+ * mapped and left mapped goes when it is joined, however it ended; truncate
  * removes the entries on every hart (a task pinned on another hart, which
  * has the page in its TLB, faults afterwards); the removal door unmaps
  * each page it deletes, private copies aside, so a punch unmaps too; a
@@ -83,6 +84,75 @@ static void bad_access_ends_task(struct ktest *t)
 	to.addr = p + 2 * PAGE_SIZE;   /* unmapped: segmentation fault */
 	KTEST_EXPECT_EQ(t, run_toucher(&to, CPU_ANY), TASK_EXIT_KILLED);
 	munmap(p, 4 * PAGE_SIZE);
+	close(fd);
+}
+
+struct maker {
+	bool bus_error; /* end by a load past EOF, not by returning */
+	uintptr_t left; /* what it left mapped: 2 pages */
+};
+
+/* Map 4 pages of /hello.txt (one page long), unmap page 1, then page 0
+ * (a split, then a removal), and end with [2, 4) still mapped and the
+ * file still open. */
+static int map_and_end(void *arg)
+{
+	struct maker *mk = arg;
+	int fd = open("/hello.txt", O_RDONLY);
+	uint8_t *p;
+
+	if (fd < 0)
+		return 1;
+	p = mmap(NULL, 4 * PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || munmap(p + PAGE_SIZE, PAGE_SIZE) ||
+	    munmap(p, PAGE_SIZE))
+		return 1;
+	WRITE_ONCE(mk->left, (uintptr_t)p + 2 * PAGE_SIZE);
+	if (mk->bus_error)
+		(void)*(volatile uint8_t *)(p + 2 * PAGE_SIZE);
+	return 0;
+}
+
+static bool mapped_at(uintptr_t addr)
+{
+	bool found;
+
+	down_read(&kernel_mm.mmap_lock);
+	found = vm_find_area(&kernel_mm, addr) != NULL;
+	up_read(&kernel_mm.mmap_lock);
+	return found;
+}
+
+/* A task's mappings end with it, as its descriptors do: a task killed by
+ * a bus error could not unmap, and its mapping would have held the file
+ * (and the mount: an unclean unmount) for good. The area left is a split
+ * one, so the count of the task's areas has to follow splits too. */
+static void maker_end_unmaps(struct ktest *t)
+{
+	int fd = open("/hello.txt", O_RDONLY);
+	struct address_space *m;
+	struct file *f;
+	bool none;
+
+	KTEST_ASSERT_TRUE(t, fd >= 0);
+	f = fd_get(fd);
+	KTEST_ASSERT_NOT_NULL(t, f);
+	m = f->f_mapping;
+	for (int bus = 0; bus < 2; bus++) {
+		struct maker mk = { .bus_error = bus };
+		struct task *task = task_create("mmap-maker", map_and_end, &mk);
+
+		KTEST_ASSERT_FALSE(t, IS_ERR(task));
+		KTEST_EXPECT_EQ(t, task_join(task), bus ? TASK_EXIT_KILLED : 0);
+		KTEST_ASSERT_NE(t, mk.left, 0);
+		KTEST_EXPECT_FALSE(t, mapped_at(mk.left));
+		KTEST_EXPECT_FALSE(t, mapped_at(mk.left + PAGE_SIZE));
+		mutex_lock(&m->i_mmap_lock);
+		none = list_empty(&m->i_mmap);
+		mutex_unlock(&m->i_mmap_lock);
+		KTEST_EXPECT_TRUE(t, none);
+	}
+	fput(f);
 	close(fd);
 }
 
@@ -366,6 +436,7 @@ static void private_copy_is_of_the_locked_page(struct ktest *t)
 
 static struct ktest_case mmap_unmap_cases[] = {
 	KTEST_CASE(bad_access_ends_task),
+	KTEST_CASE(maker_end_unmaps),
 	KTEST_CASE(truncate_unmaps_every_hart),
 	KTEST_CASE(cache_drop_unmaps_page),
 	KTEST_CASE(cut_page_faults_again),

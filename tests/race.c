@@ -84,7 +84,7 @@ static void cache_marked_page(struct address_space *m)
 }
 
 /* Map F shared and load page RACE_VICTIM: the fault fills the cache. The
- * harness unmaps (a bus error may end this task first). */
+ * mapping ends with this task (a bus error may end it first). */
 static int fault_in(struct race_case *rc, int fd)
 {
 	char *p =
@@ -92,20 +92,18 @@ static int fault_in(struct race_case *rc, int fd)
 
 	if (p == MAP_FAILED)
 		return 1;
-	WRITE_ONCE(rc->map, p);
 	memcpy(rc->buf, p + RACE_VICTIM * PAGE_SIZE, PAGE_SIZE);
 	return 0;
 }
 
 /* Map F shared and madvise(WILLNEED) page RACE_VICTIM: readahead. */
-static int madvise_in(struct race_case *rc, int fd)
+static int madvise_in(int fd)
 {
 	char *p =
 	    mmap(NULL, RACE_NPAGES * PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED)
 		return 1;
-	WRITE_ONCE(rc->map, p);
 	madvise(p + RACE_VICTIM * PAGE_SIZE, PAGE_SIZE, MADV_WILLNEED);
 	return 0;
 }
@@ -126,7 +124,6 @@ static int store_in(struct race_case *rc, int fd)
 
 	if (p == MAP_FAILED)
 		return 1;
-	WRITE_ONCE(rc->map, p);
 	at = p + RACE_VICTIM * PAGE_SIZE;
 	(void)*at; /* a read-only entry first: the store must upgrade it */
 	*at = rc->store;
@@ -176,7 +173,7 @@ int race_filler(void *arg)
 		break;
 	case FILL_READAHEAD: ret = readahead(fd, at, PAGE_SIZE) < 0; break;
 	case FILL_FAULT: ret = fault_in(rc, fd); break;
-	case FILL_MADVISE: ret = madvise_in(rc, fd); break;
+	case FILL_MADVISE: ret = madvise_in(fd); break;
 	case FILL_MKWRITE: ret = store_in(rc, fd); break;
 	default: ret = pread(fd, rc->buf, PAGE_SIZE, at) < 0; break;
 	}
@@ -329,16 +326,14 @@ void race_setup_kind(struct race_case *rc)
 }
 
 /* B's exit: 0, except a fault on a page that is past EOF once it is
- * mapped, which ends B with a bus error (SIGBUS in Linux). Its mapping
- * goes here, since B may not have lived to unmap it. */
+ * mapped, which ends B with a bus error (SIGBUS in Linux). B's mapping
+ * went when it was joined (vm_release_task), whether or not it lived to
+ * unmap it. */
 void race_check_filler(struct ktest *t, struct race_case *rc, int code)
 {
 	bool past =
 	    READ_ONCE(rc->m->host->i_size) <= (loff_t)(RACE_VICTIM * PAGE_SIZE);
 
-	if (rc->map)
-		munmap(rc->map, RACE_NPAGES * PAGE_SIZE);
-	rc->map = NULL;
 	bool faults = rc->kind == FILL_FAULT || rc->kind == FILL_MKWRITE;
 
 	KTEST_EXPECT_EQ(t, code, faults && past ? TASK_EXIT_KILLED : 0);

@@ -53,7 +53,6 @@ struct race_case {
 	enum fill_kind kind;
 	struct address_space *m; /* F's */
 	char *buf;		 /* a page */
-	void *map;		 /* FILL_FAULT's mapping of F */
 	char store;		 /* FILL_MKWRITE: the byte B stores */
 	bool store_first; /* FILL_MKWRITE: before the operation (race_enum) */
 	struct task *filler;	/* B */

@@ -309,9 +309,8 @@ static const char *run_schedule(struct ktest *t,
 	code = task_join(tb);
 	if (kind == FILL_RA_WORKER)
 		readahead_set_worker_min(worker_min);
-	if (rc.map)
-		munmap(rc.map, RACE_NPAGES * PAGE_SIZE);
-	/* A fault after the truncate ends B (SIGBUS); one before it not. */
+	/* B's mapping went with its join (vm_release_task). A fault after
+	 * the truncate ends B (SIGBUS); one before it not. */
 	KTEST_EXPECT_TRUE(t,
 			  code == 0 ||
 			      ((kind == FILL_FAULT || kind == FILL_MKWRITE) &&

@@ -52,7 +52,6 @@ struct partial_case {
 	struct address_space *m;
 	loff_t bs; /* F's block size: the range is [VICTIM + bs, + bs) */
 	char *buf;
-	void *map;
 	struct task *a, *b;
 };
 
@@ -252,7 +251,6 @@ static int store_in_range(void *arg)
 	close(fd);
 	if (p == MAP_FAILED)
 		return 1;
-	WRITE_ONCE(pc->map, (void *)p);
 	(void)p[VICTIM];
 	p[VICTIM + pc->bs + STORE_AT] = STORE_BYTE;
 	return 0;
@@ -293,8 +291,6 @@ static void prealloc_page_mkwrite(struct ktest *t)
 	KTEST_ASSERT_FALSE(t, IS_ERR(w));
 	KTEST_EXPECT_EQ(t, task_join(w), 0);
 	finish(t, &pc, RACE_ALLOC_LINKED, stopped);
-	if (pc.map)
-		munmap(pc.map, RACE_NPAGES * PAGE_SIZE);
 	report(t,
 	       check_page(t, &pc, STORE_BYTE, true),
 	       !ext2_has_extents(f->f_inode));

@@ -446,6 +446,7 @@ EXPECTED_REPORTS = (
     ("sigbus", "vfs_mmap_unmap.bad_access_ends_task"),
     ("oops", "vfs_mmap_unmap.bad_access_ends_task"),
     ("sigbus", "vfs_mmap_unmap.truncate_unmaps_every_hart"),
+    ("sigbus", "vfs_mmap_unmap.maker_end_unmaps"),
     ("lockdep", "vfs_mmap.fault_under_invalidate_lock_is_reported"),
     ("ext2-error", "ext2_bad_entries.broken_entry_fails"),
     ("ext2-error", "ext2_bad_blocks.block_*"),

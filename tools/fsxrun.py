@@ -52,17 +52,9 @@ HELD = re.compile(r"^fsx: held mappings: (\d+) stores by the mutator, (\d+) by "
 # size or the page mid-change (seen once in about thirty legacy runs).
 LEGACY_REPORTS = [("invalidate-leftover", "*"), ("ext2-error", "*"),
                   ("sigbus", "*")]
-# A reader that bus error killed never unmaps the file it was reading: the
-# mapping keeps the file, and poweroff cannot unmount the root cleanly
-# (EBUSY; seen about once in forty legacy runs on a loaded host). Allowed
-# only beside that bus error.
-AFTER_SIGBUS = [("unclean-unmount", "*")]
-
-
-def legacy_allowed(lines):
-    """The reports legacy mode may make on the console @lines."""
-    killed = any(r.kind == "sigbus" for r in kconsole.scan(lines))
-    return LEGACY_REPORTS + (AFTER_SIGBUS if killed else [])
+# A reader that bus error killed leaves no mapping behind (its join
+# unmaps it: vm_release_task), so the root still unmounts cleanly at
+# poweroff: an unclean unmount fails legacy runs too.
 
 
 class Failed(Exception):
@@ -150,7 +142,7 @@ def kernel_reports(lines, legacy):
     """The kernel's reports of a bug on the console (tools/kconsole.py),
     but those legacy mode's bug makes when @legacy."""
     return kconsole.unexpected(kconsole.scan(lines),
-                               legacy_allowed(lines) if legacy else [])
+                               LEGACY_REPORTS if legacy else [])
 
 
 def check(a, image, text):
@@ -166,7 +158,7 @@ def check(a, image, text):
         told = "".join(f"\n{r.context[0]}" for r in reports[:3])
         raise Failed(f"fsx failed in fixed mode:\n{fsx_story(text)[-3000:]}{told}")
     try:
-        kconsole.check(lines, legacy_allowed(lines) if a.legacy else ())
+        kconsole.check(lines, LEGACY_REPORTS if a.legacy else ())
     except kconsole.Reported as e:
         raise Failed(str(e))
     rate = [m for m in map(RATE.match, lines) if m]
