@@ -915,7 +915,8 @@ def aia_boots():
     configuration on 5 MSI-X vectors, IMSIC identities past the APLIC's
     96 sources (the console line is checked). aia_mmio: the AIA's rules
     (aia_irq) and a virtio-mmio disk, a wired source through the APLIC,
-    with the timer and lock suites beside it."""
+    with the timer and lock suites beside it, on a CPU without Sstc (the
+    tick through SBI: riscv_timer)."""
     return [
         Boot("aia_pci", smp=4, mem="256M", machine=",aia=aplic-imsic",
              suites=("virtio_blk_mq", "virtio_blk_read", "virtio_blk_stress",
@@ -925,12 +926,13 @@ def aia_boots():
              bootargs="vblk.test=rw", prepare=blk_prepare("aia_pci"),
              post_check=msi_check("aia_pci", r"MSI-X, 5 vectors \(IMSIC identities "
                                              r"(9[7-9]|[12]\d\d)-(9[7-9]|[12]\d\d)\)")),
+        # a CPU without Sstc: the tick through SBI (riscv_timer)
         Boot("aia_mmio", smp=4, mem="256M", machine=",aia=aplic-imsic",
              suites=("aia_irq", "locks_completion", "locks_mutex", "locks_spinlock",
-                     "timers", "virtio_blk_read", "virtio_blk_stress",
+                     "riscv_timer", "timers", "virtio_blk_read", "virtio_blk_stress",
                      "virtio_blk_write"),
-             qemu_args=blk_args("aia_mmio", "modern"),
-             bootargs="vblk.test=rw", prepare=blk_prepare("aia_mmio")),
+             qemu_args=("-cpu", "rv64,sstc=off", *blk_args("aia_mmio", "modern")),
+             bootargs="vblk.test=rw riscv.timer=sbi", prepare=blk_prepare("aia_mmio")),
         # A device tree that says the AIA wrongly (tools/aiadtb.py): the
         # console says so and the boot goes on. One interrupt file for two
         # harts: no interrupts at all (no PLIC), the PCI disk is refused;
@@ -954,7 +956,9 @@ def aia_boots():
 
 
 BOOTS = [
-    Boot("core", smp=4, mem="256M", suites=CORE_SUITES, post_check=overflow_check("core")),
+    # QEMU's default riscv64 CPU has Sstc: the tick through stimecmp
+    Boot("core", smp=4, mem="256M", suites=CORE_SUITES + ("riscv_timer",),
+         bootargs="riscv.timer=sstc", post_check=overflow_check("core")),
     Boot("printk", smp=4, mem="128M", suites=("printk_lines",),
          post_check=printk_check("printk")),
     Boot("panic", smp=2, mem="128M", suites=("selftest_panic",),

@@ -31,6 +31,8 @@ RISCV64_ONLY = {
     "aia_irq": "riscv64's AIA (APLIC and IMSIC, kernel/arch/riscv64/aia_test.c); "
                "aarch64's interrupt controllers have their own boots "
                "(a64_gicv3's irq_route, a64_blk_pci's ITS, a64_msi's GICv2m)",
+    "riscv_timer": "riscv64's tick through Sstc or SBI (kernel/arch/riscv64/"
+                   "timer_test.c); aarch64's generic timer is the timers suite's",
 }
 
 

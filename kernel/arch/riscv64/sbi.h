@@ -7,6 +7,9 @@
 #include <kernel/compiler.h>
 
 long sbi_set_timer(uint64_t when);
+/* The tick is set through Sstc's stimecmp, not sbi_set_timer: every hart's
+ * ISA names Sstc (kernel/arch/riscv64/arch.c). */
+bool riscv_timer_sstc(void);
 long sbi_hart_start(unsigned long hartid, uintptr_t start, uintptr_t opaque);
 long sbi_hart_get_status(unsigned long hartid);
 long sbi_send_ipi_one(unsigned long hartid);
