@@ -188,6 +188,7 @@ static void idle_hart_takes_queued_task(struct ktest *t)
 struct holder {
 	bool holding, release;
 	uint64_t ticks_at_hold;
+	int cpu; /* the hart it holds */
 };
 
 /* Hold this hart, preemption off, until released (bounded). */
@@ -199,6 +200,7 @@ static int holder_fn(void *arg)
 	preempt_disable();
 	start = READ_ONCE(this_cpu()->ticks);
 	WRITE_ONCE(h->ticks_at_hold, start);
+	WRITE_ONCE(h->cpu, (int)cpu_id());
 	ktest_flag_raise(&h->holding);
 	while (!ktest_flag_up(&h->release) &&
 	       READ_ONCE(this_cpu()->ticks) - start < BOUND_TICKS)
@@ -224,7 +226,9 @@ static bool held_hart_ticked(void *arg)
 
 /* A task pinned to a busy hart waits for that hart, however idle the
  * others are: PINNED_WAIT_TICKS of the held hart pass with it queued and
- * not run; let go, the hart runs it. */
+ * not run; let go, the hart runs it. The holder is pinned too: it holds
+ * HELD_HART itself, or the case would prove nothing (a pinned holder
+ * stolen by an idle hart leaves HELD_HART free to run the task). */
 static void pinned_task_is_not_stolen(struct ktest *t)
 {
 	struct holder h = { 0 };
@@ -235,6 +239,7 @@ static void pinned_task_is_not_stolen(struct ktest *t)
 	hold = task_create_on("holder", holder_fn, &h, HELD_HART);
 	KTEST_ASSERT_FALSE(t, IS_ERR(hold));
 	KTEST_ASSERT_EQ(t, race_wait_until(holding, &h), 0);
+	KTEST_EXPECT_EQ(t, READ_ONCE(h.cpu), HELD_HART);
 	p = task_create_on("pinned", single_fn, &pinned, HELD_HART);
 	KTEST_ASSERT_FALSE(t, IS_ERR(p));
 	KTEST_EXPECT_EQ(t, race_wait_until(held_hart_ticked, &h), 0);
