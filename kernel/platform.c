@@ -2,7 +2,7 @@
  * kernel/platform.c: the board, read from the device tree.
  *
  * QEMU virt and any board with the same kinds of devices: memory, cpus with
- * timebase-frequency, an ns16550a or PL011 UART, a RISC-V PLIC, or AIA's
+ * timebase-frequency (and RISC-V's ISA strings, for Sstc), an ns16550a or PL011 UART, a RISC-V PLIC, or AIA's
  * APLIC and IMSIC (the S-level ones: kernel/arch/riscv64/irqchip.c), or an Arm
  * GIC (v2 or v3) with the Arm generic timer and PSCI, virtio-mmio slots,
  * a generic ECAM PCI host bridge,
@@ -99,9 +99,37 @@ static void find_gic(void)
 	    psci >= 0 ? fdt_getprop(psci, "method", NULL) : NULL;
 }
 
+/* RISC-V extension @ext among those of hart node @cpu: in the list of
+ * riscv,isa-extensions, else between underscores in riscv,isa (the
+ * multi-letter ones follow the base: rv64imafdc_zicsr_sstc). */
+static bool hart_has_ext(int cpu, const char *ext)
+{
+	size_t n = strlen(ext);
+	const char *p, *end;
+	int len;
+
+	p = fdt_getprop(cpu, "riscv,isa-extensions", &len);
+	if (p) {
+		for (end = p + len; p < end; p += strlen(p) + 1)
+			if (!strcmp(p, ext))
+				return true;
+		return false;
+	}
+	p = fdt_getprop(cpu, "riscv,isa", &len);
+	if (!p || !len || p[len - 1])
+		return false;
+	while ((p = strchr(p, '_'))) {
+		p++;
+		if (!strncmp(p, ext, n) && (p[n] == '_' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
 static void find_harts(unsigned long boot_hartid)
 {
 	int cpus = fdt_path_offset("/cpus"), cpu;
+	bool sstc = true, seen = false;
 	uint32_t tb = 0;
 
 	if (fdt_read_u32(cpus, "timebase-frequency", &tb))
@@ -112,13 +140,18 @@ static void find_harts(unsigned long boot_hartid)
 		const char *type = fdt_getprop(cpu, "device_type", NULL);
 		uint64_t hartid, unused;
 		if (!type || strcmp(type, "cpu") || !fdt_status_okay(cpu) ||
-		    !fdt_reg(cpu, 0, &hartid, &unused) || hartid == boot_hartid)
+		    !fdt_reg(cpu, 0, &hartid, &unused))
+			continue;
+		seen = true;
+		sstc = sstc && hart_has_ext(cpu, "sstc");
+		if (hartid == boot_hartid)
 			continue;
 		if (platform.nharts < MAX_CPUS)
 			platform.hartids[platform.nharts++] = hartid;
 		else
 			platform.harts_ignored++;
 	}
+	platform.harts_sstc = seen && sstc;
 }
 
 static int logical_cpu_of_hart(unsigned long hartid)

@@ -29,6 +29,7 @@ struct platform {
 	unsigned int nharts, harts_ignored; /* past MAX_CPUS */
 	unsigned long hartids[MAX_CPUS];    /* [0] is the boot hart */
 	int plic_context[MAX_CPUS];	    /* S-mode context per logical cpu */
+	bool harts_sstc; /* every RISC-V hart's ISA names Sstc (stimecmp) */
 	uint64_t timebase_hz;
 	struct platform_mmio_dev uart;
 	uint32_t uart_clock;

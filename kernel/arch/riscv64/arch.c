@@ -1,9 +1,7 @@
 /*
  * kernel/arch/riscv64/arch.c: the arch_*() hooks of <kernel/arch.h>.
  */
-#include <string.h>
 #include <kernel/arch.h>
-#include <kernel/fdt.h>
 #include <kernel/irq.h>
 #include <kernel/printk.h>
 #include <kernel/platform.h>
@@ -117,62 +115,12 @@ void arch_poweroff(int code)
  * (stimecmp) and the timer interrupt comes straight to S-mode; without
  * it each setting is an SBI call, and each interrupt an M-mode one that
  * the firmware passes down. Like Linux, whole uses Sstc when every hart's
- * ISA names it (the firmware has then enabled it, menvcfg.STCE). Set on
- * the boot hart before any tick is programmed.
+ * ISA names it (platform.harts_sstc; the firmware has then enabled it,
+ * menvcfg.STCE).
  */
-static bool timer_sstc;
-
-/* @ext among the extensions of hart node @cpu: in the list of
- * riscv,isa-extensions, else between underscores in riscv,isa (the
- * multi-letter ones follow the base: rv64imafdc_zicsr_sstc). */
-static bool hart_has_ext(int cpu, const char *ext)
-{
-	size_t n = strlen(ext);
-	const char *p, *end;
-	int len;
-
-	p = fdt_getprop(cpu, "riscv,isa-extensions", &len);
-	if (p) {
-		for (end = p + len; p < end; p += strlen(p) + 1)
-			if (!strcmp(p, ext))
-				return true;
-		return false;
-	}
-	p = fdt_getprop(cpu, "riscv,isa", &len);
-	if (!p || !len || p[len - 1])
-		return false;
-	while ((p = strchr(p, '_'))) {
-		p++;
-		if (!strncmp(p, ext, n) && (p[n] == '_' || !p[n]))
-			return true;
-	}
-	return false;
-}
-
-static bool every_hart_has_ext(const char *ext)
-{
-	int cpus = fdt_path_offset("/cpus"), cpu, harts = 0;
-
-	fdt_for_each_child (cpu, cpus) {
-		const char *type = fdt_getprop(cpu, "device_type", NULL);
-
-		if (!type || strcmp(type, "cpu") || !fdt_status_okay(cpu))
-			continue;
-		if (!hart_has_ext(cpu, ext))
-			return false;
-		harts++;
-	}
-	return harts > 0;
-}
-
-bool riscv_timer_sstc(void)
-{
-	return timer_sstc;
-}
-
 void arch_timer_set(uint64_t when)
 {
-	if (timer_sstc)
+	if (platform.harts_sstc)
 		csr_write(0x14d, when); /* stimecmp, by number */
 	else
 		sbi_set_timer(when);
@@ -196,14 +144,10 @@ int arch_start_cpu(struct cpu *c)
 
 void arch_init_cpu(void)
 {
-	static bool probed;
-
-	if (!probed && cpu_id() == 0) {
-		probed = true;
-		timer_sstc = every_hart_has_ext("sstc");
+	if (cpu_id() == 0)
 		pr_info("timer: %s\n",
-			timer_sstc ? "Sstc (stimecmp)"
-				   : "SBI set_timer (not every hart has Sstc)");
-	}
+			platform.harts_sstc
+			    ? "Sstc (stimecmp)"
+			    : "SBI set_timer (not every hart has Sstc)");
 	trap_init_hart();
 }

@@ -35,8 +35,11 @@ static struct sbiret sbi_call(long ext, long fid, long a0, long a1, long a2)
 	return sbi_call4(ext, fid, a0, a1, a2, 0);
 }
 
+unsigned long sbi_set_timer_calls;
+
 long sbi_set_timer(uint64_t when)
 {
+	__atomic_fetch_add(&sbi_set_timer_calls, 1, __ATOMIC_RELAXED);
 	return sbi_call(SBI_EXT_TIME, 0, (long)when, 0, 0).error;
 }
 
